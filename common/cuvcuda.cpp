@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvcuda.h"
+
+GST_DEBUG_CATEGORY (gst_cuda_vision_debug);
+
+namespace cuv {
+
+#if CUV_HAVE_CUDA
+bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *file, int line)
+{
+  if (G_LIKELY (err == cudaSuccess))
+    return true;
+  gst_debug_log (gst_cuda_vision_debug, GST_LEVEL_ERROR, file, "cuda", line, G_OBJECT (obj),
+      "CUDA call failed: %s: %s (%s)", expr, cudaGetErrorName (err), cudaGetErrorString (err));
+  return false;
+}
+
+cudaError_t CudaBuffer::allocate (GstCudaContext *ctx, Kind kind, size_t size)
+{
+  reset ();
+  ContextGuard guard (ctx);
+  if (!guard.ok ())
+    return cudaErrorDeviceUninitialized;
+  void *p = nullptr;
+  cudaError_t err = kind == Kind::Device ? cudaMalloc (&p, size) : cudaMallocHost (&p, size);
+  if (err != cudaSuccess)
+    return err;
+  ctx_ = static_cast<GstCudaContext *> (gst_object_ref (ctx));
+  ptr_ = p;
+  size_ = size;
+  kind_ = kind;
+  return cudaSuccess;
+}
+
+void CudaBuffer::reset ()
+{
+  if (!ptr_)
+    return;
+  {
+    ContextGuard guard (ctx_);
+    if (kind_ == Kind::Device)
+      cudaFree (ptr_);
+    else
+      cudaFreeHost (ptr_);
+  }
+  gst_object_unref (ctx_);
+  ctx_ = nullptr;
+  ptr_ = nullptr;
+  size_ = 0;
+}
+#endif
+
+}  // namespace cuv

@@ -1,0 +1,72 @@
+/* gst-cudavision: GstCudaVisionFilter, the base class of every cudavision element.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * It owns everything that is not the operation itself: the `cuda-device-id` and `backend`
+ * properties, the GstCudaContext shared with GStreamer's CUDA elements, a stream from the
+ * context's pool, both memory types on both pads (CUDA memory first), pinned staging when a side
+ * is system memory, the output pools and the allocation proposal, and DESIGN.md's sync rule. A
+ * subclass gives its formats and implements transform_cpu and transform_cuda on cuv::Frame views
+ * (host views for the CPU backend, device views for the CUDA backend). */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "cuvcuda.h"
+#include "image.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_CUDA_VISION_BACKEND_AUTO,
+  GST_CUDA_VISION_BACKEND_CUDA,
+  GST_CUDA_VISION_BACKEND_CPU,
+} GstCudaVisionBackend;
+
+#define GST_TYPE_CUDA_VISION_BACKEND (gst_cuda_vision_backend_get_type ())
+GType gst_cuda_vision_backend_get_type (void);
+
+#define GST_TYPE_CUDA_VISION_FILTER (gst_cuda_vision_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaVisionFilter, gst_cuda_vision_filter, GST, CUDA_VISION_FILTER,
+    GstBaseTransform)
+
+struct _GstCudaVisionFilterClass {
+  GstBaseTransformClass parent_class;
+
+  /* TRUE when transform_cpu/transform_cuda accept in == out; the base class then works in place
+   * whenever both pads carry the same caps. */
+  gboolean supports_in_place;
+
+  /* Optional: called from set_caps with the negotiated infos. */
+  gboolean (*set_info) (GstCudaVisionFilter *self, const GstVideoInfo *in_info,
+      const GstVideoInfo *out_info);
+
+  /* The operation on host views. */
+  GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const cuv::Frame *in,
+      const cuv::Frame *out);
+
+  /* The operation on device views: launches on @stream, with the element's context current, and
+   * does not synchronize. Return GST_FLOW_ERROR on a CUDA failure (checked with CUV_CUDA_OK);
+   * the base class posts the error message. */
+  GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const cuv::Frame *in,
+      const cuv::Frame *out, cudaStream_t stream);
+
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+/* Adds sink and src templates for @formats (a caps format list such as "{ RGBA, NV12 }"), CUDA
+ * memory first and system memory second. */
+void gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *formats);
+
+/* The context in use, or NULL (CPU backend without a GPU); borrowed, valid until stop. */
+GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
+
+/* Passthrough when @identity and both pads carry the same caps; call on property changes and from
+ * set_info. */
+void gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity);
+
+/* The layout of @format, FALSE when no kernel handles it. */
+gboolean gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout);
+
+G_END_DECLS

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudaenhance
+ * @title: cudaenhance
+ *
+ * The GPU counterpart of videobalance: contrast, brightness, saturation and hue with
+ * videobalance's meaning and arithmetic (its lookup tables and 8-bit BT.601 matrices), so that it
+ * gives videobalance's bytes. RGB formats go through YUV and back as videobalance does; NV12 and
+ * I420 get the luma table on Y and the chroma table on U/V. Passthrough when every value is at its
+ * default; works in place when both pads carry the same caps. Every property is controllable and
+ * may change while PLAYING.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaupload ! cudaenhance contrast=1.4 saturation=1.5 ! cudadownload ! videoconvert ! autovideosink
+ * ]| A punchier test pattern, processed in CUDA memory.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudaenhance brightness=0.1 hue=0.2 ! videoconvert ! autovideosink
+ * ]| A brighter, hue-shifted webcam, uploaded and downloaded by cudaenhance itself.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaenhance.h"
+
+#include <memory>
+#include <mutex>
+
+#include "copy.h"
+#include "enhance.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
+#define GST_CAT_DEFAULT gst_cuda_enhance_debug
+
+#define ENHANCE_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+
+enum {
+  PROP_0,
+  PROP_CONTRAST,
+  PROP_BRIGHTNESS,
+  PROP_SATURATION,
+  PROP_HUE,
+};
+
+static const cuv::EnhanceParams kDefaults = {1.0, 0.0, 1.0, 0.0};
+
+struct GstCudaEnhanceImpl {
+  std::mutex lock;
+  cuv::EnhanceParams params = kDefaults;
+
+  /* streaming thread only: the tables of `built` on the host and, for CUDA, on the device */
+  cuv::EnhanceParams built = kDefaults;
+  std::unique_ptr<cuv::EnhanceTables> tables;
+#if CUV_HAVE_CUDA
+  cuv::EnhanceParams uploaded = kDefaults;
+  cuv::CudaBuffer device_tables;
+  cuv::CudaBuffer pinned_tables;
+#endif
+};
+
+struct _GstCudaEnhance {
+  GstCudaVisionFilter parent;
+  GstCudaEnhanceImpl *impl;
+};
+
+#define gst_cuda_enhance_parent_class parent_class
+G_DEFINE_TYPE (GstCudaEnhance, gst_cuda_enhance, GST_TYPE_CUDA_VISION_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudaenhance, "cudaenhance", GST_RANK_NONE, GST_TYPE_CUDA_ENHANCE);
+
+static cuv::EnhanceParams
+gst_cuda_enhance_params (GstCudaEnhance *self)
+{
+  std::lock_guard<std::mutex> lk (self->impl->lock);
+  return self->impl->params;
+}
+
+/* The host tables for @p, rebuilt only when the values changed. */
+static const cuv::EnhanceTables &
+gst_cuda_enhance_tables (GstCudaEnhance *self, const cuv::EnhanceParams &p)
+{
+  GstCudaEnhanceImpl *impl = self->impl;
+  if (!impl->tables || !(impl->built == p)) {
+    if (!impl->tables)
+      impl->tables = std::make_unique<cuv::EnhanceTables> ();
+    cuv::enhance_build_tables (p, impl->tables.get ());
+    impl->built = p;
+  }
+  return *impl->tables;
+}
+
+static GstFlowReturn
+gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+{
+  GstCudaEnhance *self = GST_CUDA_ENHANCE (filter);
+  cuv::EnhanceParams p = gst_cuda_enhance_params (self);
+  if (p.is_identity ())
+    cuv::copy_frame_cpu (*in, *out);
+  else
+    cuv::enhance_cpu (*in, *out, gst_cuda_enhance_tables (self, p));
+  return GST_FLOW_OK;
+}
+
+#if CUV_HAVE_CUDA
+static GstFlowReturn
+gst_cuda_enhance_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
+    cudaStream_t stream)
+{
+  GstCudaEnhance *self = GST_CUDA_ENHANCE (filter);
+  GstCudaEnhanceImpl *impl = self->impl;
+  cuv::EnhanceParams p = gst_cuda_enhance_params (self);
+  if (p.is_identity ())
+    return CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)) ? GST_FLOW_OK : GST_FLOW_ERROR;
+
+  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+  const size_t bytes = sizeof (cuv::EnhanceTables);
+  if (!impl->device_tables) {
+    if (!CUV_CUDA_OK (self, impl->device_tables.allocate (ctx, cuv::CudaBuffer::Kind::Device, bytes)) ||
+        !CUV_CUDA_OK (self, impl->pinned_tables.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, bytes)))
+      return GST_FLOW_ERROR;
+    impl->uploaded = kDefaults;
+  }
+  /* The base class synchronizes the stream after every frame, so no upload is in flight when the
+   * pinned copy is rewritten. */
+  if (!(impl->uploaded == p)) {
+    const cuv::EnhanceTables &t = gst_cuda_enhance_tables (self, p);
+    memcpy (impl->pinned_tables.data (), &t, bytes);
+    if (!CUV_CUDA_OK (self, cudaMemcpyAsync (impl->device_tables.data (), impl->pinned_tables.data (), bytes,
+            cudaMemcpyHostToDevice, stream)))
+      return GST_FLOW_ERROR;
+    impl->uploaded = p;
+  }
+  auto tables = reinterpret_cast<const cuv::EnhanceTables *> (impl->device_tables.data ());
+  if (!CUV_CUDA_OK (self, cuv::enhance_cuda (*in, *out, tables, stream)))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+#endif
+
+static gboolean
+gst_cuda_enhance_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *, const GstVideoInfo *)
+{
+  gst_cuda_vision_filter_update_passthrough (filter, gst_cuda_enhance_params (GST_CUDA_ENHANCE (filter)).is_identity ());
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_enhance_stop (GstBaseTransform *trans)
+{
+  GstCudaEnhanceImpl *impl = GST_CUDA_ENHANCE (trans)->impl;
+#if CUV_HAVE_CUDA
+  impl->device_tables.reset ();
+  impl->pinned_tables.reset ();
+#endif
+  impl->tables.reset ();
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+static void
+gst_cuda_enhance_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstCudaEnhance *self = GST_CUDA_ENHANCE (object);
+  bool identity;
+  {
+    std::lock_guard<std::mutex> lk (self->impl->lock);
+    cuv::EnhanceParams &p = self->impl->params;
+    switch (prop_id) {
+      case PROP_CONTRAST:
+        p.contrast = g_value_get_double (value);
+        break;
+      case PROP_BRIGHTNESS:
+        p.brightness = g_value_get_double (value);
+        break;
+      case PROP_SATURATION:
+        p.saturation = g_value_get_double (value);
+        break;
+      case PROP_HUE:
+        p.hue = g_value_get_double (value);
+        break;
+      default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+        return;
+    }
+    identity = p.is_identity ();
+  }
+  gst_cuda_vision_filter_update_passthrough (GST_CUDA_VISION_FILTER (self), identity);
+}
+
+static void
+gst_cuda_enhance_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  cuv::EnhanceParams p = gst_cuda_enhance_params (GST_CUDA_ENHANCE (object));
+  switch (prop_id) {
+    case PROP_CONTRAST:
+      g_value_set_double (value, p.contrast);
+      break;
+    case PROP_BRIGHTNESS:
+      g_value_set_double (value, p.brightness);
+      break;
+    case PROP_SATURATION:
+      g_value_set_double (value, p.saturation);
+      break;
+    case PROP_HUE:
+      g_value_set_double (value, p.hue);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_enhance_finalize (GObject *object)
+{
+  delete GST_CUDA_ENHANCE (object)->impl;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE);
+
+  gobject_class->set_property = gst_cuda_enhance_set_property;
+  gobject_class->get_property = gst_cuda_enhance_get_property;
+  gobject_class->finalize = gst_cuda_enhance_finalize;
+
+  /**
+   * GstCudaEnhance:contrast:
+   *
+   * Luma contrast around 16: Y' = 16 + (Y - 16) * contrast + brightness * 255.
+   */
+  g_object_class_install_property (gobject_class, PROP_CONTRAST,
+      g_param_spec_double ("contrast", "Contrast",
+          "Luma contrast: 0 flat, 1 unchanged, 2 doubled (as videobalance)", 0.0, 2.0, kDefaults.contrast, flags));
+  /**
+   * GstCudaEnhance:brightness:
+   *
+   * Added to luma, in units of full scale.
+   */
+  g_object_class_install_property (gobject_class, PROP_BRIGHTNESS,
+      g_param_spec_double ("brightness", "Brightness",
+          "Added to luma in units of full scale: -1 black, 0 unchanged, 1 white (as videobalance)", -1.0, 1.0,
+          kDefaults.brightness, flags));
+  /**
+   * GstCudaEnhance:saturation:
+   *
+   * Chroma gain: 0 grey, 1 unchanged, 2 doubled.
+   */
+  g_object_class_install_property (gobject_class, PROP_SATURATION,
+      g_param_spec_double ("saturation", "Saturation",
+          "Chroma gain: 0 grey, 1 unchanged, 2 doubled (as videobalance)", 0.0, 2.0, kDefaults.saturation, flags));
+  /**
+   * GstCudaEnhance:hue:
+   *
+   * Rotation of the chroma plane, in units of half a turn: -1 and 1 are 180 degrees.
+   */
+  g_object_class_install_property (gobject_class, PROP_HUE,
+      g_param_spec_double ("hue", "Hue",
+          "Chroma rotation in half turns: 0 unchanged, +-1 = 180 degrees (as videobalance)", -1.0, 1.0,
+          kDefaults.hue, flags));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA video balance", "Filter/Effect/Video/Hardware",
+      "Contrast, brightness, saturation and hue on the GPU, with videobalance's results",
+      "gst-cudavision developers");
+  gst_cuda_vision_filter_class_add_templates (element_class, ENHANCE_FORMATS);
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_enhance_stop);
+  filter_class->supports_in_place = TRUE;
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_enhance_set_info);
+  filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_enhance_transform_cpu);
+#if CUV_HAVE_CUDA
+  filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_enhance_transform_cuda);
+#endif
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_enhance_debug, "cudaenhance", 0, "CUDA video balance");
+}
+
+static void
+gst_cuda_enhance_init (GstCudaEnhance *self)
+{
+  self->impl = new GstCudaEnhanceImpl ();
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudasobel
+ * @title: cudasobel
+ *
+ * 3x3 Sobel edge magnitude on the GPU: per colour channel (`mode=color`, alpha kept) or on the
+ * BT.601 luma (`mode=luma`, grey edges). Magnitude = min(255, round(scale * sqrt(gx^2 + gy^2))),
+ * border pixels replicated; with `threshold` > 0 the output is binary (0 or 255). NV12 and I420
+ * are filtered on their luma plane and their chroma is set neutral (grey edges); GRAY8 is
+ * filtered as is. Takes CUDA or system memory on either pad, so it links directly to cudaupload,
+ * nvh264dec, other cudavision elements, or to plain system-memory elements.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudaupload ! cudasobel mode=luma scale=2 ! cudadownload ! videoconvert ! autovideosink
+ * ]| Grey edges of the test pattern, the frames staying on the GPU between upload and download.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudasobel threshold=80 ! videoconvert ! autovideosink
+ * ]| Binary edges of a webcam.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasobel.h"
+
+#include <mutex>
+
+#include "sobel.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
+#define GST_CAT_DEFAULT gst_cuda_sobel_debug
+
+#define SOBEL_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
+
+typedef enum {
+  GST_CUDA_SOBEL_MODE_COLOR,
+  GST_CUDA_SOBEL_MODE_LUMA,
+} GstCudaSobelMode;
+
+#define GST_TYPE_CUDA_SOBEL_MODE (gst_cuda_sobel_mode_get_type ())
+static GType
+gst_cuda_sobel_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_SOBEL_MODE_COLOR, "Edges of R, G and B separately (alpha kept)", "color"},
+    {GST_CUDA_SOBEL_MODE_LUMA, "Grey edges of the BT.601 luma", "luma"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaSobelMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+enum {
+  PROP_0,
+  PROP_MODE,
+  PROP_SCALE,
+  PROP_THRESHOLD,
+};
+
+#define DEFAULT_MODE GST_CUDA_SOBEL_MODE_COLOR
+#define DEFAULT_SCALE 1.0
+#define DEFAULT_THRESHOLD 0
+
+struct GstCudaSobelImpl {
+  std::mutex lock;
+  GstCudaSobelMode mode = DEFAULT_MODE;
+  gdouble scale = DEFAULT_SCALE;
+  guint threshold = DEFAULT_THRESHOLD;
+};
+
+struct _GstCudaSobel {
+  GstCudaVisionFilter parent;
+  GstCudaSobelImpl *impl;
+};
+
+#define gst_cuda_sobel_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE, GST_TYPE_CUDA_SOBEL);
+
+static cuv::SobelParams
+gst_cuda_sobel_params (GstCudaSobel *self)
+{
+  std::lock_guard<std::mutex> lk (self->impl->lock);
+  return cuv::SobelParams{self->impl->mode == GST_CUDA_SOBEL_MODE_LUMA ? cuv::SobelMode::Luma : cuv::SobelMode::Color,
+      static_cast<float> (self->impl->scale), static_cast<int> (self->impl->threshold)};
+}
+
+static GstFlowReturn
+gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+{
+  cuv::sobel_cpu (*in, *out, gst_cuda_sobel_params (GST_CUDA_SOBEL (filter)));
+  return GST_FLOW_OK;
+}
+
+#if CUV_HAVE_CUDA
+static GstFlowReturn
+gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
+    cudaStream_t stream)
+{
+  GstCudaSobel *self = GST_CUDA_SOBEL (filter);
+  if (!CUV_CUDA_OK (self, cuv::sobel_cuda (*in, *out, gst_cuda_sobel_params (self), stream)))
+    return GST_FLOW_ERROR;
+  return GST_FLOW_OK;
+}
+#endif
+
+static void
+gst_cuda_sobel_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstCudaSobelImpl *impl = GST_CUDA_SOBEL (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  switch (prop_id) {
+    case PROP_MODE:
+      impl->mode = static_cast<GstCudaSobelMode> (g_value_get_enum (value));
+      break;
+    case PROP_SCALE:
+      impl->scale = g_value_get_double (value);
+      break;
+    case PROP_THRESHOLD:
+      impl->threshold = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_sobel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstCudaSobelImpl *impl = GST_CUDA_SOBEL (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  switch (prop_id) {
+    case PROP_MODE:
+      g_value_set_enum (value, impl->mode);
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, impl->scale);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_uint (value, impl->threshold);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_sobel_finalize (GObject *object)
+{
+  delete GST_CUDA_SOBEL (object)->impl;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+
+  gobject_class->set_property = gst_cuda_sobel_set_property;
+  gobject_class->get_property = gst_cuda_sobel_get_property;
+  gobject_class->finalize = gst_cuda_sobel_finalize;
+
+  /**
+   * GstCudaSobel:mode:
+   *
+   * `color` filters R, G and B independently and keeps alpha; `luma` filters the BT.601 luma and
+   * writes grey edges. NV12, I420 and GRAY8 are always filtered on luma.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "color: edges of R, G and B separately, alpha kept; luma: grey edges of the BT.601 luma "
+          "(NV12, I420 and GRAY8 always use luma)",
+          GST_TYPE_CUDA_SOBEL_MODE, DEFAULT_MODE, flags));
+  /**
+   * GstCudaSobel:scale:
+   *
+   * Gain on the magnitude before it is rounded and clipped to 255: above 1 shows faint edges.
+   */
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Scale",
+          "Gain on the edge magnitude before rounding and clipping to 255 (above 1 shows faint edges)",
+          0.0, 64.0, DEFAULT_SCALE, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  /**
+   * GstCudaSobel:threshold:
+   *
+   * 0 outputs the magnitude; otherwise pixels whose (scaled) magnitude reaches the threshold
+   * become 255 and the others 0.
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_uint ("threshold", "Threshold",
+          "0 = output the magnitude; otherwise a binary edge map: 255 where the scaled magnitude "
+          ">= threshold, else 0",
+          0, 255, DEFAULT_THRESHOLD, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA Sobel edge detector", "Filter/Effect/Video/Hardware",
+      "3x3 Sobel edge magnitude per colour channel or on luma, on the GPU",
+      "gst-cudavision developers");
+  gst_cuda_vision_filter_class_add_templates (element_class, SOBEL_FORMATS);
+
+  filter_class->supports_in_place = FALSE;
+  filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_cpu);
+#if CUV_HAVE_CUDA
+  filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_cuda);
+#endif
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SOBEL_MODE, static_cast<GstPluginAPIFlags> (0));
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sobel_debug, "cudasobel", 0, "CUDA Sobel edge detector");
+}
+
+static void
+gst_cuda_sobel_init (GstCudaSobel *self)
+{
+  self->impl = new GstCudaSobelImpl ();
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One pass, 4 pixels (or samples) per thread and kRows rows, 16-byte accesses where the views are
+ * aligned. Each output byte is a function of the same thread's input bytes only, so src == dst
+ * (in place) is safe. The tables are read through the read-only cache: tabley is 256 bytes and
+ * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. */
+#include "enhance.h"
+
+#include "enhance_math.h"
+
+namespace cuv {
+
+namespace {
+
+constexpr int kPix = 4;
+constexpr int kRows = 4;
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 8;
+
+constexpr int div_up (int a, int b) { return (a + b - 1) / b; }
+
+__device__ __forceinline__ uint32_t rgb_px (uint32_t px, bool bgr, const uint8_t *ty, const uint16_t *tuv)
+{
+  int c0 = px & 0xff, c1 = (px >> 8) & 0xff, c2 = (px >> 16) & 0xff;
+  uint32_t rgb = bgr ? enhance_rgb (c2, c1, c0, ty, tuv) : enhance_rgb (c0, c1, c2, ty, tuv);
+  if (bgr)
+    rgb = (rgb & 0x00ff00u) | (rgb & 0xffu) << 16 | (rgb >> 16);
+  return rgb | (px & 0xff000000u);
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__ (kBlockX * kBlockY)
+enhance_rgb_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch, int width,
+    int height, bool bgr, const EnhanceTables *tables)
+{
+  const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
+  const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
+  if (x0 >= width)
+    return;
+  const uint8_t *ty = tables->y;
+  const uint16_t *tuv = tables->uv;
+  const int y_end = min (y0 + kRows, height);
+  for (int y = y0; y < y_end; y++) {
+    const uint32_t *in = reinterpret_cast<const uint32_t *> (src + static_cast<size_t> (y) * src_pitch);
+    uint32_t *out = reinterpret_cast<uint32_t *> (dst + static_cast<size_t> (y) * dst_pitch);
+    if (kVec && x0 + kPix <= width) {
+      uint4 q = __ldg (reinterpret_cast<const uint4 *> (in + x0));
+      q.x = rgb_px (q.x, bgr, ty, tuv);
+      q.y = rgb_px (q.y, bgr, ty, tuv);
+      q.z = rgb_px (q.z, bgr, ty, tuv);
+      q.w = rgb_px (q.w, bgr, ty, tuv);
+      *reinterpret_cast<uint4 *> (out + x0) = q;
+    } else {
+      for (int x = x0; x < min (x0 + kPix, width); x++)
+        out[x] = rgb_px (__ldg (in + x), bgr, ty, tuv);
+    }
+  }
+}
+
+/* Luma plane: a byte lookup. */
+template <bool kVec>
+__global__ void __launch_bounds__ (kBlockX * kBlockY)
+enhance_y_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch, int width, int height,
+    const EnhanceTables *tables)
+{
+  const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
+  const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
+  if (x0 >= width)
+    return;
+  const uint8_t *ty = tables->y;
+  const int y_end = min (y0 + kRows, height);
+  for (int y = y0; y < y_end; y++) {
+    const uint8_t *in = src + static_cast<size_t> (y) * src_pitch;
+    uint8_t *out = dst + static_cast<size_t> (y) * dst_pitch;
+    if (kVec && x0 + kPix <= width) {
+      uint32_t q = __ldg (reinterpret_cast<const uint32_t *> (in + x0));
+      uint32_t r = __ldg (ty + (q & 0xff)) | __ldg (ty + ((q >> 8) & 0xff)) << 8 |
+          __ldg (ty + ((q >> 16) & 0xff)) << 16 | static_cast<uint32_t> (__ldg (ty + (q >> 24))) << 24;
+      *reinterpret_cast<uint32_t *> (out + x0) = r;
+    } else {
+      for (int x = x0; x < min (x0 + kPix, width); x++)
+        out[x] = __ldg (ty + __ldg (in + x));
+    }
+  }
+}
+
+/* Chroma: one sample pair per thread, from two planes (I420) or one interleaved plane (NV12:
+ * u_src == v_src - 1 with a sample step of 2). */
+__global__ void __launch_bounds__ (kBlockX * kBlockY)
+enhance_uv_kernel (const uint8_t *u_src, const uint8_t *v_src, int u_pitch, int v_pitch, uint8_t *u_dst,
+    uint8_t *v_dst, int du_pitch, int dv_pitch, int step, int width, int height, const EnhanceTables *tables)
+{
+  const int x = blockIdx.x * kBlockX + threadIdx.x;
+  const int y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= width || y >= height)
+    return;
+  int u = __ldg (u_src + static_cast<size_t> (y) * u_pitch + x * step);
+  int v = __ldg (v_src + static_cast<size_t> (y) * v_pitch + x * step);
+  uint32_t uv = __ldg (tables->uv + u * 256 + v);
+  u_dst[static_cast<size_t> (y) * du_pitch + x * step] = uv & 0xff;
+  v_dst[static_cast<size_t> (y) * dv_pitch + x * step] = uv >> 8;
+}
+
+bool aligned (const Plane &s, const Plane &d, int align)
+{
+  return reinterpret_cast<uintptr_t> (s.data) % align == 0 && reinterpret_cast<uintptr_t> (d.data) % align == 0 &&
+      s.pitch % align == 0 && d.pitch % align == 0;
+}
+
+}  // namespace
+
+cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTables *tables, cudaStream_t stream)
+{
+  if (src.width <= 0 || src.height <= 0)
+    return cudaSuccess;
+  const Plane &s = src.planes[0];
+  const Plane &d = dst.planes[0];
+  dim3 block (kBlockX, kBlockY);
+  dim3 grid (div_up (div_up (s.width, kPix), kBlockX), div_up (div_up (s.height, kRows), kBlockY));
+
+  if (layout_is_rgb (src.layout)) {
+    bool bgr = layout_is_bgr (src.layout);
+    if (aligned (s, d, 16))
+      enhance_rgb_kernel<true><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, bgr, tables);
+    else
+      enhance_rgb_kernel<false><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, bgr, tables);
+    return cudaGetLastError ();
+  }
+
+  if (aligned (s, d, 4))
+    enhance_y_kernel<true><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, tables);
+  else
+    enhance_y_kernel<false><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, tables);
+  cudaError_t err = cudaGetLastError ();
+  if (err != cudaSuccess)
+    return err;
+
+  const Plane &cu = src.planes[1];
+  dim3 cgrid (div_up (cu.width, kBlockX), div_up (cu.height, kBlockY));
+  if (src.layout == PixelLayout::NV12) {
+    const Plane &du = dst.planes[1];
+    enhance_uv_kernel<<<cgrid, block, 0, stream>>> (cu.data, cu.data + 1, cu.pitch, cu.pitch, du.data, du.data + 1,
+        du.pitch, du.pitch, 2, cu.width, cu.height, tables);
+  } else {
+    const Plane &cv = src.planes[2], &du = dst.planes[1], &dv = dst.planes[2];
+    enhance_uv_kernel<<<cgrid, block, 0, stream>>> (cu.data, cv.data, cu.pitch, cv.pitch, du.data, dv.data,
+        du.pitch, dv.pitch, 1, cu.width, cu.height, tables);
+  }
+  return cudaGetLastError ();
+}
+
+}  // namespace cuv

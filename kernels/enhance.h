@@ -1,0 +1,53 @@
+/* gst-cudavision: contrast, brightness, saturation and hue, as videobalance computes them.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Semantics (videobalance's, so that cudaenhance gives its bytes):
+ *   Y' = tabley[Y], (U', V') = tableuv[U][V], tables built in double precision on the host;
+ *   RGB layouts go through videobalance's 8-bit BT.601 integer matrices: RGB -> YUV (clamped),
+ *   the tables, YUV -> RGB (clamped); the fourth byte is copied.
+ *   NV12/I420: the Y plane through tabley, each chroma sample pair through tableuv.
+ * Both backends index the same tables, so they agree bit for bit. */
+#pragma once
+
+#include "image.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuv {
+
+struct EnhanceParams {
+  double contrast;    /* 0..2, 1 = unchanged */
+  double brightness;  /* -1..1, 0 = unchanged */
+  double saturation;  /* 0..2, 1 = unchanged */
+  double hue;         /* -1..1, 0 = unchanged */
+
+  bool is_identity () const
+  {
+    return contrast == 1.0 && brightness == 0.0 && saturation == 1.0 && hue == 0.0;
+  }
+  bool operator== (const EnhanceParams &o) const
+  {
+    return contrast == o.contrast && brightness == o.brightness && saturation == o.saturation && hue == o.hue;
+  }
+};
+
+struct EnhanceTables {
+  uint8_t y[256];
+  /* [u * 256 + v] = u' | v' << 8 */
+  uint16_t uv[256 * 256];
+};
+
+void enhance_build_tables (const EnhanceParams &params, EnhanceTables *tables);
+
+/* src and dst have the same layout and size; they may be the same frame (in place). */
+void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &tables);
+
+#if CUV_HAVE_CUDA
+/* @tables is device memory holding an EnhanceTables. Launches on @stream; never synchronizes. */
+cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTables *tables,
+    cudaStream_t stream);
+#endif
+
+}  // namespace cuv

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "enhance.h"
+
+#include <cmath>
+
+#include "enhance_math.h"
+
+namespace cuv {
+
+void enhance_build_tables (const EnhanceParams &p, EnhanceTables *t)
+{
+  /* Same expressions, order and rounding (rint of a double) as videobalance. */
+  for (int i = 0; i < 256; i++) {
+    double y = 16 + ((i - 16) * p.contrast + p.brightness * 255);
+    y = y < 0 ? 0 : y > 255 ? 255 : y;
+    t->y[i] = static_cast<uint8_t> (std::rint (y));
+  }
+  const double hue_cos = std::cos (M_PI * p.hue);
+  const double hue_sin = std::sin (M_PI * p.hue);
+  for (int i = -128; i < 128; i++) {
+    for (int j = -128; j < 128; j++) {
+      double u = 128 + ((i * hue_cos + j * hue_sin) * p.saturation);
+      double v = 128 + ((-i * hue_sin + j * hue_cos) * p.saturation);
+      u = u < 0 ? 0 : u > 255 ? 255 : u;
+      v = v < 0 ? 0 : v > 255 ? 255 : v;
+      t->uv[(i + 128) * 256 + (j + 128)] =
+          static_cast<uint16_t> (static_cast<unsigned> (std::rint (u)) | static_cast<unsigned> (std::rint (v)) << 8);
+    }
+  }
+}
+
+void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &t)
+{
+  if (layout_is_rgb (src.layout)) {
+    const bool bgr = layout_is_bgr (src.layout);
+    const Plane &s = src.planes[0];
+    const Plane &d = dst.planes[0];
+    for (int y = 0; y < s.height; y++) {
+      const uint8_t *in = s.data + static_cast<size_t> (y) * s.pitch;
+      uint8_t *out = d.data + static_cast<size_t> (y) * d.pitch;
+      for (int x = 0; x < s.width; x++, in += 4, out += 4) {
+        int r = in[bgr ? 2 : 0], g = in[1], b = in[bgr ? 0 : 2];
+        uint32_t rgb = enhance_rgb (r, g, b, t.y, t.uv);
+        uint8_t a = in[3];
+        out[bgr ? 2 : 0] = rgb & 0xff;
+        out[1] = (rgb >> 8) & 0xff;
+        out[bgr ? 0 : 2] = (rgb >> 16) & 0xff;
+        out[3] = a;
+      }
+    }
+    return;
+  }
+
+  const Plane &sy = src.planes[0];
+  const Plane &dy = dst.planes[0];
+  for (int y = 0; y < sy.height; y++)
+    for (int x = 0; x < sy.width; x++)
+      dy.data[static_cast<size_t> (y) * dy.pitch + x] = t.y[sy.data[static_cast<size_t> (y) * sy.pitch + x]];
+
+  if (src.layout == PixelLayout::NV12) {
+    const Plane &s = src.planes[1];
+    const Plane &d = dst.planes[1];
+    for (int y = 0; y < s.height; y++) {
+      const uint8_t *in = s.data + static_cast<size_t> (y) * s.pitch;
+      uint8_t *out = d.data + static_cast<size_t> (y) * d.pitch;
+      for (int x = 0; x < s.width; x++) {
+        uint16_t uv = t.uv[in[2 * x] * 256 + in[2 * x + 1]];
+        out[2 * x] = uv & 0xff;
+        out[2 * x + 1] = uv >> 8;
+      }
+    }
+  } else {
+    const Plane &su = src.planes[1], &sv = src.planes[2];
+    const Plane &du = dst.planes[1], &dv = dst.planes[2];
+    for (int y = 0; y < su.height; y++) {
+      for (int x = 0; x < su.width; x++) {
+        uint16_t uv = t.uv[su.data[static_cast<size_t> (y) * su.pitch + x] * 256 + sv.data[static_cast<size_t> (y) * sv.pitch + x]];
+        du.data[static_cast<size_t> (y) * du.pitch + x] = uv & 0xff;
+        dv.data[static_cast<size_t> (y) * dv.pitch + x] = uv >> 8;
+      }
+    }
+  }
+}
+
+}  // namespace cuv

@@ -1,0 +1,104 @@
+/* gst-cudavision: image views shared by the CUDA kernels and their CPU references.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * No GStreamer headers here: a view is a plain description of memory (host or device) that both
+ * backends index the same way, always through the pitch. */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuv {
+
+enum class PixelLayout : int {
+  RGBA,
+  BGRA,
+  RGBx,
+  BGRx,
+  GRAY8,
+  NV12,
+  I420,
+};
+
+/* One plane. width/height count samples of the plane (for NV12's UV plane: pairs), not bytes. */
+struct Plane {
+  uint8_t *data;
+  int pitch;
+  int width;
+  int height;
+};
+
+struct Frame {
+  PixelLayout layout;
+  int width;
+  int height;
+  int n_planes;
+  Plane planes[3];
+};
+
+inline constexpr bool layout_is_rgb (PixelLayout l)
+{
+  return l == PixelLayout::RGBA || l == PixelLayout::BGRA || l == PixelLayout::RGBx ||
+      l == PixelLayout::BGRx;
+}
+
+inline constexpr bool layout_is_bgr (PixelLayout l)
+{
+  return l == PixelLayout::BGRA || l == PixelLayout::BGRx;
+}
+
+/* Bytes one sample of plane @p takes (NV12's UV plane: 2). */
+inline constexpr int plane_sample_bytes (PixelLayout l, int p)
+{
+  return layout_is_rgb (l) ? 4 : (l == PixelLayout::NV12 && p == 1) ? 2 : 1;
+}
+
+inline constexpr int layout_n_planes (PixelLayout l)
+{
+  return l == PixelLayout::NV12 ? 2 : l == PixelLayout::I420 ? 3 : 1;
+}
+
+/* Fills @f for a frame whose planes lie in one block at @base with the given pitches; used for
+ * staging buffers and in tests. Chroma of NV12/I420 is subsampled 2x2, rounding up. */
+inline Frame make_frame (PixelLayout l, int width, int height, uint8_t *base, const int pitches[3])
+{
+  Frame f{};
+  f.layout = l;
+  f.width = width;
+  f.height = height;
+  f.n_planes = layout_n_planes (l);
+  uint8_t *p = base;
+  for (int i = 0; i < f.n_planes; i++) {
+    int w = i == 0 ? width : (width + 1) / 2;
+    int h = i == 0 ? height : (height + 1) / 2;
+    f.planes[i] = Plane{p, pitches[i], w, h};
+    if (p)
+      p += static_cast<size_t> (pitches[i]) * h;
+  }
+  return f;
+}
+
+/* Bytes of the block make_frame() describes. */
+inline size_t frame_bytes (const Frame &f)
+{
+  size_t n = 0;
+  for (int i = 0; i < f.n_planes; i++)
+    n += static_cast<size_t> (f.planes[i].pitch) * f.planes[i].height;
+  return n;
+}
+
+/* Smallest pitch for plane @p, rounded up to @align bytes. */
+inline int min_pitch (PixelLayout l, int width, int p, int align)
+{
+  int w = p == 0 ? width : (width + 1) / 2;
+  int bytes = w * plane_sample_bytes (l, p);
+  return (bytes + align - 1) / align * align;
+}
+
+/* BT.601 luma in integer form, the one every element uses: (77 R + 150 G + 29 B) >> 8. */
+inline constexpr int luma_bt601 (int r, int g, int b)
+{
+  return (77 * r + 150 * g + 29 * b) >> 8;
+}
+
+}  // namespace cuv

@@ -1,0 +1,41 @@
+/* gst-cudavision: 3x3 Sobel edge magnitude.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Semantics, identical in both backends (bit-exact):
+ *   gx, gy   the 3x3 Sobel responses, border pixels replicated;
+ *   m        min(255, floor(scale * sqrt(gx^2 + gy^2) + 0.5)), in IEEE float (no FMA);
+ *   output   threshold == 0 ? m : (m >= threshold ? 255 : 0).
+ * RGB layouts: Color mode filters R, G and B independently; Luma mode filters the BT.601 luma
+ * ((77 R + 150 G + 29 B) >> 8) and writes it to R, G and B. The fourth byte (alpha or x) is copied.
+ * GRAY8: the single plane. NV12/I420: the luma plane; chroma is set to 128 (neutral grey). */
+#pragma once
+
+#include "image.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuv {
+
+enum class SobelMode : int {
+  Color,
+  Luma,
+};
+
+struct SobelParams {
+  SobelMode mode;
+  float scale;
+  int threshold;
+};
+
+/* src and dst have the same layout and size and must not overlap. */
+void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params);
+
+#if CUV_HAVE_CUDA
+/* Launches on @stream and returns the launch status; never synchronizes. */
+cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &params,
+    cudaStream_t stream);
+#endif
+
+}  // namespace cuv
