@@ -116,8 +116,8 @@ gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *lay
   }
 }
 
-static cuv::Frame
-frame_from_video_frame (const GstVideoFrame *vf, cuv::PixelLayout layout)
+cuv::Frame
+gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *vf, cuv::PixelLayout layout)
 {
   cuv::Frame f{};
   f.layout = layout;
@@ -564,8 +564,8 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
     post_map_error (self, outbuf, &st.out_info, "output");
     return GST_FLOW_ERROR;
   }
-  cuv::Frame fin = frame_from_video_frame (&vin, st.in_layout);
-  cuv::Frame fout = in_place ? fin : frame_from_video_frame (&vout, st.out_layout);
+  cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
+  cuv::Frame fout = in_place ? fin : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
   GstFlowReturn ret = klass->transform_cpu (self, &fin, &fout);
   if (!in_place)
     gst_video_frame_unmap (&vout);
@@ -650,11 +650,11 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
     gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (inbuf, 0)));
 #endif
   if (in_dev) {
-    fin = frame_from_video_frame (&vin, st.in_layout);
+    fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
   } else {
     ok = ensure_staging (self, priv, st.in_stage, &st.in_info, st.in_layout);
     if (ok) {
-      cuv::copy_frame_cpu (frame_from_video_frame (&vin, st.in_layout), st.in_stage.host_frame);
+      cuv::copy_frame_cpu (gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout), st.in_stage.host_frame);
       ok = CUV_CUDA_OK (self, cudaMemcpyAsync (st.in_stage.device.data (), st.in_stage.host.data (),
           st.in_stage.device.size (), cudaMemcpyHostToDevice, stream));
       fin = st.in_stage.device_frame;
@@ -663,7 +663,7 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
   CapsState::Staging &out_stage = in_place ? st.in_stage : st.out_stage;
   if (ok) {
     if (out_dev)
-      fout = frame_from_video_frame (vdst, st.out_layout);
+      fout = gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout);
     else if (in_place)
       fout = fin;
     else if ((ok = ensure_staging (self, priv, out_stage, &st.out_info, st.out_layout)))
@@ -680,7 +680,7 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
   if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
     ok = false;
   if (ok && !out_dev)
-    cuv::copy_frame_cpu (out_stage.host_frame, frame_from_video_frame (vdst, st.out_layout));
+    cuv::copy_frame_cpu (out_stage.host_frame, gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout));
 
   if (!in_place)
     gst_video_frame_unmap (&vout);

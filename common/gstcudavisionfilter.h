@@ -66,6 +66,9 @@ GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
  * set_info. */
 void gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity);
 
+/* The kernel view of a mapped frame (host or device pointers, as mapped). */
+cuv::Frame gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *frame, cuv::PixelLayout layout);
+
 /* The layout of @format, FALSE when no kernel handles it. */
 gboolean gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout);
 

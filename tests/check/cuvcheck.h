@@ -1,0 +1,131 @@
+/* gst-cudavision element tests: buffers, harness runs and frame comparisons.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <string>
+#include <vector>
+
+#include "cuvtest.h"
+#include "gstcudavisionfilter.h"
+
+namespace cuvcheck {
+
+inline GstVideoInfo info_for (GstVideoFormat format, int w, int h)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, format, w, h);
+  GST_VIDEO_INFO_FPS_N (&info) = 30;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  return info;
+}
+
+inline std::string caps_for (const GstVideoInfo &info)
+{
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  gchar *s = gst_caps_to_string (caps);
+  std::string r (s);
+  g_free (s);
+  gst_caps_unref (caps);
+  return r;
+}
+
+/* A system-memory buffer holding a patterned frame; with @pad > 0 every row is @pad bytes longer
+ * than the caps' default stride and a GstVideoMeta says so. */
+inline GstBuffer *make_buffer (const GstVideoInfo &info, int pad, uint32_t seed)
+{
+  gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
+  gint strides[GST_VIDEO_MAX_PLANES] = {0};
+  gsize size = 0;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    strides[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p) + pad;
+    offsets[p] = size;
+    int comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info.finfo, p, comp);
+    size += static_cast<gsize> (strides[p]) * GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]);
+  }
+  if (pad == 0)
+    size = GST_VIDEO_INFO_SIZE (&info); /* the caps' own layout (it rounds chroma-bearing heights up) */
+  std::vector<uint8_t> bytes (size);
+  cuvtest::fill_pattern (bytes, seed);
+  GstBuffer *buf = gst_buffer_new_memdup (bytes.data (), size);
+  if (pad > 0)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (&info),
+        GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), offsets, strides);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* Largest per-byte difference between two buffers of @info (-1 when one cannot be mapped). */
+inline int buffer_diff (GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, const std::string &what)
+{
+  cuv::PixelLayout layout;
+  if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&info), &layout))
+    return -1;
+  GstVideoFrame fa, fb;
+  GstVideoInfo i = info;
+  if (!gst_video_frame_map (&fa, &i, a, GST_MAP_READ))
+    return -1;
+  if (!gst_video_frame_map (&fb, &i, b, GST_MAP_READ)) {
+    gst_video_frame_unmap (&fa);
+    return -1;
+  }
+  int d = cuvtest::max_diff (gst_cuda_vision_frame_from_video_frame (&fa, layout),
+      gst_cuda_vision_frame_from_video_frame (&fb, layout), what);
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+  return d;
+}
+
+/* Pushes @in (a ref is taken) through @launch and returns what comes out (NULL if nothing). */
+inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info, GstBuffer *in)
+{
+  GstHarness *h = gst_harness_new_parse (launch.c_str ());
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  GstFlowReturn ret = gst_harness_push (h, gst_buffer_ref (in));
+  GstBuffer *out = ret == GST_FLOW_OK ? gst_harness_pull (h) : nullptr;
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* The first error message on @bus within a second, or NULL. */
+inline GstMessage *wait_error (GstBus *bus)
+{
+  return gst_bus_timed_pop_filtered (bus, GST_SECOND, GST_MESSAGE_ERROR);
+}
+
+/* Parses an error message and tells whether it is of @domain/@code and its text contains @needle. */
+inline bool error_is (GstMessage *msg, GQuark domain, gint code, const char *needle)
+{
+  if (!msg)
+    return false;
+  GError *err = nullptr;
+  gchar *dbg = nullptr;
+  gst_message_parse_error (msg, &err, &dbg);
+  bool ok = err->domain == domain && err->code == code && strstr (err->message, needle) != nullptr;
+  if (!ok)
+    GST_WARNING ("error was: %s (%s) [%s]", err->message, g_quark_to_string (err->domain), dbg);
+  g_error_free (err);
+  g_free (dbg);
+  return ok;
+}
+
+/* Starts @launch as a pipeline and returns the error its start posts (NULL if none). */
+inline GstMessage *start_error (const char *launch)
+{
+  GstElement *pipe = gst_parse_launch (launch, nullptr);
+  fail_unless (pipe != nullptr);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PAUSED);
+  GstMessage *msg = wait_error (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  return msg;
+}
+
+}  // namespace cuvcheck

@@ -1,0 +1,222 @@
+/* cudasobel and cudaenhance on the CUDA backend, against the CPU backend, through every pairing
+ * of memory types on the pads (cudaupload/cudadownload around), padded strides, the context
+ * shared with cudaupload, and the issue's 30-frame pipeline. Exits 77 without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/app/gstappsink.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "cuvcheck.h"
+
+using namespace cuvcheck;
+
+struct Route {
+  const char *name;
+  const char *before;
+  const char *after;
+  bool in_cuda, out_cuda;
+};
+
+static const Route kRoutes[] = {
+  {"system->system", "", " ! capsfilter caps=video/x-raw", false, false},
+  {"system->cuda", "", " ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! cudadownload", false, true},
+  {"cuda->cuda", "cudaupload ! ", " ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! cudadownload", true, true},
+  {"cuda->system", "cudaupload ! ", " ! capsfilter caps=video/x-raw", true, false},
+};
+
+static bool
+pad_is_cuda (GstElement *e, const char *pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  bool cuda = caps && gst_caps_features_contains (gst_caps_get_features (caps, 0), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  if (caps)
+    gst_caps_unref (caps);
+  gst_object_unref (pad);
+  return cuda;
+}
+
+/* Pushes @in through "<before> <element> name=f <after>", checks the memory types on f's pads and
+ * returns the output. */
+static GstBuffer *
+run_route (const Route &r, const std::string &element, const GstVideoInfo &info, GstBuffer *in)
+{
+  std::string launch = std::string (r.before) + element + " name=f" + r.after;
+  GstHarness *h = gst_harness_new_parse (launch.c_str ());
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  GstElement *f = gst_bin_get_by_name (GST_BIN (h->element), "f");
+  fail_unless (pad_is_cuda (f, "sink") == r.in_cuda, "%s: sink pad memory is not as the route says", launch.c_str ());
+  fail_unless (pad_is_cuda (f, "src") == r.out_cuda, "%s: src pad memory is not as the route says", launch.c_str ());
+  gst_object_unref (f);
+  gst_harness_teardown (h);
+  return out;
+}
+
+static void
+check_element (const char *element, const char *props, const GstVideoFormat *formats, size_t n_formats)
+{
+  const cuvtest::Size sizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}};
+  uint32_t seed = 1;
+  for (size_t i = 0; i < n_formats; i++) {
+    for (cuvtest::Size s : sizes) {
+      for (int pad : {0, 48}) {
+        GstVideoInfo info = info_for (formats[i], s.w, s.h);
+        GstBuffer *in = make_buffer (info, pad, seed++);
+        GstBuffer *ref = run_once (std::string (element) + " backend=cpu " + props, info, in);
+        fail_unless (ref != nullptr);
+        for (const Route &r : kRoutes) {
+          for (const char *backend : {"cuda", "cpu"}) {
+            if (g_str_equal (backend, "cpu") && !r.in_cuda)
+              continue; /* the CPU backend on system memory is the reference itself */
+            std::string e = std::string (element) + " backend=" + backend + " " + props;
+            GstBuffer *out = run_route (r, e, info, in);
+            std::string what = e + " " + r.name + " " + gst_video_format_to_string (formats[i]) + " " +
+                std::to_string (s.w) + "x" + std::to_string (s.h) + " pad " + std::to_string (pad);
+            fail_unless (out != nullptr, "%s: no output", what.c_str ());
+            fail_unless_equals_int (buffer_diff (out, ref, info, what), 0);
+            gst_buffer_unref (out);
+          }
+        }
+        gst_buffer_unref (ref);
+        gst_buffer_unref (in);
+      }
+    }
+  }
+}
+
+GST_START_TEST (test_sobel_cuda_equals_cpu_on_every_route)
+{
+  const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+      GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+  check_element ("cudasobel", "mode=color scale=1.7", f, G_N_ELEMENTS (f));
+  check_element ("cudasobel", "mode=luma threshold=50", f, 4);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_enhance_cuda_equals_cpu_on_every_route)
+{
+  const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+      GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+  check_element ("cudaenhance", "contrast=1.3 brightness=-0.1 saturation=1.4 hue=0.2", f, G_N_ELEMENTS (f));
+}
+GST_END_TEST;
+
+static GstCudaContext *
+element_context (GstElement *e)
+{
+  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *ctx = nullptr;
+  if (gst_element_query (e, q)) {
+    GstContext *c = nullptr;
+    gst_query_parse_context (q, &c);
+    if (c)
+      gst_structure_get (gst_context_get_structure (c), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+  }
+  gst_query_unref (q);
+  return ctx;
+}
+
+GST_START_TEST (test_context_shared_with_cudaupload)
+{
+  GstHarness *h = gst_harness_new_parse ("cudaupload name=u ! cudasobel name=f ! cudaenhance name=e contrast=1.2");
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  GstBuffer *out = gst_harness_push_and_pull (h, make_buffer (info, 0, 1));
+  fail_unless (out != nullptr);
+  gst_buffer_unref (out);
+  GstElement *u = gst_bin_get_by_name (GST_BIN (h->element), "u");
+  GstElement *f = gst_bin_get_by_name (GST_BIN (h->element), "f");
+  GstElement *e = gst_bin_get_by_name (GST_BIN (h->element), "e");
+  GstCudaContext *cu = element_context (u), *cf = element_context (f), *ce = element_context (e);
+  fail_unless (cu != nullptr && cf != nullptr && ce != nullptr, "an element answered no CUDA context");
+  fail_unless (cu == cf && cf == ce, "cudaupload, cudasobel and cudaenhance use different contexts");
+  gst_object_unref (cu);
+  gst_object_unref (cf);
+  gst_object_unref (ce);
+  gst_object_unref (u);
+  gst_object_unref (f);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_device_id_out_of_range)
+{
+  for (const char *backend : {"cuda", "auto"}) {
+    std::string launch = std::string ("videotestsrc ! cudaenhance contrast=1.2 cuda-device-id=4096 backend=") + backend + " ! fakesink";
+    GstMessage *msg = start_error (launch.c_str ());
+    fail_unless (error_is (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "cuda-device-id 4096 is out of range"),
+        "%s: no out-of-range error", launch.c_str ());
+    gst_message_unref (msg);
+  }
+}
+GST_END_TEST;
+
+static std::vector<GstBuffer *>
+collect (const std::string &launch)
+{
+  GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
+  fail_unless (pipe != nullptr);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<GstBuffer *> frames;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
+    frames.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return frames;
+}
+
+/* The acceptance pipeline: the two backends give the same bytes, frame by frame. */
+GST_START_TEST (test_pipeline_cuda_equals_cpu)
+{
+  for (const char *format : {"RGBA", "NV12", "I420", "BGRx"}) {
+    auto launch = [format] (const char *backend) {
+      return std::string ("videotestsrc num-buffers=30 pattern=ball ! video/x-raw,format=") + format +
+          ",width=640,height=360 ! cudaupload ! cudasobel backend=" + backend + " ! cudaenhance contrast=1.4 backend=" +
+          backend + " ! cudadownload ! video/x-raw ! appsink name=sink sync=false";
+    };
+    auto gpu = collect (launch ("cuda"));
+    auto cpu = collect (launch ("cpu"));
+    fail_unless_equals_int (gpu.size (), 30);
+    fail_unless_equals_int (cpu.size (), 30);
+    GstVideoInfo info = info_for (gst_video_format_from_string (format), 640, 360);
+    for (size_t i = 0; i < gpu.size (); i++) {
+      fail_unless_equals_int (buffer_diff (gpu[i], cpu[i], info, std::string (format) + " frame " + std::to_string (i)), 0);
+      gst_buffer_unref (gpu[i]);
+      gst_buffer_unref (cpu[i]);
+    }
+  }
+}
+GST_END_TEST;
+
+static Suite *
+cudavision_gpu_suite (void)
+{
+  Suite *s = suite_create ("cudavision-gpu");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_sobel_cuda_equals_cpu_on_every_route);
+  tcase_add_test (tc, test_enhance_cuda_equals_cpu_on_every_route);
+  tcase_add_test (tc, test_context_shared_with_cudaupload);
+  tcase_add_test (tc, test_device_id_out_of_range);
+  tcase_add_test (tc, test_pipeline_cuda_equals_cpu);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  if (!cuvtest::have_gpu ()) {
+    g_print ("no usable CUDA device: skipped\n");
+    return cuvtest::kSkip;
+  }
+  return gst_check_run_suite (cudavision_gpu_suite (), "cudavision_gpu", __FILE__);
+}

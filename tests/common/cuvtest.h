@@ -1,0 +1,141 @@
+/* gst-cudavision tests: helpers shared by the kernel and element tests (no GStreamer here).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "image.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuvtest {
+
+constexpr int kSkip = 77; /* meson's exit code for a skipped test */
+
+/* True when a CUDA device works here; GPU tests exit kSkip otherwise. */
+inline bool have_gpu ()
+{
+#if CUV_HAVE_CUDA
+  int n = 0;
+  return cudaGetDeviceCount (&n) == cudaSuccess && n > 0;
+#else
+  return false;
+#endif
+}
+
+struct Size {
+  int w, h;
+};
+
+/* DESIGN.md's sizes. */
+inline std::vector<Size> sizes (bool with_4k)
+{
+  std::vector<Size> s = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}};
+  if (with_4k)
+    s.push_back ({3840, 2160});
+  return s;
+}
+
+inline const char *layout_name (cuv::PixelLayout l)
+{
+  static const char *names[] = {"RGBA", "BGRA", "RGBx", "BGRx", "GRAY8", "NV12", "I420"};
+  return names[static_cast<int> (l)];
+}
+
+/* Content that is neither flat nor pure noise: gradients, edges and noise, so that every branch
+ * of a kernel (saturation, zero gradients, all chroma) is exercised. */
+inline void fill_pattern (std::vector<uint8_t> &buf, uint32_t seed)
+{
+  std::mt19937 rng (seed);
+  for (size_t i = 0; i < buf.size (); i++) {
+    uint32_t r = rng ();
+    switch ((i / 4096 + seed) % 3) {
+      case 0: buf[i] = static_cast<uint8_t> (r); break;
+      case 1: buf[i] = static_cast<uint8_t> ((i * 7) / 13 + (r & 7)); break;
+      default: buf[i] = (r & 0x300) ? static_cast<uint8_t> (i / 97) : 255; break;
+    }
+  }
+}
+
+/* A host image of @layout: planes packed one after another with pitch = min pitch + @pad bytes,
+ * starting @offset bytes into the allocation (offset 1..15 breaks 16-byte alignment). */
+struct HostImage {
+  std::vector<uint8_t> storage;
+  cuv::Frame frame;
+  int offset;
+
+  HostImage (cuv::PixelLayout l, int w, int h, int pad, int offset_ = 0) : offset (offset_)
+  {
+    int pitches[3] = {0, 0, 0};
+    for (int p = 0; p < cuv::layout_n_planes (l); p++)
+      pitches[p] = cuv::min_pitch (l, w, p, 1) + pad;
+    frame = cuv::make_frame (l, w, h, nullptr, pitches);
+    storage.resize (cuv::frame_bytes (frame) + offset + 16);
+    frame = cuv::make_frame (l, w, h, storage.data () + offset, pitches);
+  }
+};
+
+/* Compares the samples of two frames (padding ignored); prints the first difference. Returns the
+ * largest absolute difference. */
+inline int max_diff (const cuv::Frame &a, const cuv::Frame &b, const std::string &what, bool print = true)
+{
+  int worst = 0;
+  for (int p = 0; p < a.n_planes; p++) {
+    const cuv::Plane &pa = a.planes[p], &pb = b.planes[p];
+    int row = pa.width * cuv::plane_sample_bytes (a.layout, p);
+    for (int y = 0; y < pa.height; y++) {
+      for (int x = 0; x < row; x++) {
+        int d = std::abs (pa.data[static_cast<size_t> (y) * pa.pitch + x] - pb.data[static_cast<size_t> (y) * pb.pitch + x]);
+        if (d > worst) {
+          if (print && worst == 0)
+            std::fprintf (stderr, "  %s: first difference at plane %d byte %d row %d: %d vs %d\n", what.c_str (), p, x, y,
+                pa.data[static_cast<size_t> (y) * pa.pitch + x], pb.data[static_cast<size_t> (y) * pb.pitch + x]);
+          worst = d;
+        }
+      }
+    }
+  }
+  return worst;
+}
+
+/* Bytes of the padding (pitch beyond the row) that differ from @poison: a kernel must not write
+ * outside the image. */
+inline size_t padding_written (const cuv::Frame &f, uint8_t poison)
+{
+  size_t n = 0;
+  for (int p = 0; p < f.n_planes; p++) {
+    const cuv::Plane &pl = f.planes[p];
+    int row = pl.width * cuv::plane_sample_bytes (f.layout, p);
+    for (int y = 0; y < pl.height; y++)
+      for (int x = row; x < pl.pitch; x++)
+        n += pl.data[static_cast<size_t> (y) * pl.pitch + x] != poison;
+  }
+  return n;
+}
+
+/* Counts failures and prints a summary line; the exit code of a test program. */
+struct Checker {
+  int checks = 0, failures = 0;
+  void expect (bool ok, const std::string &what)
+  {
+    checks++;
+    if (!ok) {
+      failures++;
+      std::fprintf (stderr, "FAIL: %s\n", what.c_str ());
+    }
+  }
+  int finish (const char *name)
+  {
+    std::printf ("%s: %d checks, %d failures\n", name, checks, failures);
+    return failures == 0 && checks > 0 ? 0 : 1;
+  }
+};
+
+}  // namespace cuvtest
