@@ -6,6 +6,7 @@
 #include "gstcudavisionfilter.h"
 
 #include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
@@ -298,7 +299,8 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
         ("valid values are -1 (any device) and 0..%d", count - 1));
     return FALSE;
   }
-  if (!gst_cuda_ensure_element_context (element, device_id, &priv->context)) {
+  /* libgstcuda 1.22 creates contexts through its driver loader without loading it first */
+  if (!gst_cuda_load_library () || !gst_cuda_ensure_element_context (element, device_id, &priv->context)) {
     if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("Could not create a CUDA context on device %d", device_id),
           ("gst_cuda_ensure_element_context failed: is the NVIDIA driver loadable (libcuda.so.1)?"));

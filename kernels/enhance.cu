@@ -6,6 +6,7 @@
  * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. */
 #include "enhance.h"
 
+#include "cuda_access.cuh"
 #include "enhance_math.h"
 
 namespace cuv {
@@ -17,8 +18,6 @@ constexpr int kRows = 4;
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
-constexpr int div_up (int a, int b) { return (a + b - 1) / b; }
-
 __device__ __forceinline__ uint32_t rgb_px (uint32_t px, bool bgr, const uint8_t *ty, const uint16_t *tuv)
 {
   int c0 = px & 0xff, c1 = (px >> 8) & 0xff, c2 = (px >> 16) & 0xff;
@@ -28,6 +27,8 @@ __device__ __forceinline__ uint32_t rgb_px (uint32_t px, bool bgr, const uint8_t
   return rgb | (px & 0xff000000u);
 }
 
+/* All kRows rows are loaded before any is written: many loads in flight, and in place stays safe
+ * since a thread reads and writes only its own pixels. */
 template <bool kVec>
 __global__ void __launch_bounds__ (kBlockX * kBlockY)
 enhance_rgb_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch, int width,
@@ -35,24 +36,47 @@ enhance_rgb_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pit
 {
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
   const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
-  if (x0 >= width)
+  if (x0 >= width || y0 >= height)
     return;
   const uint8_t *ty = tables->y;
   const uint16_t *tuv = tables->uv;
-  const int y_end = min (y0 + kRows, height);
-  for (int y = y0; y < y_end; y++) {
-    const uint32_t *in = reinterpret_cast<const uint32_t *> (src + static_cast<size_t> (y) * src_pitch);
-    uint32_t *out = reinterpret_cast<uint32_t *> (dst + static_cast<size_t> (y) * dst_pitch);
-    if (kVec && x0 + kPix <= width) {
-      uint4 q = __ldg (reinterpret_cast<const uint4 *> (in + x0));
-      q.x = rgb_px (q.x, bgr, ty, tuv);
-      q.y = rgb_px (q.y, bgr, ty, tuv);
-      q.z = rgb_px (q.z, bgr, ty, tuv);
-      q.w = rgb_px (q.w, bgr, ty, tuv);
-      *reinterpret_cast<uint4 *> (out + x0) = q;
+  const int rows = min (kRows, height - y0);
+  const int n = min (kPix, width - x0);
+
+  uint32_t px[kRows][kPix];
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    if (r < rows) {
+      const uint8_t *in = src + static_cast<size_t> (y0 + r) * src_pitch + 4 * x0;
+      if (kVec && n == kPix) {
+        /* streaming: keep L1 for the tables */
+        uint4 q = __ldcs (reinterpret_cast<const uint4 *> (in));
+        px[r][0] = q.x;
+        px[r][1] = q.y;
+        px[r][2] = q.z;
+        px[r][3] = q.w;
+      } else {
+#pragma unroll
+        for (int k = 0; k < kPix; k++)
+          px[r][k] = k < n ? load_px4<kVec> (in + 4 * k) : 0;
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    if (r >= rows)
+      break;
+    uint8_t *out = dst + static_cast<size_t> (y0 + r) * dst_pitch + 4 * x0;
+#pragma unroll
+    for (int k = 0; k < kPix; k++)
+      px[r][k] = rgb_px (px[r][k], bgr, ty, tuv);
+    if (kVec && n == kPix) {
+      __stcs (reinterpret_cast<uint4 *> (out), make_uint4 (px[r][0], px[r][1], px[r][2], px[r][3]));
     } else {
-      for (int x = x0; x < min (x0 + kPix, width); x++)
-        out[x] = rgb_px (__ldg (in + x), bgr, ty, tuv);
+#pragma unroll
+      for (int k = 0; k < kPix; k++)
+        if (k < n)
+          store_px4<kVec> (out + 4 * k, px[r][k]);
     }
   }
 }

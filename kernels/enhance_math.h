@@ -17,12 +17,15 @@ CUV_HD int clamp255 (int v)
   return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
-/* videobalance's 8-bit SDTV matrices: value = (m0 a + m1 b + m2 c + m3) >> 8 */
+/* videobalance's 8-bit SDTV matrices: value = (m0 a + m1 b + m2 c + m3) >> 8. videobalance clamps
+ * the forward results too; for 8-bit inputs they always lie in 16..239 (each row's negative and
+ * positive coefficients sum to at most 224 * 255 / 256 around the offset), so the clamps there are
+ * identities and are left out. */
 CUV_HD uint32_t enhance_rgb (int r, int g, int b, const uint8_t *tabley, const uint16_t *tableuv)
 {
-  int y = clamp255 ((66 * r + 129 * g + 25 * b + 4096) >> 8);
-  int u = clamp255 ((-38 * r - 74 * g + 112 * b + 32768) >> 8);
-  int v = clamp255 ((112 * r - 94 * g - 18 * b + 32768) >> 8);
+  int y = (66 * r + 129 * g + 25 * b + 4096) >> 8;
+  int u = (-38 * r - 74 * g + 112 * b + 32768) >> 8;
+  int v = (112 * r - 94 * g - 18 * b + 32768) >> 8;
   y = tabley[y];
   uint32_t uv = tableuv[u * 256 + v];
   u = uv & 0xff;

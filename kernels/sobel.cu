@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Each thread produces 4 horizontally adjacent pixels of kRows consecutive rows. It keeps a rolling
- * window of three source rows in registers (6 pixels each: the 4 plus one neighbour per side), so
- * each source row is loaded once per thread with one 16-byte (RGB) or 4-byte (8-bit plane) access;
- * the side neighbours and the two halo rows of each strip hit L1/L2, not DRAM. */
+ * Each thread produces 4 horizontally adjacent pixels of kRows consecutive rows. It first loads all
+ * kRows + 2 source rows it needs (6 pixels each: the 4 plus one neighbour per side; one 16-byte
+ * access for RGB, 4 bytes for an 8-bit plane), so that many loads are in flight before any
+ * arithmetic; the side neighbours and the two halo rows hit L1/L2, not DRAM. The filter is applied
+ * separably: per column a vertical smoothing (a + 2b + c) and difference (c - a), then gx and gy
+ * from three columns, so each sample is unpacked once per row. */
 #include "sobel.h"
 
-#include <algorithm>
-
+#include "cuda_access.cuh"
 #include "sobel_math.h"
 
 namespace cuv {
@@ -21,28 +22,12 @@ constexpr int kBlockY = 8;
 
 enum class Kind { RgbColor, RgbLuma, BgrLuma, Gray };
 
-constexpr int div_up (int a, int b) { return (a + b - 1) / b; }
+template <Kind K> constexpr int kBytes = K == Kind::Gray ? 1 : 4;
 
-template <Kind K> struct Traits {
-  static constexpr int kBytes = K == Kind::Gray ? 1 : 4;
-};
-
-/* The value a source pixel contributes to the window: the packed pixel (color), its luma, or the
- * byte (gray). */
-template <Kind K> __device__ __forceinline__ uint32_t sample (uint32_t raw)
+template <Kind K, bool kAligned> __device__ __forceinline__ uint32_t load_px (const uint8_t *row, int x)
 {
-  if constexpr (K == Kind::RgbLuma)
-    return luma_bt601 (raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff);
-  else if constexpr (K == Kind::BgrLuma)
-    return luma_bt601 ((raw >> 16) & 0xff, (raw >> 8) & 0xff, raw & 0xff);
-  else
-    return raw;
-}
-
-template <Kind K> __device__ __forceinline__ uint32_t load_px (const uint8_t *row, int x)
-{
-  if constexpr (Traits<K>::kBytes == 4)
-    return __ldg (reinterpret_cast<const uint32_t *> (row) + x);
+  if constexpr (kBytes<K> == 4)
+    return load_px4<kAligned> (row + 4 * x);
   else
     return __ldg (row + x);
 }
@@ -52,12 +37,12 @@ template <Kind K, bool kVec>
 __device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width, uint32_t w[6])
 {
   if (kVec && x0 + kPix <= width) {
-    if constexpr (Traits<K>::kBytes == 4) {
+    if constexpr (kBytes<K> == 4) {
       uint4 q = __ldg (reinterpret_cast<const uint4 *> (row + 4 * x0));
-      w[1] = sample<K> (q.x);
-      w[2] = sample<K> (q.y);
-      w[3] = sample<K> (q.z);
-      w[4] = sample<K> (q.w);
+      w[1] = q.x;
+      w[2] = q.y;
+      w[3] = q.z;
+      w[4] = q.w;
     } else {
       uint32_t q = __ldg (reinterpret_cast<const uint32_t *> (row + x0));
       w[1] = q & 0xff;
@@ -68,86 +53,155 @@ __device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width,
   } else {
 #pragma unroll
     for (int k = 0; k < kPix; k++)
-      w[1 + k] = sample<K> (load_px<K> (row, min (x0 + k, width - 1)));
+      w[1 + k] = load_px<K, kVec> (row, min (x0 + k, width - 1));
   }
-  w[0] = sample<K> (load_px<K> (row, max (x0 - 1, 0)));
-  w[5] = sample<K> (load_px<K> (row, min (x0 + kPix, width - 1)));
+  w[0] = load_px<K, kVec> (row, max (x0 - 1, 0));
+  w[5] = load_px<K, kVec> (row, min (x0 + kPix, width - 1));
 }
 
-template <Kind K>
-__device__ __forceinline__ int energy_at (const uint32_t *a, const uint32_t *b, const uint32_t *c,
-    int k, int shift)
+/* Luma kinds replace each loaded pixel's colour bytes by its luma once, keeping alpha. */
+template <Kind K> __device__ __forceinline__ uint32_t to_luma (uint32_t raw)
 {
-  auto ch = [shift] (uint32_t v) { return static_cast<int> ((v >> shift) & 0xff); };
-  if constexpr (K != Kind::RgbColor)
-    return sobel_energy (a[k], a[k + 1], a[k + 2], b[k], b[k + 2], c[k], c[k + 1], c[k + 2]);
+  if constexpr (K == Kind::RgbLuma)
+    return luma_bt601 (raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff) | (raw & 0xff000000u);
+  else if constexpr (K == Kind::BgrLuma)
+    return luma_bt601 ((raw >> 16) & 0xff, (raw >> 8) & 0xff, raw & 0xff) | (raw & 0xff000000u);
   else
-    return sobel_energy (ch (a[k]), ch (a[k + 1]), ch (a[k + 2]), ch (b[k]), ch (b[k + 2]),
-        ch (c[k]), ch (c[k + 1]), ch (c[k + 2]));
+    return raw;
 }
 
-template <Kind K, bool kVec>
+/* Sobel outputs of the 4 pixels for rows a (above), b, c (below) of one 8-bit value per pixel
+ * (luma, or the byte of an 8-bit plane). */
+/* The output byte (in the low byte) for an energy: the magnitude, or 255/0 against the threshold's
+ * energy bound in threshold mode. */
+template <bool kThreshold>
+__device__ __forceinline__ uint32_t output_bits (int e, float scale, int thr_energy)
+{
+  if constexpr (kThreshold)
+    return e >= thr_energy ? 0xffu : 0u;
+  else
+    return sobel_magnitude_bits (e, scale);
+}
+
+template <bool kThreshold>
+__device__ __forceinline__ void sobel4 (const uint32_t *a, const uint32_t *b, const uint32_t *c, float scale,
+    int thr_energy, uint32_t m[kPix])
+{
+  int smooth[6], diff[6];
+#pragma unroll
+  for (int x = 0; x < 6; x++) {
+    int va = a[x] & 0xff, vb = b[x] & 0xff, vc = c[x] & 0xff;
+    smooth[x] = va + 2 * vb + vc;
+    diff[x] = vc - va;
+  }
+#pragma unroll
+  for (int k = 0; k < kPix; k++) {
+    int gx = smooth[k + 2] - smooth[k];
+    int gy = diff[k] + 2 * diff[k + 1] + diff[k + 2];
+    m[k] = output_bits<kThreshold> (gx * gx + gy * gy, scale, thr_energy) & 0xff;
+  }
+}
+
+/* Colour Sobel on packed pixels, two channels per 32-bit word (16-bit lanes): lo holds channels 0
+ * and 2, hi channel 1 and alpha. Smoothing is at most 1020 per lane; differences are taken with a
+ * bias (256 per diff, 1024 per gradient) so that no lane ever borrows from its neighbour. */
+__device__ __forceinline__ int lane_energy (uint32_t gx, uint32_t gy, int lane)
+{
+  int x = static_cast<int> ((gx >> (16 * lane)) & 0xffff) - 1024;
+  int y = static_cast<int> ((gy >> (16 * lane)) & 0xffff) - 1024;
+  return x * x + y * y;
+}
+
+template <bool kThreshold>
+__device__ __forceinline__ void sobel4_color (const uint32_t (&lo)[3][6], const uint32_t (&hi)[3][6], float scale,
+    int thr_energy, uint32_t out[kPix])
+{
+  uint32_t sm_lo[6], sm_hi[6], df_lo[6], df_hi[6];
+#pragma unroll
+  for (int x = 0; x < 6; x++) {
+    sm_lo[x] = lo[0][x] + 2 * lo[1][x] + lo[2][x];
+    sm_hi[x] = hi[0][x] + 2 * hi[1][x] + hi[2][x];
+    df_lo[x] = lo[2][x] + 0x01000100u - lo[0][x];
+    df_hi[x] = hi[2][x] + 0x01000100u - hi[0][x];
+  }
+#pragma unroll
+  for (int k = 0; k < kPix; k++) {
+    uint32_t gx_lo = sm_lo[k + 2] + 0x04000400u - sm_lo[k];
+    uint32_t gx_hi = sm_hi[k + 2] + 0x04000400u - sm_hi[k];
+    uint32_t gy_lo = df_lo[k] + 2 * df_lo[k + 1] + df_lo[k + 2];
+    uint32_t gy_hi = df_hi[k] + 2 * df_hi[k + 1] + df_hi[k + 2];
+    uint32_t c0 = output_bits<kThreshold> (lane_energy (gx_lo, gy_lo, 0), scale, thr_energy);
+    uint32_t c1 = output_bits<kThreshold> (lane_energy (gx_hi, gy_hi, 0), scale, thr_energy);
+    uint32_t c2 = output_bits<kThreshold> (lane_energy (gx_lo, gy_lo, 1), scale, thr_energy);
+    /* low bytes of c0, c1, c2, then alpha (byte 2 of the centre's hi word) */
+    out[k] = __byte_perm (__byte_perm (c0, c1, 0x0040), __byte_perm (c2, hi[1][k + 1], 0x0060), 0x5410);
+  }
+}
+
+template <Kind K, bool kVec, bool kThreshold>
 __global__ void __launch_bounds__ (kBlockX * kBlockY)
 sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restrict__ dst,
-    int dst_pitch, int width, int height, float scale, int threshold)
+    int dst_pitch, int width, int height, float scale, int thr_energy)
 {
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
   const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
   if (x0 >= width || y0 >= height)
     return;
 
-  uint32_t a[6], b[6], c[6];
-  auto row_ptr = [&] (int y) { return src + static_cast<size_t> (min (max (y, 0), height - 1)) * src_pitch; };
-  load_row<K, kVec> (row_ptr (y0 - 1), x0, width, a);
-  load_row<K, kVec> (row_ptr (y0), x0, width, b);
+  uint32_t win[kRows + 2][6];
+#pragma unroll
+  for (int r = 0; r < kRows + 2; r++) {
+    int y = min (max (y0 - 1 + r, 0), height - 1);
+    load_row<K, kVec> (src + static_cast<size_t> (y) * src_pitch, x0, width, win[r]);
+  }
+  if constexpr (K == Kind::RgbLuma || K == Kind::BgrLuma) {
+#pragma unroll
+    for (int r = 0; r < kRows + 2; r++)
+#pragma unroll
+      for (int x = 0; x < 6; x++)
+        win[r][x] = to_luma<K> (win[r][x]);
+  }
 
-  const int y_end = min (y0 + kRows, height);
-  for (int y = y0; y < y_end; y++) {
-    load_row<K, kVec> (row_ptr (y + 1), x0, width, c);
-
+#pragma unroll
+  for (int r = 0; r < kRows; r++) {
+    const int y = y0 + r;
+    if (y >= height)
+      break;
     uint32_t out[kPix];
+    if constexpr (K == Kind::RgbColor) {
+      uint32_t lo[3][6], hi[3][6];
 #pragma unroll
-    for (int k = 0; k < kPix; k++) {
-      if constexpr (K == Kind::RgbColor) {
-        uint32_t o = b[k + 1] & 0xff000000u;
+      for (int j = 0; j < 3; j++)
 #pragma unroll
-        for (int s = 0; s < 24; s += 8)
-          o |= static_cast<uint32_t> (sobel_output (energy_at<K> (a, b, c, k, s), scale, threshold)) << s;
-        out[k] = o;
-      } else {
-        uint32_t m = sobel_output (energy_at<K> (a, b, c, k, 0), scale, threshold);
-        out[k] = Traits<K>::kBytes == 4 ? (m | m << 8 | m << 16) : m;
-      }
-    }
-    if constexpr (K == Kind::RgbLuma || K == Kind::BgrLuma) {
-      /* alpha comes from the raw pixel, which the luma window no longer holds */
-      const uint32_t *raw = reinterpret_cast<const uint32_t *> (row_ptr (y));
+        for (int x = 0; x < 6; x++) {
+          lo[j][x] = win[r + j][x] & 0x00ff00ffu;
+          hi[j][x] = (win[r + j][x] >> 8) & 0x00ff00ffu;
+        }
+      sobel4_color<kThreshold> (lo, hi, scale, thr_energy, out);
+    } else {
+      uint32_t m[kPix];
+      sobel4<kThreshold> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);
 #pragma unroll
       for (int k = 0; k < kPix; k++)
-        out[k] |= __ldg (raw + min (x0 + k, width - 1)) & 0xff000000u;
+        out[k] = kBytes<K> == 4 ? (m[k] | m[k] << 8 | m[k] << 16 | (win[r + 1][k + 1] & 0xff000000u)) : m[k];
     }
 
     uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
     if (kVec && x0 + kPix <= width) {
-      if constexpr (Traits<K>::kBytes == 4)
-        *reinterpret_cast<uint4 *> (drow + 4 * x0) = make_uint4 (out[0], out[1], out[2], out[3]);
+      if constexpr (kBytes<K> == 4)
+        __stcs (reinterpret_cast<uint4 *> (drow + 4 * x0), make_uint4 (out[0], out[1], out[2], out[3]));
       else
-        *reinterpret_cast<uint32_t *> (drow + x0) = out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24;
+        __stcs (reinterpret_cast<unsigned int *> (drow + x0), out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24);
     } else {
 #pragma unroll
       for (int k = 0; k < kPix; k++) {
         if (x0 + k < width) {
-          if constexpr (Traits<K>::kBytes == 4)
-            reinterpret_cast<uint32_t *> (drow)[x0 + k] = out[k];
+          if constexpr (kBytes<K> == 4)
+            store_px4<kVec> (drow + 4 * (x0 + k), out[k]);
           else
             drow[x0 + k] = static_cast<uint8_t> (out[k]);
         }
       }
-    }
-#pragma unroll
-    for (int k = 0; k < 6; k++) {
-      a[k] = b[k];
-      b[k] = c[k];
     }
   }
 }
@@ -157,17 +211,35 @@ cudaError_t launch (const Plane &s, const Plane &d, const SobelParams &p, cudaSt
 {
   dim3 block (kBlockX, kBlockY);
   dim3 grid (div_up (div_up (s.width, kPix), kBlockX), div_up (div_up (s.height, kRows), kBlockY));
-  constexpr int align = Traits<K>::kBytes * kPix;
+  /* the vector path needs whole 16-byte (RGB) or 4-byte (8-bit) groups on every row */
+  constexpr uintptr_t align = kBytes<K> * kPix;
   bool vec = reinterpret_cast<uintptr_t> (s.data) % align == 0 && reinterpret_cast<uintptr_t> (d.data) % align == 0 &&
       s.pitch % align == 0 && d.pitch % align == 0;
-  if (vec)
-    sobel_kernel<K, true><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, p.scale, p.threshold);
-  else
-    sobel_kernel<K, false><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, p.scale, p.threshold);
+  const bool thr = p.threshold > 0;
+  const int thr_energy = thr ? sobel_threshold_energy (p.scale, p.threshold) : 0;
+  auto kernel = vec ? (thr ? sobel_kernel<K, true, true> : sobel_kernel<K, true, false>)
+                    : (thr ? sobel_kernel<K, false, true> : sobel_kernel<K, false, false>);
+  kernel<<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, p.scale, thr_energy);
   return cudaGetLastError ();
 }
 
+__global__ void magnitude_table_kernel (float scale, int thr_energy, bool thr, int count, uint8_t *out)
+{
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < count)
+    out[e] = (thr ? output_bits<true> (e, scale, thr_energy) : output_bits<false> (e, scale, thr_energy)) & 0xff;
+}
+
 }  // namespace
+
+cudaError_t sobel_output_table_cuda (float scale, int threshold, uint8_t *out, cudaStream_t stream)
+{
+  const int count = kSobelMaxEnergy + 1;
+  const bool thr = threshold > 0;
+  magnitude_table_kernel<<<div_up (count, 256), 256, 0, stream>>> (scale, thr ? sobel_threshold_energy (scale, threshold) : 0,
+      thr, count, out);
+  return cudaGetLastError ();
+}
 
 cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &params, cudaStream_t stream)
 {

@@ -32,10 +32,20 @@ struct SobelParams {
 /* src and dst have the same layout and size and must not overlap. */
 void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params);
 
+/* The largest gx^2 + gy^2 of 8-bit samples. */
+constexpr int kSobelMaxEnergy = 2 * 1020 * 1020;
+
+/* The output byte for every energy 0..kSobelMaxEnergy, as the CPU reference computes it. */
+void sobel_output_table_cpu (float scale, int threshold, uint8_t *out);
+
 #if CUV_HAVE_CUDA
 /* Launches on @stream and returns the launch status; never synchronizes. */
 cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &params,
     cudaStream_t stream);
+
+/* The same table as the GPU kernels compute it (device memory, kSobelMaxEnergy + 1 bytes), so a test
+ * can compare the two backends on every possible energy. */
+cudaError_t sobel_output_table_cuda (float scale, int threshold, uint8_t *out, cudaStream_t stream);
 #endif
 
 }  // namespace cuv

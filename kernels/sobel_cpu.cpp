@@ -18,7 +18,7 @@ int sobel_at (const Fetch &fetch, int x, int y, int w, int h, float scale, int t
   int yt = std::max (y - 1, 0), yb = std::min (y + 1, h - 1);
   int e = sobel_energy (fetch (xl, yt), fetch (x, yt), fetch (xr, yt), fetch (xl, y), fetch (xr, y),
       fetch (xl, yb), fetch (x, yb), fetch (xr, yb));
-  return sobel_output (e, scale, threshold);
+  return sobel_output_host (e, scale, threshold);
 }
 
 void sobel_plane (const Plane &s, const Plane &d, float scale, int threshold)
@@ -64,6 +64,12 @@ void sobel_rgb (const Frame &src, const Frame &dst, const SobelParams &p)
 }
 
 }  // namespace
+
+void sobel_output_table_cpu (float scale, int threshold, uint8_t *out)
+{
+  for (int e = 0; e <= kSobelMaxEnergy; e++)
+    out[e] = static_cast<uint8_t> (sobel_output_host (e, scale, threshold));
+}
 
 void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params)
 {

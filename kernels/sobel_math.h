@@ -4,6 +4,11 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#include "cuda_access.cuh"
+#endif
 
 #ifdef __CUDACC__
 #define CUV_HD __host__ __device__ __forceinline__
@@ -23,17 +28,56 @@ CUV_HD int sobel_energy (int a0, int a1, int a2, int b0, int b2, int c0, int c1,
 
 /* energy <= 2 * 1020^2 is exact in float; sqrt and the product are IEEE-rounded on both backends
  * (nvcc -prec-sqrt=true --fmad=false, host -ffp-contract=off). */
-CUV_HD int sobel_output (int energy, float scale, int threshold)
+inline int sobel_magnitude_host (int energy, float scale)
 {
-#ifdef __CUDA_ARCH__
-  float m = __fmul_rn (scale, __fsqrt_rn (static_cast<float> (energy)));
-#else
   float m = scale * std::sqrt (static_cast<float> (energy));
-#endif
-  int v = m >= 255.0f ? 255 : static_cast<int> (m + 0.5f);
+  return m >= 255.0f ? 255 : static_cast<int> (m + 0.5f);
+}
+
+inline int sobel_output_host (int energy, float scale, int threshold)
+{
+  int v = sobel_magnitude_host (energy, scale);
   if (threshold > 0)
     v = v >= threshold ? 255 : 0;
   return v;
 }
+
+/* The magnitude is monotonic in the energy (every IEEE rounding step is), so `magnitude >=
+ * threshold` is `energy >= the smallest energy that reaches it`: found once on the host, it spares
+ * the GPU the square root in threshold mode. Returns INT32_MAX when no energy reaches it. */
+inline int sobel_threshold_energy (float scale, int threshold)
+{
+  const int max_energy = 2 * 1020 * 1020; /* kSobelMaxEnergy */
+  if (sobel_magnitude_host (max_energy, scale) < threshold)
+    return 0x7fffffff;
+  int lo = 0, hi = max_energy;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (sobel_magnitude_host (mid, scale) >= threshold)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+#ifdef __CUDACC__
+/* sobel_magnitude_host on the GPU, as the low byte of a float's bit pattern (0x4B0000vv). The
+ * square root is the IEEE-correct sequence nvcc emits for normal inputs (rsqrt estimate, one
+ * Newton step with the residual), without its branch to the special-value path: an energy is an
+ * integer, and 0 is lifted to 2^-30, whose root times any scale <= 64 still rounds to 0. */
+__device__ __forceinline__ uint32_t sobel_magnitude_bits (int energy, float scale)
+{
+  float x = fmaxf (exact_float (energy), 9.31322574615478515625e-10f);
+  float r;
+  asm ("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  float s = __fmul_rn (x, r);
+  float h = __fmul_rn (r, 0.5f);
+  float res = __fmaf_rn (-s, s, x);
+  s = __fmaf_rn (res, h, s);
+  float m = fminf (__fmul_rn (scale, s), 255.0f);
+  return __float_as_uint (__fadd_rd (__fadd_rn (m, 0.5f), 8388608.0f));
+}
+#endif
 
 }  // namespace cuv

@@ -116,6 +116,33 @@ void test_sobel (Checker &c)
   }
 }
 
+/* Every energy the filter can produce, on both backends: proves the GPU's square root and
+ * threshold bound give the CPU's bytes, not only on the images sampled above. */
+void test_sobel_every_energy (Checker &c)
+{
+  const int n = cuv::kSobelMaxEnergy + 1;
+  std::vector<uint8_t> want (n), got (n);
+  uint8_t *dev = nullptr;
+  CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dev), n));
+  for (float scale : {1.0f, 0.37f, 1.5f, 2.5f, 0.01f, 0.0f, 63.99f, 64.0f, 0.70710678f}) {
+    for (int threshold : {0, 1, 40, 128, 254, 255}) {
+      cuv::sobel_output_table_cpu (scale, threshold, want.data ());
+      CHECK_CUDA (cuv::sobel_output_table_cuda (scale, threshold, dev, nullptr));
+      CHECK_CUDA (cudaMemcpy (got.data (), dev, n, cudaMemcpyDeviceToHost));
+      int bad = 0, first = -1;
+      for (int e = 0; e < n; e++)
+        if (want[e] != got[e]) {
+          bad++;
+          if (first < 0)
+            first = e;
+        }
+      c.expect (bad == 0, "sobel output for every energy, scale " + std::to_string (scale) + " threshold " +
+          std::to_string (threshold) + ": " + std::to_string (bad) + " differ, first at energy " + std::to_string (first));
+    }
+  }
+  cudaFree (dev);
+}
+
 void test_enhance (Checker &c)
 {
   const cuv::EnhanceParams params[] = {
@@ -157,6 +184,7 @@ int main ()
     return kSkip;
   }
   Checker c;
+  test_sobel_every_energy (c);
   test_sobel (c);
   test_enhance (c);
   return c.finish ("test_kernels_gpu");

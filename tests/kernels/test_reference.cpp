@@ -3,12 +3,15 @@
  * handling, and the enhance tables at their identity. Runs without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <vector>
 #include <memory>
 
 #include "cuvtest.h"
 #include "enhance.h"
 #include "sobel.h"
+#include "sobel_math.h"
 
 using namespace cuvtest;
 
@@ -131,6 +134,39 @@ void test_enhance_identity_tables (Checker &c)
   c.expect (t->y[0] == 255 && t->y[255] == 255, "brightness 1 saturates luma");
 }
 
+/* enhance_math.h leaves out videobalance's clamps on the RGB -> YUV step because they never bite:
+ * check that on every 8-bit RGB triple. */
+void test_enhance_forward_range (Checker &c)
+{
+  int lo = 255, hi = 0;
+  for (int r = 0; r < 256; r++)
+    for (int g = 0; g < 256; g++)
+      for (int b = 0; b < 256; b++) {
+        int y = (66 * r + 129 * g + 25 * b + 4096) >> 8;
+        int u = (-38 * r - 74 * g + 112 * b + 32768) >> 8;
+        int v = (112 * r - 94 * g - 18 * b + 32768) >> 8;
+        lo = std::min ({lo, y, u, v});
+        hi = std::max ({hi, y, u, v});
+      }
+  c.expect (lo >= 0 && hi <= 255, "RGB -> YUV stays in 0..255 without clamping (saw " + std::to_string (lo) + ".." +
+      std::to_string (hi) + ")");
+}
+
+/* The threshold bound the GPU uses equals thresholding the magnitude, on every energy. */
+void test_sobel_threshold_energy (Checker &c)
+{
+  std::vector<uint8_t> table (cuv::kSobelMaxEnergy + 1);
+  for (float scale : {1.0f, 0.37f, 2.5f, 0.0f, 64.0f})
+    for (int thr : {1, 40, 255}) {
+      cuv::sobel_output_table_cpu (scale, thr, table.data ());
+      int bound = cuv::sobel_threshold_energy (scale, thr);
+      int bad = 0;
+      for (int e = 0; e <= cuv::kSobelMaxEnergy; e++)
+        bad += table[e] != (e >= bound ? 255 : 0);
+      c.expect (bad == 0, "threshold energy bound, scale " + std::to_string (scale) + " threshold " + std::to_string (thr));
+    }
+}
+
 }  // namespace
 
 int main ()
@@ -139,5 +175,7 @@ int main ()
   test_sobel_formula (c);
   test_sobel_threshold_boundary (c);
   test_enhance_identity_tables (c);
+  test_enhance_forward_range (c);
+  test_sobel_threshold_energy (c);
   return c.finish ("test_reference");
 }

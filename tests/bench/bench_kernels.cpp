@@ -1,0 +1,201 @@
+/* Kernel benchmark, DESIGN.md's method: CUDA events around the kernel on its stream, the L2 cache
+ * flushed before every iteration (a 256 MiB write), 20 warm-ups, the median of 100; in the same run
+ * a device-to-device copy of the same frame, the floor every kernel is reported against; and the CPU
+ * reference's time per frame.
+ *   bench_kernels [--quick | --profile]
+ * --quick: 1920x1080 only, for a smoke run; --profile: each 3840x2160 RGBA kernel twice and no
+ * timing, for Nsight Compute (tests/bench/profile.sh).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "cuvtest.h"
+#include "enhance.h"
+#include "sobel.h"
+
+namespace {
+
+#define CHECK(expr)                                                                                   \
+  do {                                                                                                \
+    cudaError_t e_ = (expr);                                                                          \
+    if (e_ != cudaSuccess) {                                                                          \
+      std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString (e_));   \
+      std::exit (1);                                                                                  \
+    }                                                                                                 \
+  } while (0)
+
+constexpr int kWarmup = 20;
+constexpr int kIters = 100;
+constexpr size_t kFlushBytes = 256u << 20;
+
+struct Bench {
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  void *flush;
+
+  Bench ()
+  {
+    CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+    CHECK (cudaEventCreate (&start));
+    CHECK (cudaEventCreate (&stop));
+    CHECK (cudaMalloc (&flush, kFlushBytes));
+  }
+  ~Bench ()
+  {
+    cudaFree (flush);
+    cudaEventDestroy (start);
+    cudaEventDestroy (stop);
+    cudaStreamDestroy (stream);
+  }
+
+  /* Median microseconds of @work (which launches on the stream) with a cold L2. */
+  double time (const std::function<cudaError_t ()> &work)
+  {
+    std::vector<float> t;
+    for (int i = 0; i < kWarmup + kIters; i++) {
+      CHECK (cudaMemsetAsync (flush, i & 0xff, kFlushBytes, stream));
+      CHECK (cudaEventRecord (start, stream));
+      CHECK (work ());
+      CHECK (cudaEventRecord (stop, stream));
+      CHECK (cudaEventSynchronize (stop));
+      float ms = 0;
+      CHECK (cudaEventElapsedTime (&ms, start, stop));
+      if (i >= kWarmup)
+        t.push_back (ms * 1000.0f);
+    }
+    std::nth_element (t.begin (), t.begin () + t.size () / 2, t.end ());
+    return t[t.size () / 2];
+  }
+};
+
+/* Camera-like content: smooth gradients, a few hard edges and +-6 of noise. */
+void fill_natural (const cuv::Frame &f, uint32_t seed)
+{
+  std::mt19937 rng (seed);
+  for (int p = 0; p < f.n_planes; p++) {
+    const cuv::Plane &pl = f.planes[p];
+    int row = pl.width * cuv::plane_sample_bytes (f.layout, p);
+    for (int y = 0; y < pl.height; y++)
+      for (int x = 0; x < row; x++) {
+        int v = (x * 3 / 7 + y / 3 + (x % 4) * 40) % 200 + ((x / 300 + y / 200) % 2) * 40 + static_cast<int> (rng () % 13) - 6;
+        pl.data[static_cast<size_t> (y) * pl.pitch + x] = static_cast<uint8_t> (std::clamp (v, 0, 255));
+      }
+  }
+}
+
+struct Image {
+  cuv::Frame host, dev;
+  std::vector<uint8_t> hbuf;
+  uint8_t *dbuf = nullptr;
+  size_t bytes;
+  Image (cuv::PixelLayout l, int w, int h)
+  {
+    int pitches[3] = {0, 0, 0};
+    for (int p = 0; p < cuv::layout_n_planes (l); p++)
+      pitches[p] = cuv::min_pitch (l, w, p, 256);  /* GstCudaMemory-like pitch */
+    host = cuv::make_frame (l, w, h, nullptr, pitches);
+    bytes = cuv::frame_bytes (host);
+    hbuf.resize (bytes);
+    CHECK (cudaMalloc (reinterpret_cast<void **> (&dbuf), bytes));
+    host = cuv::make_frame (l, w, h, hbuf.data (), pitches);
+    dev = cuv::make_frame (l, w, h, dbuf, pitches);
+  }
+  ~Image () { cudaFree (dbuf); }
+  void upload () { CHECK (cudaMemcpy (dbuf, hbuf.data (), bytes, cudaMemcpyHostToDevice)); }
+};
+
+double cpu_ms (const std::function<void ()> &work)
+{
+  std::vector<double> t;
+  for (int i = 0; i < 5; i++) {
+    auto a = std::chrono::steady_clock::now ();
+    work ();
+    t.push_back (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - a).count ());
+  }
+  std::sort (t.begin (), t.end ());
+  return t[2];
+}
+
+}  // namespace
+
+int main (int argc, char **argv)
+{
+  if (!cuvtest::have_gpu ()) {
+    std::printf ("no usable CUDA device\n");
+    return cuvtest::kSkip;
+  }
+  bool quick = argc > 1 && std::strcmp (argv[1], "--quick") == 0;
+  bool profile = argc > 1 && std::strcmp (argv[1], "--profile") == 0;
+  cudaDeviceProp prop;
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  std::printf ("device: %s, %d SMs, L2 %d MiB; cold L2, median of %d after %d warm-ups\n", prop.name,
+      prop.multiProcessorCount, prop.l2CacheSize >> 20, kIters, kWarmup);
+  std::printf ("%-34s %-10s %10s %8s %10s\n", "kernel", "frame", "GPU us", "x copy", "CPU ms");
+
+  Bench b;
+  auto tables = std::make_unique<cuv::EnhanceTables> ();
+  cuv::EnhanceParams ep{1.4, 0.05, 1.3, 0.1};
+  cuv::enhance_build_tables (ep, tables.get ());
+  cuv::EnhanceTables *dtables;
+  CHECK (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
+  CHECK (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+
+  if (profile) {
+    Image src (cuv::PixelLayout::RGBA, 3840, 2160), dst (cuv::PixelLayout::RGBA, 3840, 2160);
+    fill_natural (src.host, 1);
+    src.upload ();
+    for (int i = 0; i < 2; i++) {
+      CHECK (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
+      CHECK (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
+      CHECK (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
+    }
+    CHECK (cudaStreamSynchronize (b.stream));
+    return 0;
+  }
+  std::vector<cuvtest::Size> sizes = {{1920, 1080}};
+  if (!quick)
+    sizes.push_back ({3840, 2160});
+  for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::NV12}) {
+    for (cuvtest::Size s : sizes) {
+      Image src (l, s.w, s.h), dst (l, s.w, s.h);
+      fill_natural (src.host, 1);
+      src.upload ();
+      char frame[32];
+      std::snprintf (frame, sizeof frame, "%dx%d %s", s.w, s.h, cuvtest::layout_name (l));
+      double copy = b.time ([&] { return cudaMemcpyAsync (dst.dbuf, src.dbuf, src.bytes, cudaMemcpyDeviceToDevice, b.stream); });
+      std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", "copy (device to device)", frame, copy, 1.0, "-");
+      auto row = [&] (const char *name, const std::function<cudaError_t ()> &gpu, const std::function<void ()> &cpu) {
+        double us = b.time (gpu);
+        std::printf ("%-34s %-10s %10.1f %8.2f %10.1f\n", name, frame, us, us / copy, cpu_ms (cpu));
+      };
+      cuv::SobelParams color{cuv::SobelMode::Color, 1.0f, 0}, luma{cuv::SobelMode::Luma, 1.0f, 0};
+      row ("cudasobel mode=color", [&] { return cuv::sobel_cuda (src.dev, dst.dev, color, b.stream); },
+          [&] { cuv::sobel_cpu (src.host, dst.host, color); });
+      if (l == cuv::PixelLayout::RGBA)
+        row ("cudasobel mode=luma", [&] { return cuv::sobel_cuda (src.dev, dst.dev, luma, b.stream); },
+            [&] { cuv::sobel_cpu (src.host, dst.host, luma); });
+      row ("cudaenhance (camera-like content)", [&] { return cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream); },
+          [&] { cuv::enhance_cpu (src.host, dst.host, *tables); });
+      row ("cudaenhance in place", [&] { return cuv::enhance_cuda (src.dev, src.dev, dtables, b.stream); },
+          [&] { cuv::enhance_cpu (src.host, src.host, *tables); });
+      /* worst case for the chroma table: every pixel's chroma random */
+      std::mt19937 rng (9);
+      for (auto &v : src.hbuf)
+        v = static_cast<uint8_t> (rng ());
+      src.upload ();
+      row ("cudaenhance (random content)", [&] { return cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream); },
+          [&] { cuv::enhance_cpu (src.host, dst.host, *tables); });
+    }
+  }
+  cudaFree (dtables);
+  return 0;
+}
