@@ -144,11 +144,12 @@ caps_are_cuda (GstCaps *caps)
 }
 
 void
-gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *formats)
+gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
+    const gchar *system_formats)
 {
   gchar *str = g_strdup_printf (
       GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "%s") "; " GST_VIDEO_CAPS_MAKE ("%s"),
-      formats, formats);
+      cuda_formats, system_formats);
   GstCaps *caps = gst_caps_from_string (str);
   g_free (str);
   gst_element_class_add_pad_template (klass, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
@@ -395,7 +396,7 @@ gst_cuda_vision_filter_accept_caps (GstBaseTransform *trans, GstPadDirection dir
   GstPadTemplate *templ = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (trans), "sink");
   GstCaps *tcaps = gst_pad_template_get_caps (templ);
   const gchar *format = gst_structure_get_string (gst_caps_get_structure (caps, 0), "format");
-  const GValue *formats = gst_structure_get_value (gst_caps_get_structure (tcaps, 0), "format");
+  const GValue *formats = gst_structure_get_value (gst_caps_get_structure (tcaps, gst_caps_get_size (tcaps) - 1), "format");
   gchar *list = formats ? gst_value_serialize (formats) : g_strdup ("?");
   if (!gst_caps_can_intersect (caps, tcaps)) {
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,

@@ -55,9 +55,11 @@ struct _GstCudaVisionFilterClass {
   gpointer _gst_reserved[GST_PADDING];
 };
 
-/* Adds sink and src templates for @formats (a caps format list such as "{ RGBA, NV12 }"), CUDA
- * memory first and system memory second. */
-void gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *formats);
+/* Adds sink and src templates: CUDA memory in @cuda_formats first, system memory in
+ * @system_formats second (caps format lists such as "{ RGBA, NV12 }"). The lists differ where
+ * GStreamer's CUDA allocator lacks a format (1.22 has no GRAY8). */
+void gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
+    const gchar *system_formats);
 
 /* The context in use, or NULL (CPU backend without a GPU); borrowed, valid until stop. */
 GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);

@@ -268,7 +268,7 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
   gst_element_class_set_static_metadata (element_class, "CUDA video balance", "Filter/Effect/Video/Hardware",
       "Contrast, brightness, saturation and hue on the GPU, with videobalance's results",
       "gst-cudavision developers");
-  gst_cuda_vision_filter_class_add_templates (element_class, ENHANCE_FORMATS);
+  gst_cuda_vision_filter_class_add_templates (element_class, ENHANCE_FORMATS, ENHANCE_FORMATS);
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_enhance_stop);
   filter_class->supports_in_place = TRUE;

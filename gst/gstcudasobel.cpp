@@ -7,7 +7,7 @@
  * BT.601 luma (`mode=luma`, grey edges). Magnitude = min(255, round(scale * sqrt(gx^2 + gy^2))),
  * border pixels replicated; with `threshold` > 0 the output is binary (0 or 255). NV12 and I420
  * are filtered on their luma plane and their chroma is set neutral (grey edges); GRAY8 is
- * filtered as is. Takes CUDA or system memory on either pad, so it links directly to cudaupload,
+ * filtered as is (in system memory: GStreamer 1.22's CUDA memory has no GRAY8). Takes CUDA or system memory on either pad, so it links directly to cudaupload,
  * nvh264dec, other cudavision elements, or to plain system-memory elements.
  *
  * ## Example launch line
@@ -31,7 +31,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
 
-#define SOBEL_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
+/* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
+#define SOBEL_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define SOBEL_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
 
 typedef enum {
   GST_CUDA_SOBEL_MODE_COLOR,
@@ -205,7 +207,7 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
   gst_element_class_set_static_metadata (element_class, "CUDA Sobel edge detector", "Filter/Effect/Video/Hardware",
       "3x3 Sobel edge magnitude per colour channel or on luma, on the GPU",
       "gst-cudavision developers");
-  gst_cuda_vision_filter_class_add_templates (element_class, SOBEL_FORMATS);
+  gst_cuda_vision_filter_class_add_templates (element_class, SOBEL_CUDA_FORMATS, SOBEL_SYSTEM_FORMATS);
 
   filter_class->supports_in_place = FALSE;
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_sobel_transform_cpu);

@@ -18,21 +18,56 @@ constexpr int kRows = 4;
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
-__device__ __forceinline__ uint32_t rgb_px (uint32_t px, bool bgr, const uint8_t *ty, const uint16_t *tuv)
+/* enhance_rgb () on a packed pixel, with byte dot products (dp4a) for the RGB -> YUV step: each of
+ * Y, U, V is one instruction, and one byte permute makes the chroma table index. The coefficient
+ * words hold videobalance's matrix rows in the pixel's byte order. */
+struct RgbCoefficients {
+  uint32_t y; /* unsigned bytes */
+  uint32_t u; /* signed bytes */
+  uint32_t v;
+};
+
+constexpr uint32_t pack_bytes (int b0, int b1, int b2)
 {
-  int c0 = px & 0xff, c1 = (px >> 8) & 0xff, c2 = (px >> 16) & 0xff;
-  uint32_t rgb = bgr ? enhance_rgb (c2, c1, c0, ty, tuv) : enhance_rgb (c0, c1, c2, ty, tuv);
-  if (bgr)
-    rgb = (rgb & 0x00ff00u) | (rgb & 0xffu) << 16 | (rgb >> 16);
-  return rgb | (px & 0xff000000u);
+  return (static_cast<uint32_t> (b0) & 0xff) | (static_cast<uint32_t> (b1) & 0xff) << 8 | (static_cast<uint32_t> (b2) & 0xff) << 16;
+}
+
+constexpr RgbCoefficients kRgbCoeffs = {pack_bytes (66, 129, 25), pack_bytes (-38, -74, 112), pack_bytes (112, -94, -18)};
+constexpr RgbCoefficients kBgrCoeffs = {pack_bytes (25, 129, 66), pack_bytes (112, -74, -38), pack_bytes (-18, -94, 112)};
+
+__device__ __forceinline__ int dp4a_us (uint32_t px, uint32_t coeffs, int acc)
+{
+  int r;
+  asm ("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(px), "r"(coeffs), "r"(acc));
+  return r;
+}
+
+template <bool kBgr>
+__device__ __forceinline__ uint32_t rgb_px (uint32_t px, const uint8_t *ty, const uint16_t *tuv)
+{
+  constexpr RgbCoefficients c = kBgr ? kBgrCoeffs : kRgbCoeffs;
+  /* alpha's coefficient byte is 0, so the fourth byte never contributes */
+  uint32_t y_raw = __dp4a (px, c.y, 4096u);
+  uint32_t u_raw = dp4a_us (px, c.u, 32768);
+  uint32_t v_raw = dp4a_us (px, c.v, 32768);
+  /* u_raw, v_raw lie in 4208..61328 (see enhance_math.h), so byte 1 is the value and bytes 2, 3 are 0 */
+  int y = __ldg (ty + (y_raw >> 8));
+  uint32_t uv = __ldg (tuv + __byte_perm (v_raw, u_raw, 0x7751));
+  int u = uv & 0xff, v = uv >> 8;
+  int y298 = 298 * y;
+  uint32_t r = clamp255 ((y298 + 409 * v - 57068) >> 8);
+  uint32_t g = clamp255 ((y298 - 100 * u - 208 * v + 34707) >> 8);
+  uint32_t b = clamp255 ((y298 + 516 * u - 70870) >> 8);
+  uint32_t out = kBgr ? (b | g << 8 | r << 16) : (r | g << 8 | b << 16);
+  return out | (px & 0xff000000u);
 }
 
 /* All kRows rows are loaded before any is written: many loads in flight, and in place stays safe
  * since a thread reads and writes only its own pixels. */
-template <bool kVec>
+template <bool kVec, bool kBgr>
 __global__ void __launch_bounds__ (kBlockX * kBlockY)
 enhance_rgb_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch, int width,
-    int height, bool bgr, const EnhanceTables *tables)
+    int height, const EnhanceTables *tables)
 {
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
   const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
@@ -69,7 +104,7 @@ enhance_rgb_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pit
     uint8_t *out = dst + static_cast<size_t> (y0 + r) * dst_pitch + 4 * x0;
 #pragma unroll
     for (int k = 0; k < kPix; k++)
-      px[r][k] = rgb_px (px[r][k], bgr, ty, tuv);
+      px[r][k] = rgb_px<kBgr> (px[r][k], ty, tuv);
     if (kVec && n == kPix) {
       __stcs (reinterpret_cast<uint4 *> (out), make_uint4 (px[r][0], px[r][1], px[r][2], px[r][3]));
     } else {
@@ -143,11 +178,10 @@ cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTable
   dim3 grid (div_up (div_up (s.width, kPix), kBlockX), div_up (div_up (s.height, kRows), kBlockY));
 
   if (layout_is_rgb (src.layout)) {
-    bool bgr = layout_is_bgr (src.layout);
-    if (aligned (s, d, 16))
-      enhance_rgb_kernel<true><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, bgr, tables);
-    else
-      enhance_rgb_kernel<false><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, bgr, tables);
+    const bool bgr = layout_is_bgr (src.layout), vec = aligned (s, d, 16);
+    auto kernel = vec ? (bgr ? enhance_rgb_kernel<true, true> : enhance_rgb_kernel<true, false>)
+                      : (bgr ? enhance_rgb_kernel<false, true> : enhance_rgb_kernel<false, false>);
+    kernel<<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, tables);
     return cudaGetLastError ();
   }
 

@@ -62,10 +62,11 @@ __device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width,
 /* Luma kinds replace each loaded pixel's colour bytes by its luma once, keeping alpha. */
 template <Kind K> __device__ __forceinline__ uint32_t to_luma (uint32_t raw)
 {
+  /* luma_bt601 as one byte dot product: the coefficient bytes in the pixel's order, 0 for alpha */
   if constexpr (K == Kind::RgbLuma)
-    return luma_bt601 (raw & 0xff, (raw >> 8) & 0xff, (raw >> 16) & 0xff) | (raw & 0xff000000u);
+    return (__dp4a (raw, 77u | 150u << 8 | 29u << 16, 0u) >> 8) | (raw & 0xff000000u);
   else if constexpr (K == Kind::BgrLuma)
-    return luma_bt601 ((raw >> 16) & 0xff, (raw >> 8) & 0xff, raw & 0xff) | (raw & 0xff000000u);
+    return (__dp4a (raw, 29u | 150u << 8 | 77u << 16, 0u) >> 8) | (raw & 0xff000000u);
   else
     return raw;
 }
@@ -162,6 +163,18 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
         win[r][x] = to_luma<K> (win[r][x]);
   }
 
+  /* colour: the two SWAR halves of three consecutive rows, indexed modulo 3 (static after unrolling) */
+  uint32_t lo[3][6], hi[3][6];
+  if constexpr (K == Kind::RgbColor) {
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+#pragma unroll
+      for (int x = 0; x < 6; x++) {
+        lo[j][x] = win[j][x] & 0x00ff00ffu;
+        hi[j][x] = (win[j][x] >> 8) & 0x00ff00ffu;
+      }
+  }
+
 #pragma unroll
   for (int r = 0; r < kRows; r++) {
     const int y = y0 + r;
@@ -169,15 +182,21 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
       break;
     uint32_t out[kPix];
     if constexpr (K == Kind::RgbColor) {
-      uint32_t lo[3][6], hi[3][6];
+      /* rows r, r+1 were split by the previous iteration; split the new one */
+#pragma unroll
+      for (int x = 0; x < 6; x++) {
+        lo[(r + 2) % 3][x] = win[r + 2][x] & 0x00ff00ffu;
+        hi[(r + 2) % 3][x] = (win[r + 2][x] >> 8) & 0x00ff00ffu;
+      }
+      uint32_t a_lo[3][6], a_hi[3][6];
 #pragma unroll
       for (int j = 0; j < 3; j++)
 #pragma unroll
         for (int x = 0; x < 6; x++) {
-          lo[j][x] = win[r + j][x] & 0x00ff00ffu;
-          hi[j][x] = (win[r + j][x] >> 8) & 0x00ff00ffu;
+          a_lo[j][x] = lo[(r + j) % 3][x];
+          a_hi[j][x] = hi[(r + j) % 3][x];
         }
-      sobel4_color<kThreshold> (lo, hi, scale, thr_energy, out);
+      sobel4_color<kThreshold> (a_lo, a_hi, scale, thr_energy, out);
     } else {
       uint32_t m[kPix];
       sobel4<kThreshold> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);

@@ -20,8 +20,9 @@ struct Route {
 static const Route kRoutes[] = {
   {"system->system", "", " ! capsfilter caps=video/x-raw", false, false},
   {"system->cuda", "", " ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! cudadownload", false, true},
-  {"cuda->cuda", "cudaupload ! ", " ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! cudadownload", true, true},
-  {"cuda->system", "cudaupload ! ", " ! capsfilter caps=video/x-raw", true, false},
+  {"cuda->cuda", "cudaupload ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! ",
+      " ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! cudadownload", true, true},
+  {"cuda->system", "cudaupload ! capsfilter caps=video/x-raw(memory:CUDAMemory) ! ", " ! capsfilter caps=video/x-raw", true, false},
 };
 
 static bool
@@ -67,6 +68,8 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
         GstBuffer *ref = run_once (std::string (element) + " backend=cpu " + props, info, in);
         fail_unless (ref != nullptr);
         for (const Route &r : kRoutes) {
+          if ((r.in_cuda || r.out_cuda) && formats[i] == GST_VIDEO_FORMAT_GRAY8)
+            continue; /* GStreamer 1.22's CUDA memory has no GRAY8 */
           for (const char *backend : {"cuda", "cpu"}) {
             if (g_str_equal (backend, "cpu") && !r.in_cuda)
               continue; /* the CPU backend on system memory is the reference itself */
