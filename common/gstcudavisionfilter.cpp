@@ -278,7 +278,9 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   int count = 0;
   cudaError_t err = cudaGetDeviceCount (&count);
   if (err != cudaSuccess || count == 0) {
-    const gchar *why = err != cudaSuccess ? cudaGetErrorString (err) : "no CUDA device found";
+    const gchar *why = err == cudaSuccess ? "no CUDA device found"
+        : err == cudaErrorInsufficientDriver && !gst_cuda_load_library () ? "no NVIDIA driver (libcuda.so.1) could be loaded"
+        : cudaGetErrorString (err);
     if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No usable CUDA device: %s", why),
           ("backend=cuda needs a working NVIDIA GPU and driver; use backend=auto or backend=cpu to run on the CPU"));

@@ -75,11 +75,11 @@ template <Kind K> __device__ __forceinline__ uint32_t to_luma (uint32_t raw)
  * (luma, or the byte of an 8-bit plane). */
 /* The output byte (in the low byte) for an energy: the magnitude, or 255/0 against the threshold's
  * energy bound in threshold mode. */
-template <bool kThreshold>
-__device__ __forceinline__ uint32_t output_bits (int e, float scale, int thr_energy)
+template <bool kThreshold, typename Energy>
+__device__ __forceinline__ uint32_t output_bits (Energy e, float scale, int thr_energy)
 {
   if constexpr (kThreshold)
-    return e >= thr_energy ? 0xffu : 0u;
+    return e >= static_cast<Energy> (thr_energy) ? 0xffu : 0u;
   else
     return sobel_magnitude_bits (e, scale);
 }
@@ -106,11 +106,15 @@ __device__ __forceinline__ void sobel4 (const uint32_t *a, const uint32_t *b, co
 /* Colour Sobel on packed pixels, two channels per 32-bit word (16-bit lanes): lo holds channels 0
  * and 2, hi channel 1 and alpha. Smoothing is at most 1020 per lane; differences are taken with a
  * bias (256 per diff, 1024 per gradient) so that no lane ever borrows from its neighbour. */
-__device__ __forceinline__ int lane_energy (uint32_t gx, uint32_t gy, int lane)
+/* gx^2 + gy^2 of one 16-bit lane (0: low, 1: high), exactly, in float: a permute puts the biased
+ * lane under 2^23's exponent, one subtraction removes 2^23 and the bias, and the squares and their
+ * sum (< 2^22) are exact. This keeps the work on the FMA pipe rather than the integer ALU. */
+__device__ __forceinline__ float lane_energy (uint32_t gx, uint32_t gy, int lane)
 {
-  int x = static_cast<int> ((gx >> (16 * lane)) & 0xffff) - 1024;
-  int y = static_cast<int> ((gy >> (16 * lane)) & 0xffff) - 1024;
-  return x * x + y * y;
+  const uint32_t sel = lane == 0 ? 0x7410 : 0x7432;
+  float x = __fsub_rn (__uint_as_float (__byte_perm (gx, 0x4B000000u, sel)), 8389632.0f); /* 2^23 + 1024 */
+  float y = __fsub_rn (__uint_as_float (__byte_perm (gy, 0x4B000000u, sel)), 8389632.0f);
+  return __fmaf_rn (x, x, __fmul_rn (y, y));
 }
 
 template <bool kThreshold>

@@ -62,13 +62,14 @@ inline int sobel_threshold_energy (float scale, int threshold)
 }
 
 #ifdef __CUDACC__
-/* sobel_magnitude_host on the GPU, as the low byte of a float's bit pattern (0x4B0000vv). The
- * square root is the IEEE-correct sequence nvcc emits for normal inputs (rsqrt estimate, one
- * Newton step with the residual), without its branch to the special-value path: an energy is an
- * integer, and 0 is lifted to 2^-30, whose root times any scale <= 64 still rounds to 0. */
-__device__ __forceinline__ uint32_t sobel_magnitude_bits (int energy, float scale)
+/* sobel_magnitude_host on the GPU for an energy given as an exact float, as the low byte of a
+ * float's bit pattern (0x4B0000vv). The square root is the IEEE-correct sequence nvcc emits for
+ * normal inputs (rsqrt estimate, one Newton step with the residual), without its branch to the
+ * special-value path: an energy is an integer, and 0 is lifted to 2^-30, whose root times any
+ * scale <= 64 still rounds to 0. */
+__device__ __forceinline__ uint32_t sobel_magnitude_bits (float energy, float scale)
 {
-  float x = fmaxf (exact_float (energy), 9.31322574615478515625e-10f);
+  float x = fmaxf (energy, 9.31322574615478515625e-10f);
   float r;
   asm ("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   float s = __fmul_rn (x, r);
@@ -77,6 +78,11 @@ __device__ __forceinline__ uint32_t sobel_magnitude_bits (int energy, float scal
   s = __fmaf_rn (res, h, s);
   float m = fminf (__fmul_rn (scale, s), 255.0f);
   return __float_as_uint (__fadd_rd (__fadd_rn (m, 0.5f), 8388608.0f));
+}
+
+__device__ __forceinline__ uint32_t sobel_magnitude_bits (int energy, float scale)
+{
+  return sobel_magnitude_bits (exact_float (energy), scale);
 }
 #endif
 

@@ -90,6 +90,8 @@ GST_START_TEST (test_enhance_passthrough_at_defaults)
   GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
   GstHarness *h = gst_harness_new_parse ("cudaenhance backend=cpu");
   gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  /* same caps on both pads (on a GPU machine CUDA memory would otherwise be preferred downstream) */
+  gst_harness_set_sink_caps_str (h, caps_for (info).c_str ());
   GstBuffer *in = make_buffer (info, 0, 5);
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out == in, "defaults must pass the buffer through untouched");

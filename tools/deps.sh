@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what gst-cudavision needs to build and run on Debian 12 / Ubuntu 22.04+ (the CUDA
+# toolkit is expected in /usr/local/cuda; without it the build is CPU-only). Sourced by the demo and
+# test scripts; safe to run twice.
+set -eu
+pkgs="meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad"
+missing=""
+for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+command -v nvcc >/dev/null || echo "note: no nvcc found: building the CPU reference only"
