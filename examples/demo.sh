@@ -3,10 +3,15 @@
 # cudaenhance. Writes PNG snapshots of the input and of each stage to snapshots/ and prints the
 # frames per second of the chain. Without a GPU the elements run their CPU reference and say so.
 #   examples/demo.sh [FRAMES]        (default 300)
+# CUDAVISION_BUILD=DIR uses an existing build directory instead of installing and building.
 set -eu
 cd "$(dirname "$0")/.."
-tools/build.sh >/dev/null
-export GST_PLUGIN_PATH="$PWD/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+build=${CUDAVISION_BUILD:-}
+if [ -z "$build" ]; then
+  tools/build.sh >/dev/null
+  build=build
+fi
+export GST_PLUGIN_PATH="$PWD/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 frames=${1:-300}
 if [ -e /dev/video0 ]; then
   src="v4l2src device=/dev/video0"
