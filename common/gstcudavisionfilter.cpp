@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "copy.h"
 #include "cuvstreampool.h"
@@ -554,9 +555,96 @@ post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *i
           gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
 }
 
+#if CUV_HAVE_CUDA
+static bool
+is_device_buffer (GstCudaVisionFilterImpl *priv, GstBuffer *buf)
+{
+  if (!priv->context || gst_buffer_n_memory (buf) != 1)
+    return false;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == priv->context;
+}
+
+/* Copies every plane between a device view and a host view (synchronously). */
+static bool
+copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind kind)
+{
+  for (int p = 0; p < src.n_planes; p++) {
+    size_t row = static_cast<size_t> (src.planes[p].width) * cuv::plane_sample_bytes (src.layout, p);
+    if (!CUV_CUDA_OK (self, cudaMemcpy2D (dst.planes[p].data, dst.planes[p].pitch, src.planes[p].data,
+            src.planes[p].pitch, row, src.planes[p].height, kind)))
+      return false;
+  }
+  return true;
+}
+
+/* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
+ * misplaces I420 chroma, so the planes are copied through host memory here instead. */
+static GstFlowReturn
+process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
+    bool out_dev)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  GstCudaVisionFilterImpl *priv = get_priv (self);
+  const bool in_place = inbuf == outbuf;
+  cuv::ContextGuard guard (priv->context);
+  if (!guard.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  auto host_frame = [] (std::vector<uint8_t> &store, const GstVideoInfo *info, cuv::PixelLayout layout) {
+    int pitches[3] = {0, 0, 0};
+    int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+    for (int p = 0; p < cuv::layout_n_planes (layout); p++)
+      pitches[p] = cuv::min_pitch (layout, w, p, 4);
+    store.resize (cuv::frame_bytes (cuv::make_frame (layout, w, h, nullptr, pitches)));
+    return cuv::make_frame (layout, w, h, store.data (), pitches);
+  };
+  auto flags = [] (GstMapFlags f, bool dev) { return dev ? static_cast<GstMapFlags> (f | GST_MAP_CUDA) : f; };
+
+  GstVideoFrame vin, vout;
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, flags (in_place ? GST_MAP_READWRITE : GST_MAP_READ, in_dev))) {
+    post_map_error (self, inbuf, &st.in_info, "input");
+    return GST_FLOW_ERROR;
+  }
+  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, flags (GST_MAP_WRITE, out_dev))) {
+    gst_video_frame_unmap (&vin);
+    post_map_error (self, outbuf, &st.out_info, "output");
+    return GST_FLOW_ERROR;
+  }
+  cuv::Frame in_view = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
+  cuv::Frame out_view = in_place ? in_view : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
+  std::vector<uint8_t> in_store, out_store;
+  cuv::Frame fin = in_dev ? host_frame (in_store, &st.in_info, st.in_layout) : in_view;
+  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (out_store, &st.out_info, st.out_layout) : out_view;
+
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
+    ret = klass->transform_cpu (self, &fin, &fout);
+    if (ret == GST_FLOW_OK && out_dev && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
+      ret = GST_FLOW_ERROR;
+  }
+  if (!in_place)
+    gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+  if (ret == GST_FLOW_ERROR)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Copying a frame between CUDA and host memory failed"), (nullptr));
+  return ret;
+}
+#endif
+
 static GstFlowReturn
 process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
 {
+#if CUV_HAVE_CUDA
+  {
+    GstCudaVisionFilterImpl *priv = get_priv (self);
+    const bool in_dev = is_device_buffer (priv, inbuf);
+    const bool out_dev = inbuf == outbuf ? in_dev : is_device_buffer (priv, outbuf);
+    if (in_dev || out_dev)
+      return process_cpu_staged (self, st, inbuf, outbuf, in_dev, out_dev);
+  }
+#endif
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   const bool in_place = inbuf == outbuf;
   GstVideoFrame vin, vout;
@@ -579,15 +667,6 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
 }
 
 #if CUV_HAVE_CUDA
-static bool
-is_device_buffer (GstCudaVisionFilterImpl *priv, GstBuffer *buf)
-{
-  if (gst_buffer_n_memory (buf) != 1)
-    return false;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == priv->context;
-}
-
 /* A device frame with rows padded to 256 bytes and a pinned host image of the same layout, so
  * that one asynchronous copy moves it either way. */
 static bool

@@ -15,8 +15,11 @@ namespace cuv {
 
 namespace {
 
-constexpr int kPix = 4;   /* pixels per thread, horizontally */
-constexpr int kRows = 4;  /* rows per thread, vertically */
+#ifndef CUV_SOBEL_ROWS
+#define CUV_SOBEL_ROWS 4 /* tests/bench builds variants to compare */
+#endif
+constexpr int kPix = 4;               /* pixels per thread, horizontally */
+constexpr int kRows = CUV_SOBEL_ROWS; /* rows per thread, vertically */
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
