@@ -18,6 +18,9 @@ namespace {
 #ifndef CUV_SOBEL_ROWS
 #define CUV_SOBEL_ROWS 4 /* tests/bench builds variants to compare */
 #endif
+#ifndef CUV_SOBEL_MIN_BLOCKS
+#define CUV_SOBEL_MIN_BLOCKS 1
+#endif
 constexpr int kPix = 4;               /* pixels per thread, horizontally */
 constexpr int kRows = CUV_SOBEL_ROWS; /* rows per thread, vertically */
 constexpr int kBlockX = 32;
@@ -35,9 +38,14 @@ template <Kind K, bool kAligned> __device__ __forceinline__ uint32_t load_px (co
     return __ldg (row + x);
 }
 
+/* Byte offsets in a row of the pixels a thread reads beside its four, clamped to the row. */
+struct SideOffsets {
+  uint32_t left, right;
+};
+
 /* w[0] = pixel x0-1, w[1..4] = x0..x0+3, w[5] = x0+4, all clamped to the row. */
 template <Kind K, bool kVec>
-__device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width, uint32_t w[6])
+__device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width, SideOffsets side, uint32_t w[6])
 {
   if (kVec && x0 + kPix <= width) {
     if constexpr (kBytes<K> == 4) {
@@ -58,8 +66,13 @@ __device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width,
     for (int k = 0; k < kPix; k++)
       w[1 + k] = load_px<K, kVec> (row, min (x0 + k, width - 1));
   }
-  w[0] = load_px<K, kVec> (row, max (x0 - 1, 0));
-  w[5] = load_px<K, kVec> (row, min (x0 + kPix, width - 1));
+  if constexpr (kBytes<K> == 4) {
+    w[0] = load_px4<kVec> (row + side.left);
+    w[5] = load_px4<kVec> (row + side.right);
+  } else {
+    w[0] = __ldg (row + side.left);
+    w[5] = __ldg (row + side.right);
+  }
 }
 
 /* Luma kinds replace each loaded pixel's colour bytes by its luma once, keeping alpha. */
@@ -117,7 +130,8 @@ __device__ __forceinline__ float lane_energy (uint32_t gx, uint32_t gy, int lane
   const uint32_t sel = lane == 0 ? 0x7410 : 0x7432;
   float x = __fsub_rn (__uint_as_float (__byte_perm (gx, 0x4B000000u, sel)), 8389632.0f); /* 2^23 + 1024 */
   float y = __fsub_rn (__uint_as_float (__byte_perm (gy, 0x4B000000u, sel)), 8389632.0f);
-  return __fmaf_rn (x, x, __fmul_rn (y, y));
+  /* y * y + 2^-30 is y * y exactly unless both are 0: the zero lift for free */
+  return __fmaf_rn (x, x, __fmaf_rn (y, y, kEnergyZeroLift));
 }
 
 template <bool kThreshold>
@@ -147,7 +161,7 @@ __device__ __forceinline__ void sobel4_color (const uint32_t (&lo)[3][6], const 
 }
 
 template <Kind K, bool kVec, bool kThreshold>
-__global__ void __launch_bounds__ (kBlockX * kBlockY)
+__global__ void __launch_bounds__ (kBlockX * kBlockY, CUV_SOBEL_MIN_BLOCKS)
 sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restrict__ dst,
     int dst_pitch, int width, int height, float scale, int thr_energy)
 {
@@ -156,11 +170,13 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
   if (x0 >= width || y0 >= height)
     return;
 
+  const SideOffsets side = {static_cast<uint32_t> (max (x0 - 1, 0)) * kBytes<K>,
+      static_cast<uint32_t> (min (x0 + kPix, width - 1)) * kBytes<K>};
   uint32_t win[kRows + 2][6];
 #pragma unroll
   for (int r = 0; r < kRows + 2; r++) {
-    int y = min (max (y0 - 1 + r, 0), height - 1);
-    load_row<K, kVec> (src + static_cast<size_t> (y) * src_pitch, x0, width, win[r]);
+    const uint32_t y = min (max (y0 - 1 + r, 0), height - 1);
+    load_row<K, kVec> (src + y * static_cast<size_t> (src_pitch), x0, width, side, win[r]);
   }
   if constexpr (K == Kind::RgbLuma || K == Kind::BgrLuma) {
 #pragma unroll

@@ -3,7 +3,8 @@
  *
  * Semantics, identical in both backends (bit-exact):
  *   gx, gy   the 3x3 Sobel responses, border pixels replicated;
- *   m        min(255, floor(scale * sqrt(gx^2 + gy^2) + 0.5)), in IEEE float (no FMA);
+ *   m        min(255, floor(fma(scale, sqrtf(gx^2 + gy^2), 0.5))), IEEE float: the root
+ *            correctly rounded, scale * root + 0.5 rounded once (a fused multiply-add);
  *   output   threshold == 0 ? m : (m >= threshold ? 255 : 0).
  * RGB layouts: Color mode filters R, G and B independently; Luma mode filters the BT.601 luma
  * ((77 R + 150 G + 29 B) >> 8) and writes it to R, G and B. The fourth byte (alpha or x) is copied.

@@ -28,10 +28,12 @@ CUV_HD int sobel_energy (int a0, int a1, int a2, int b0, int b2, int c0, int c1,
 
 /* energy <= 2 * 1020^2 is exact in float; sqrt and the product are IEEE-rounded on both backends
  * (nvcc -prec-sqrt=true --fmad=false, host -ffp-contract=off). */
+/* floor (fma (scale, sqrtf (energy), 0.5)) clipped to 255: one rounding for scale * root + 0.5, as
+ * the GPU's fused multiply-add gives it. */
 inline int sobel_magnitude_host (int energy, float scale)
 {
-  float m = scale * std::sqrt (static_cast<float> (energy));
-  return m >= 255.0f ? 255 : static_cast<int> (m + 0.5f);
+  float t = std::fma (scale, std::sqrt (static_cast<float> (energy)), 0.5f);
+  return t >= 255.0f ? 255 : static_cast<int> (t);
 }
 
 inline int sobel_output_host (int energy, float scale, int threshold)
@@ -62,27 +64,29 @@ inline int sobel_threshold_energy (float scale, int threshold)
 }
 
 #ifdef __CUDACC__
-/* sobel_magnitude_host on the GPU for an energy given as an exact float, as the low byte of a
- * float's bit pattern (0x4B0000vv). The square root is the IEEE-correct sequence nvcc emits for
- * normal inputs (rsqrt estimate, one Newton step with the residual), without its branch to the
- * special-value path: an energy is an integer, and 0 is lifted to 2^-30, whose root times any
- * scale <= 64 still rounds to 0. */
-__device__ __forceinline__ uint32_t sobel_magnitude_bits (float energy, float scale)
+/* An energy of 0 enters the square root as 2^-30: its root times any scale <= 64 plus 0.5 still
+ * floors to 0, and every energy >= 1 absorbs it exactly. */
+constexpr float kEnergyZeroLift = 9.31322574615478515625e-10f;
+
+/* sobel_magnitude_host on the GPU for an energy given as an exact float (0 lifted, see above), as
+ * the low byte of a float's bit pattern (0x4B0000vv). The square root is the IEEE-correct sequence
+ * nvcc emits for normal inputs (rsqrt estimate, one Newton step with the residual), without its
+ * branch to the special-value path, which no energy needs. */
+__device__ __forceinline__ uint32_t sobel_magnitude_bits (float x, float scale)
 {
-  float x = fmaxf (energy, 9.31322574615478515625e-10f);
   float r;
   asm ("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
   float s = __fmul_rn (x, r);
   float h = __fmul_rn (r, 0.5f);
   float res = __fmaf_rn (-s, s, x);
   s = __fmaf_rn (res, h, s);
-  float m = fminf (__fmul_rn (scale, s), 255.0f);
-  return __float_as_uint (__fadd_rd (__fadd_rn (m, 0.5f), 8388608.0f));
+  float t = fminf (__fmaf_rn (scale, s, 0.5f), 255.5f);
+  return __float_as_uint (__fadd_rd (t, 8388608.0f));
 }
 
 __device__ __forceinline__ uint32_t sobel_magnitude_bits (int energy, float scale)
 {
-  return sobel_magnitude_bits (exact_float (energy), scale);
+  return sobel_magnitude_bits (fmaxf (exact_float (energy), kEnergyZeroLift), scale);
 }
 #endif
 
