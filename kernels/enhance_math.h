@@ -4,11 +4,8 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define CUV_HD __host__ __device__ __forceinline__
-#else
-#define CUV_HD inline
-#endif
+#include "image.h"
+
 
 namespace cuv {
 

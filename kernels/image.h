@@ -8,6 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 
+/* Arithmetic shared by a kernel and its CPU reference is written once, for both compilers. */
+#ifdef __CUDACC__
+#define CUV_HD __host__ __device__ __forceinline__
+#else
+#define CUV_HD inline
+#endif
+
 namespace cuv {
 
 enum class PixelLayout : int {

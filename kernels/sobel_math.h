@@ -6,15 +6,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "image.h"
+
 #ifdef __CUDACC__
 #include "cuda_access.cuh"
 #endif
 
-#ifdef __CUDACC__
-#define CUV_HD __host__ __device__ __forceinline__
-#else
-#define CUV_HD inline
-#endif
 
 namespace cuv {
 

@@ -24,15 +24,6 @@
 
 namespace {
 
-#define CHECK(expr)                                                                                   \
-  do {                                                                                                \
-    cudaError_t e_ = (expr);                                                                          \
-    if (e_ != cudaSuccess) {                                                                          \
-      std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString (e_));   \
-      std::exit (1);                                                                                  \
-    }                                                                                                 \
-  } while (0)
-
 constexpr int kWarmup = 20;
 constexpr int kIters = 100;
 constexpr size_t kFlushBytes = 256u << 20;
@@ -44,10 +35,10 @@ struct Bench {
 
   Bench ()
   {
-    CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-    CHECK (cudaEventCreate (&start));
-    CHECK (cudaEventCreate (&stop));
-    CHECK (cudaMalloc (&flush, kFlushBytes));
+    CUVTEST_CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+    CUVTEST_CHECK_CUDA (cudaEventCreate (&start));
+    CUVTEST_CHECK_CUDA (cudaEventCreate (&stop));
+    CUVTEST_CHECK_CUDA (cudaMalloc (&flush, kFlushBytes));
   }
   ~Bench ()
   {
@@ -62,13 +53,13 @@ struct Bench {
   {
     std::vector<float> t;
     for (int i = 0; i < kWarmup + kIters; i++) {
-      CHECK (cudaMemsetAsync (flush, i & 0xff, kFlushBytes, stream));
-      CHECK (cudaEventRecord (start, stream));
-      CHECK (work ());
-      CHECK (cudaEventRecord (stop, stream));
-      CHECK (cudaEventSynchronize (stop));
+      CUVTEST_CHECK_CUDA (cudaMemsetAsync (flush, i & 0xff, kFlushBytes, stream));
+      CUVTEST_CHECK_CUDA (cudaEventRecord (start, stream));
+      CUVTEST_CHECK_CUDA (work ());
+      CUVTEST_CHECK_CUDA (cudaEventRecord (stop, stream));
+      CUVTEST_CHECK_CUDA (cudaEventSynchronize (stop));
       float ms = 0;
-      CHECK (cudaEventElapsedTime (&ms, start, stop));
+      CUVTEST_CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
       if (i >= kWarmup)
         t.push_back (ms * 1000.0f);
     }
@@ -105,12 +96,12 @@ struct Image {
     host = cuv::make_frame (l, w, h, nullptr, pitches);
     bytes = cuv::frame_bytes (host);
     hbuf.resize (bytes);
-    CHECK (cudaMalloc (reinterpret_cast<void **> (&dbuf), bytes));
+    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dbuf), bytes));
     host = cuv::make_frame (l, w, h, hbuf.data (), pitches);
     dev = cuv::make_frame (l, w, h, dbuf, pitches);
   }
   ~Image () { cudaFree (dbuf); }
-  void upload () { CHECK (cudaMemcpy (dbuf, hbuf.data (), bytes, cudaMemcpyHostToDevice)); }
+  void upload () { CUVTEST_CHECK_CUDA (cudaMemcpy (dbuf, hbuf.data (), bytes, cudaMemcpyHostToDevice)); }
 };
 
 double cpu_ms (const std::function<void ()> &work)
@@ -136,7 +127,7 @@ int main (int argc, char **argv)
   bool quick = argc > 1 && std::strcmp (argv[1], "--quick") == 0;
   bool profile = argc > 1 && std::strcmp (argv[1], "--profile") == 0;
   cudaDeviceProp prop;
-  CHECK (cudaGetDeviceProperties (&prop, 0));
+  CUVTEST_CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
   std::printf ("device: %s, %d SMs, L2 %d MiB; cold L2, median of %d after %d warm-ups\n", prop.name,
       prop.multiProcessorCount, prop.l2CacheSize >> 20, kIters, kWarmup);
   std::printf ("%-34s %-10s %10s %8s %10s\n", "kernel", "frame", "GPU us", "x copy", "CPU ms");
@@ -146,19 +137,19 @@ int main (int argc, char **argv)
   cuv::EnhanceParams ep{1.4, 0.05, 1.3, 0.1};
   cuv::enhance_build_tables (ep, tables.get ());
   cuv::EnhanceTables *dtables;
-  CHECK (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
-  CHECK (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
+  CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
 
   if (profile) {
     Image src (cuv::PixelLayout::RGBA, 3840, 2160), dst (cuv::PixelLayout::RGBA, 3840, 2160);
     fill_natural (src.host, 1);
     src.upload ();
     for (int i = 0; i < 2; i++) {
-      CHECK (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
-      CHECK (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
-      CHECK (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
     }
-    CHECK (cudaStreamSynchronize (b.stream));
+    CUVTEST_CHECK_CUDA (cudaStreamSynchronize (b.stream));
     return 0;
   }
   std::vector<cuvtest::Size> sizes = {{1920, 1080}};

@@ -95,6 +95,22 @@ inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info,
   return out;
 }
 
+/* A harness on @launch whose element posts to a bus of its own (the harness gives it none). */
+struct BusHarness {
+  GstHarness *h;
+  GstBus *bus;
+  explicit BusHarness (const char *launch) : h (gst_harness_new_parse (launch)), bus (gst_bus_new ())
+  {
+    gst_element_set_bus (h->element, bus);
+  }
+  ~BusHarness ()
+  {
+    gst_element_set_bus (h->element, nullptr);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+};
+
 /* The first error message on @bus within a second, or NULL. */
 inline GstMessage *wait_error (GstBus *bus)
 {

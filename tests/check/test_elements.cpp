@@ -113,19 +113,14 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_format_is_not_negotiated)
 {
   for (const char *name : {"cudasobel", "cudaenhance"}) {
-    GstHarness *h = gst_harness_new_parse ((std::string (name) + " backend=cpu").c_str ());
-    GstBus *bus = gst_bus_new ();
-    gst_element_set_bus (h->element, bus);
-    gst_harness_set_src_caps_str (h, "video/x-raw,format=YUY2,width=64,height=48,framerate=30/1");
+    BusHarness b ((std::string (name) + " backend=cpu").c_str ());
+    gst_harness_set_src_caps_str (b.h, "video/x-raw,format=YUY2,width=64,height=48,framerate=30/1");
     GstVideoInfo info = info_for (GST_VIDEO_FORMAT_YUY2, 64, 48);
-    fail_unless_equals_int (gst_harness_push (h, make_buffer (info, 0, 1)), GST_FLOW_NOT_NEGOTIATED);
-    GstMessage *msg = wait_error (bus);
+    fail_unless_equals_int (gst_harness_push (b.h, make_buffer (info, 0, 1)), GST_FLOW_NOT_NEGOTIATED);
+    GstMessage *msg = wait_error (b.bus);
     fail_unless (error_is (msg, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "does not support the format YUY2"),
         "%s: no readable negotiation error", name);
     gst_message_unref (msg);
-    gst_element_set_bus (h->element, nullptr);
-    gst_object_unref (bus);
-    gst_harness_teardown (h);
   }
 }
 GST_END_TEST;
@@ -133,20 +128,15 @@ GST_END_TEST;
 GST_START_TEST (test_short_buffer_is_an_error)
 {
   for (const char *launch : {"cudasobel backend=cpu", "cudaenhance backend=cpu contrast=1.2"}) {
-    GstHarness *h = gst_harness_new_parse (launch);
-    GstBus *bus = gst_bus_new ();
-    gst_element_set_bus (h->element, bus);
+    BusHarness b (launch);
     GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
-    gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+    gst_harness_set_src_caps_str (b.h, caps_for (info).c_str ());
     GstBuffer *small = gst_buffer_new_allocate (nullptr, 100, nullptr);
-    fail_unless_equals_int (gst_harness_push (h, small), GST_FLOW_ERROR);
-    GstMessage *msg = wait_error (bus);
+    fail_unless_equals_int (gst_harness_push (b.h, small), GST_FLOW_ERROR);
+    GstMessage *msg = wait_error (b.bus);
     fail_unless (error_is (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "does not hold the 64x48 RGBA frame"),
         "%s: no readable error for a short buffer", launch);
     gst_message_unref (msg);
-    gst_element_set_bus (h->element, nullptr);
-    gst_object_unref (bus);
-    gst_harness_teardown (h);
   }
 }
 GST_END_TEST;

@@ -15,6 +15,18 @@
 #include <cuda_runtime_api.h>
 #endif
 
+/* For test and benchmark programs: a failed CUDA call ends the program with its location. */
+#if CUV_HAVE_CUDA
+#define CUVTEST_CHECK_CUDA(expr)                                                                      \
+  do {                                                                                                \
+    cudaError_t e_ = (expr);                                                                          \
+    if (e_ != cudaSuccess) {                                                                          \
+      std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString (e_));   \
+      std::exit (1);                                                                                  \
+    }                                                                                                 \
+  } while (0)
+#endif
+
 namespace cuvtest {
 
 constexpr int kSkip = 77; /* meson's exit code for a skipped test */

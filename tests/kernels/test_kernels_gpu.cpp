@@ -16,15 +16,6 @@ namespace {
 
 constexpr uint8_t kPoison = 0xCD;
 
-#define CHECK_CUDA(expr)                                                                      \
-  do {                                                                                        \
-    cudaError_t e_ = (expr);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString (e_)); \
-      std::exit (1);                                                                          \
-    }                                                                                         \
-  } while (0)
-
 /* A device mirror of a HostImage: same size, same offsets. */
 struct DeviceImage {
   uint8_t *base = nullptr;
@@ -33,15 +24,15 @@ struct DeviceImage {
 
   explicit DeviceImage (const HostImage &h) : bytes (h.storage.size ())
   {
-    CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&base), bytes));
+    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&base), bytes));
     frame = h.frame;
     for (int p = 0; p < frame.n_planes; p++)
       frame.planes[p].data = base + (h.frame.planes[p].data - h.storage.data ());
   }
   ~DeviceImage () { cudaFree (base); }
-  void upload (const HostImage &h) { CHECK_CUDA (cudaMemcpy (base, h.storage.data (), bytes, cudaMemcpyHostToDevice)); }
-  void download (HostImage &h) const { CHECK_CUDA (cudaMemcpy (h.storage.data (), base, bytes, cudaMemcpyDeviceToHost)); }
-  void poison () { CHECK_CUDA (cudaMemset (base, kPoison, bytes)); }
+  void upload (const HostImage &h) { CUVTEST_CHECK_CUDA (cudaMemcpy (base, h.storage.data (), bytes, cudaMemcpyHostToDevice)); }
+  void download (HostImage &h) const { CUVTEST_CHECK_CUDA (cudaMemcpy (h.storage.data (), base, bytes, cudaMemcpyDeviceToHost)); }
+  void poison () { CUVTEST_CHECK_CUDA (cudaMemset (base, kPoison, bytes)); }
 };
 
 struct Stride {
@@ -65,13 +56,13 @@ void compare (Checker &c, cuv::PixelLayout layout, Size s, Stride st, uint32_t s
   if (in_place) {
     ref.storage = in.storage;
     cpu (ref.frame, ref.frame);
-    CHECK_CUDA (gpu (din.frame, din.frame));
-    CHECK_CUDA (cudaDeviceSynchronize ());
+    CUVTEST_CHECK_CUDA (gpu (din.frame, din.frame));
+    CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
     din.download (got);
   } else {
     cpu (in.frame, ref.frame);
-    CHECK_CUDA (gpu (din.frame, dout.frame));
-    CHECK_CUDA (cudaDeviceSynchronize ());
+    CUVTEST_CHECK_CUDA (gpu (din.frame, dout.frame));
+    CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
     dout.download (got);
   }
   std::string name = what + " " + layout_name (layout) + " " + std::to_string (s.w) + "x" + std::to_string (s.h) +
@@ -123,12 +114,12 @@ void test_sobel_every_energy (Checker &c)
   const int n = cuv::kSobelMaxEnergy + 1;
   std::vector<uint8_t> want (n), got (n);
   uint8_t *dev = nullptr;
-  CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dev), n));
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dev), n));
   for (float scale : {1.0f, 0.37f, 1.5f, 2.5f, 0.01f, 0.0f, 63.99f, 64.0f, 0.70710678f}) {
     for (int threshold : {0, 1, 40, 128, 254, 255}) {
       cuv::sobel_output_table_cpu (scale, threshold, want.data ());
-      CHECK_CUDA (cuv::sobel_output_table_cuda (scale, threshold, dev, nullptr));
-      CHECK_CUDA (cudaMemcpy (got.data (), dev, n, cudaMemcpyDeviceToHost));
+      CUVTEST_CHECK_CUDA (cuv::sobel_output_table_cuda (scale, threshold, dev, nullptr));
+      CUVTEST_CHECK_CUDA (cudaMemcpy (got.data (), dev, n, cudaMemcpyDeviceToHost));
       int bad = 0, first = -1;
       for (int e = 0; e < n; e++)
         if (want[e] != got[e]) {
@@ -149,7 +140,7 @@ void test_enhance (Checker &c)
     {1.4, 0.0, 1.0, 0.0}, {0.5, 0.2, 1.7, 0.3}, {2.0, -0.5, 0.0, -1.0}, {1.0, 0.0, 1.0, 0.5}, {0.0, 1.0, 2.0, 0.77},
   };
   cuv::EnhanceTables *dtables = nullptr;
-  CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   auto tables = std::make_unique<cuv::EnhanceTables> ();
   uint32_t seed = 1000;
   for (cuv::PixelLayout l : kAll) {
@@ -160,7 +151,7 @@ void test_enhance (Checker &c)
       for (Stride st : strides_for (s)) {
         for (const cuv::EnhanceParams &p : params) {
           cuv::enhance_build_tables (p, tables.get ());
-          CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+          CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
           char what[128];
           std::snprintf (what, sizeof what, "enhance c=%.2f b=%.2f s=%.2f h=%.2f", p.contrast, p.brightness,
               p.saturation, p.hue);
