@@ -4,6 +4,7 @@
 #endif
 
 #include "gstcudavisionfilter.h"
+#include "gstcudavisionfilter-private.h"
 
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -13,9 +14,7 @@
 
 #include <memory>
 #include <mutex>
-#include <vector>
 
-#include "copy.h"
 #include "cuvstreampool.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
@@ -26,52 +25,6 @@ enum {
   PROP_BACKEND,
 };
 
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
-
-namespace {
-
-/* What one negotiation fixes: the infos, the memory type of each side and, for the CUDA
- * backend, the staging buffers of a side that is system memory (allocated on first use). */
-struct CapsState {
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
-  cuv::PixelLayout in_layout;
-  cuv::PixelLayout out_layout;
-  bool in_cuda_caps = false;
-  bool out_cuda_caps = false;
-#if CUV_HAVE_CUDA
-  /* device frame + identical pinned image, one per side */
-  struct Staging {
-    cuv::CudaBuffer device;
-    cuv::CudaBuffer host;
-    cuv::Frame device_frame{};
-    cuv::Frame host_frame{};
-  };
-  Staging in_stage;
-  Staging out_stage;
-#endif
-};
-
-}  // namespace
-
-struct GstCudaVisionFilterImpl {
-  std::mutex lock;
-  /* properties */
-  gint device_id = DEFAULT_DEVICE_ID;
-  GstCudaVisionBackend backend = DEFAULT_BACKEND;
-
-  /* from start to stop */
-  GstCudaContext *context = nullptr;
-  bool use_cuda = false;
-  /* CUDA memory is offered on the pads until start finds that no context can be had */
-  bool cuda_memory_possible = true;
-#if CUV_HAVE_CUDA
-  cuv::StreamLease stream;
-#endif
-  std::shared_ptr<CapsState> state;
-};
-
 /* GObject allocates the private area, which holds the C++ object made in init. */
 struct GstCudaVisionFilterPrivate {
   GstCudaVisionFilterImpl *impl;
@@ -80,8 +33,8 @@ struct GstCudaVisionFilterPrivate {
 #define gst_cuda_vision_filter_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVisionFilter, gst_cuda_vision_filter, GST_TYPE_BASE_TRANSFORM);
 
-static GstCudaVisionFilterImpl *
-get_priv (GstCudaVisionFilter *self)
+GstCudaVisionFilterImpl *
+gst_cuda_vision_filter_impl (GstCudaVisionFilter *self)
 {
   return static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self))->impl;
 }
@@ -161,13 +114,13 @@ gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar 
 GstCudaContext *
 gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self)
 {
-  return get_priv (self)->context;
+  return gst_cuda_vision_filter_impl (self)->context;
 }
 
 void
 gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (self);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   std::shared_ptr<CapsState> state;
   {
     std::lock_guard<std::mutex> lk (priv->lock);
@@ -201,7 +154,7 @@ gst_cuda_vision_filter_finalize (GObject *object)
 static void
 gst_cuda_vision_filter_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (object));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object));
   std::lock_guard<std::mutex> lk (priv->lock);
   switch (prop_id) {
     case PROP_DEVICE_ID:
@@ -219,7 +172,7 @@ gst_cuda_vision_filter_set_property (GObject *object, guint prop_id, const GValu
 static void
 gst_cuda_vision_filter_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (object));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object));
   std::lock_guard<std::mutex> lk (priv->lock);
   switch (prop_id) {
     case PROP_DEVICE_ID:
@@ -239,7 +192,7 @@ gst_cuda_vision_filter_get_property (GObject *object, guint prop_id, GValue *val
 static void
 gst_cuda_vision_filter_set_context (GstElement *element, GstContext *context)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (element));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (element));
   gint device_id;
   {
     std::lock_guard<std::mutex> lk (priv->lock);
@@ -252,7 +205,7 @@ gst_cuda_vision_filter_set_context (GstElement *element, GstContext *context)
 static gboolean
 gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (trans));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->context))
     return TRUE;
@@ -264,7 +217,7 @@ static gboolean
 gst_cuda_vision_filter_start (GstBaseTransform *trans)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
-  GstCudaVisionFilterImpl *priv = get_priv (self);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   GstElement *element = GST_ELEMENT (trans);
   gint device_id;
   GstCudaVisionBackend backend;
@@ -349,7 +302,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
 static gboolean
 gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (trans));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   {
     std::lock_guard<std::mutex> lk (priv->lock);
     priv->state.reset ();
@@ -370,7 +323,7 @@ static GstCaps *
 gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
     GstCaps *filter)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (trans));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   GstCaps *ret = gst_caps_new_empty ();
   for (int pass = priv->cuda_memory_possible ? 0 : 1; pass < 2; pass++) {
     const gchar *feature = pass == 0 ? GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
@@ -417,7 +370,7 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  GstCudaVisionFilterImpl *priv = get_priv (self);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   auto state = std::make_shared<CapsState> ();
 
   if (!gst_video_info_from_caps (&state->in_info, incaps) || !gst_video_info_from_caps (&state->out_info, outcaps) ||
@@ -463,7 +416,7 @@ make_pool (GstCudaVisionFilterImpl *priv, GstCaps *caps, const GstVideoInfo *inf
 static gboolean
 gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (trans));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* passthrough: the parent forwarded the query downstream */
@@ -490,7 +443,7 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
 static gboolean
 gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
-  GstCudaVisionFilterImpl *priv = get_priv (GST_CUDA_VISION_FILTER (trans));
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   GstCaps *caps;
   gst_query_parse_allocation (query, &caps, nullptr);
   GstVideoInfo info;
@@ -545,271 +498,16 @@ gst_cuda_vision_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
-static void
-post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *info, const char *side)
-{
-  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-      ("The %s buffer does not hold the %dx%d %s frame its caps describe", side, GST_VIDEO_INFO_WIDTH (info),
-          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info)),
-      ("buffer of %" G_GSIZE_FORMAT " bytes, the caps need %" G_GSIZE_FORMAT " bytes (or its video meta is wrong)",
-          gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
-}
-
-#if CUV_HAVE_CUDA
-static bool
-is_device_buffer (GstCudaVisionFilterImpl *priv, GstBuffer *buf)
-{
-  if (!priv->context || gst_buffer_n_memory (buf) != 1)
-    return false;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == priv->context;
-}
-
-/* Copies every plane between a device view and a host view (synchronously). */
-static bool
-copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind kind)
-{
-  for (int p = 0; p < src.n_planes; p++) {
-    size_t row = static_cast<size_t> (src.planes[p].width) * cuv::plane_sample_bytes (src.layout, p);
-    if (!CUV_CUDA_OK (self, cudaMemcpy2D (dst.planes[p].data, dst.planes[p].pitch, src.planes[p].data,
-            src.planes[p].pitch, row, src.planes[p].height, kind)))
-      return false;
-  }
-  return true;
-}
-
-/* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
- * misplaces I420 chroma, so the planes are copied through host memory here instead. */
-static GstFlowReturn
-process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
-    bool out_dev)
-{
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  GstCudaVisionFilterImpl *priv = get_priv (self);
-  const bool in_place = inbuf == outbuf;
-  cuv::ContextGuard guard (priv->context);
-  if (!guard.ok ()) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-  auto host_frame = [] (std::vector<uint8_t> &store, const GstVideoInfo *info, cuv::PixelLayout layout) {
-    int pitches[3] = {0, 0, 0};
-    int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-    for (int p = 0; p < cuv::layout_n_planes (layout); p++)
-      pitches[p] = cuv::min_pitch (layout, w, p, 4);
-    store.resize (cuv::frame_bytes (cuv::make_frame (layout, w, h, nullptr, pitches)));
-    return cuv::make_frame (layout, w, h, store.data (), pitches);
-  };
-  auto flags = [] (GstMapFlags f, bool dev) { return dev ? static_cast<GstMapFlags> (f | GST_MAP_CUDA) : f; };
-
-  GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, flags (in_place ? GST_MAP_READWRITE : GST_MAP_READ, in_dev))) {
-    post_map_error (self, inbuf, &st.in_info, "input");
-    return GST_FLOW_ERROR;
-  }
-  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, flags (GST_MAP_WRITE, out_dev))) {
-    gst_video_frame_unmap (&vin);
-    post_map_error (self, outbuf, &st.out_info, "output");
-    return GST_FLOW_ERROR;
-  }
-  cuv::Frame in_view = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
-  cuv::Frame out_view = in_place ? in_view : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
-  std::vector<uint8_t> in_store, out_store;
-  cuv::Frame fin = in_dev ? host_frame (in_store, &st.in_info, st.in_layout) : in_view;
-  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (out_store, &st.out_info, st.out_layout) : out_view;
-
-  GstFlowReturn ret = GST_FLOW_ERROR;
-  if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
-    ret = klass->transform_cpu (self, &fin, &fout);
-    if (ret == GST_FLOW_OK && out_dev && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
-      ret = GST_FLOW_ERROR;
-  }
-  if (!in_place)
-    gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
-  if (ret == GST_FLOW_ERROR)
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Copying a frame between CUDA and host memory failed"), (nullptr));
-  return ret;
-}
-#endif
-
-static GstFlowReturn
-process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
-{
-#if CUV_HAVE_CUDA
-  {
-    GstCudaVisionFilterImpl *priv = get_priv (self);
-    const bool in_dev = is_device_buffer (priv, inbuf);
-    const bool out_dev = inbuf == outbuf ? in_dev : is_device_buffer (priv, outbuf);
-    if (in_dev || out_dev)
-      return process_cpu_staged (self, st, inbuf, outbuf, in_dev, out_dev);
-  }
-#endif
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  const bool in_place = inbuf == outbuf;
-  GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_place ? GST_MAP_READWRITE : GST_MAP_READ)) {
-    post_map_error (self, inbuf, &st.in_info, "input");
-    return GST_FLOW_ERROR;
-  }
-  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&vin);
-    post_map_error (self, outbuf, &st.out_info, "output");
-    return GST_FLOW_ERROR;
-  }
-  cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
-  cuv::Frame fout = in_place ? fin : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
-  GstFlowReturn ret = klass->transform_cpu (self, &fin, &fout);
-  if (!in_place)
-    gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
-  return ret;
-}
-
-#if CUV_HAVE_CUDA
-/* A device frame with rows padded to 256 bytes and a pinned host image of the same layout, so
- * that one asynchronous copy moves it either way. */
-static bool
-ensure_staging (GstCudaVisionFilter *self, GstCudaVisionFilterImpl *priv, CapsState::Staging &stage,
-    const GstVideoInfo *info, cuv::PixelLayout layout)
-{
-  if (stage.device)
-    return true;
-  int pitches[3] = {0, 0, 0};
-  int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-  for (int p = 0; p < cuv::layout_n_planes (layout); p++)
-    pitches[p] = cuv::min_pitch (layout, w, p, 256);
-  cuv::Frame shape = cuv::make_frame (layout, w, h, nullptr, pitches);
-  size_t bytes = cuv::frame_bytes (shape);
-  if (!CUV_CUDA_OK (self, stage.device.allocate (priv->context, cuv::CudaBuffer::Kind::Device, bytes)) ||
-      !CUV_CUDA_OK (self, stage.host.allocate (priv->context, cuv::CudaBuffer::Kind::Pinned, bytes))) {
-    stage.device.reset ();
-    stage.host.reset ();
-    return false;
-  }
-  stage.device_frame = cuv::make_frame (layout, w, h, stage.device.data (), pitches);
-  stage.host_frame = cuv::make_frame (layout, w, h, stage.host.data (), pitches);
-  return true;
-}
-
-static GstFlowReturn
-process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
-{
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  GstCudaVisionFilterImpl *priv = get_priv (self);
-  const bool in_place = inbuf == outbuf;
-  const bool in_dev = is_device_buffer (priv, inbuf);
-  const bool out_dev = in_place ? in_dev : is_device_buffer (priv, outbuf);
-  cudaStream_t stream = priv->stream.get ();
-
-  cuv::ContextGuard guard (priv->context);
-  if (!guard.ok ()) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
-    return GST_FLOW_ERROR;
-  }
-
-  GstMapFlags in_flags = in_place ? GST_MAP_READWRITE : GST_MAP_READ;
-  if (in_dev)
-    in_flags = static_cast<GstMapFlags> (in_flags | GST_MAP_CUDA);
-  GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_flags)) {
-    post_map_error (self, inbuf, &st.in_info, "input");
-    return GST_FLOW_ERROR;
-  }
-  if (!in_place) {
-    GstMapFlags out_flags = out_dev ? static_cast<GstMapFlags> (GST_MAP_WRITE | GST_MAP_CUDA) : GST_MAP_WRITE;
-    if (!gst_video_frame_map (&vout, &st.out_info, outbuf, out_flags)) {
-      gst_video_frame_unmap (&vin);
-      post_map_error (self, outbuf, &st.out_info, "output");
-      return GST_FLOW_ERROR;
-    }
-  }
-  GstVideoFrame *vdst = in_place ? &vin : &vout;
-
-  GstFlowReturn ret = GST_FLOW_ERROR;
-  bool ok = true;
-  cuv::Frame fin, fout;
-#if GST_CHECK_VERSION(1, 24, 0)
-  if (in_dev)
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (inbuf, 0)));
-#endif
-  if (in_dev) {
-    fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
-  } else {
-    ok = ensure_staging (self, priv, st.in_stage, &st.in_info, st.in_layout);
-    if (ok) {
-      cuv::copy_frame_cpu (gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout), st.in_stage.host_frame);
-      ok = CUV_CUDA_OK (self, cudaMemcpyAsync (st.in_stage.device.data (), st.in_stage.host.data (),
-          st.in_stage.device.size (), cudaMemcpyHostToDevice, stream));
-      fin = st.in_stage.device_frame;
-    }
-  }
-  CapsState::Staging &out_stage = in_place ? st.in_stage : st.out_stage;
-  if (ok) {
-    if (out_dev)
-      fout = gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout);
-    else if (in_place)
-      fout = fin;
-    else if ((ok = ensure_staging (self, priv, out_stage, &st.out_info, st.out_layout)))
-      fout = out_stage.device_frame;
-  }
-  if (ok) {
-    ret = klass->transform_cuda (self, &fin, &fout, stream);
-    ok = ret == GST_FLOW_OK;
-  }
-  if (ok && !out_dev)
-    ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
-        cudaMemcpyDeviceToHost, stream));
-  /* GStreamer 1.22's contract: the work is complete before the buffer leaves the element. */
-  if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
-    ok = false;
-  if (ok && !out_dev)
-    cuv::copy_frame_cpu (out_stage.host_frame, gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout));
-
-  if (!in_place)
-    gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
-
-  if (!ok) {
-    cudaError_t err = cudaGetLastError ();
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"),
-        ("%s; the debug log (GST_DEBUG=cudavision:5) names the failing call", err != cudaSuccess ? cudaGetErrorString (err) : "see the log"));
-    return GST_FLOW_ERROR;
-  }
-  return GST_FLOW_OK;
-}
-#endif
-
-static GstFlowReturn
-process (GstCudaVisionFilter *self, GstBuffer *inbuf, GstBuffer *outbuf)
-{
-  GstCudaVisionFilterImpl *priv = get_priv (self);
-  std::shared_ptr<CapsState> state;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    state = priv->state;
-  }
-  if (!state) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-#if CUV_HAVE_CUDA
-  if (priv->use_cuda)
-    return process_cuda (self, *state, inbuf, outbuf);
-#endif
-  return process_cpu (self, *state, inbuf, outbuf);
-}
-
 static GstFlowReturn
 gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
-  return process (GST_CUDA_VISION_FILTER (trans), inbuf, outbuf);
+  return gst_cuda_vision_filter_process (GST_CUDA_VISION_FILTER (trans), inbuf, outbuf);
 }
 
 static GstFlowReturn
 gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
-  return process (GST_CUDA_VISION_FILTER (trans), buf, buf);
+  return gst_cuda_vision_filter_process (GST_CUDA_VISION_FILTER (trans), buf, buf);
 }
 
 static void

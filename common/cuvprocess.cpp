@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GstCudaVisionFilter's per-frame work: mapping, staging and the backend dispatch. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/cuda/gstcudamemory.h>
+
+#include <vector>
+
+#include "copy.h"
+#include "gstcudavisionfilter-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_vision_debug
+
+static void
+post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *info, const char *side)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("The %s buffer does not hold the %dx%d %s frame its caps describe", side, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info)),
+      ("buffer of %" G_GSIZE_FORMAT " bytes, the caps need %" G_GSIZE_FORMAT " bytes (or its video meta is wrong)",
+          gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
+}
+
+#if CUV_HAVE_CUDA
+static bool
+is_device_buffer (GstCudaVisionFilterImpl *priv, GstBuffer *buf)
+{
+  if (!priv->context || gst_buffer_n_memory (buf) != 1)
+    return false;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == priv->context;
+}
+
+/* Copies every plane between a device view and a host view (synchronously). */
+static bool
+copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind kind)
+{
+  for (int p = 0; p < src.n_planes; p++) {
+    size_t row = static_cast<size_t> (src.planes[p].width) * cuv::plane_sample_bytes (src.layout, p);
+    if (!CUV_CUDA_OK (self, cudaMemcpy2D (dst.planes[p].data, dst.planes[p].pitch, src.planes[p].data,
+            src.planes[p].pitch, row, src.planes[p].height, kind)))
+      return false;
+  }
+  return true;
+}
+
+/* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
+ * misplaces I420 chroma, so the planes are copied through host memory here instead. */
+static GstFlowReturn
+process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
+    bool out_dev)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  const bool in_place = inbuf == outbuf;
+  cuv::ContextGuard guard (priv->context);
+  if (!guard.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  auto host_frame = [] (std::vector<uint8_t> &store, const GstVideoInfo *info, cuv::PixelLayout layout) {
+    int pitches[3] = {0, 0, 0};
+    int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+    for (int p = 0; p < cuv::layout_n_planes (layout); p++)
+      pitches[p] = cuv::min_pitch (layout, w, p, 4);
+    store.resize (cuv::frame_bytes (cuv::make_frame (layout, w, h, nullptr, pitches)));
+    return cuv::make_frame (layout, w, h, store.data (), pitches);
+  };
+  auto flags = [] (GstMapFlags f, bool dev) { return dev ? static_cast<GstMapFlags> (f | GST_MAP_CUDA) : f; };
+
+  GstVideoFrame vin, vout;
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, flags (in_place ? GST_MAP_READWRITE : GST_MAP_READ, in_dev))) {
+    post_map_error (self, inbuf, &st.in_info, "input");
+    return GST_FLOW_ERROR;
+  }
+  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, flags (GST_MAP_WRITE, out_dev))) {
+    gst_video_frame_unmap (&vin);
+    post_map_error (self, outbuf, &st.out_info, "output");
+    return GST_FLOW_ERROR;
+  }
+  cuv::Frame in_view = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
+  cuv::Frame out_view = in_place ? in_view : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
+  std::vector<uint8_t> in_store, out_store;
+  cuv::Frame fin = in_dev ? host_frame (in_store, &st.in_info, st.in_layout) : in_view;
+  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (out_store, &st.out_info, st.out_layout) : out_view;
+
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
+    ret = klass->transform_cpu (self, &fin, &fout);
+    if (ret == GST_FLOW_OK && out_dev && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
+      ret = GST_FLOW_ERROR;
+  }
+  if (!in_place)
+    gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+  if (ret == GST_FLOW_ERROR)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Copying a frame between CUDA and host memory failed"), (nullptr));
+  return ret;
+}
+#endif
+
+static GstFlowReturn
+process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+#if CUV_HAVE_CUDA
+  {
+    GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+    const bool in_dev = is_device_buffer (priv, inbuf);
+    const bool out_dev = inbuf == outbuf ? in_dev : is_device_buffer (priv, outbuf);
+    if (in_dev || out_dev)
+      return process_cpu_staged (self, st, inbuf, outbuf, in_dev, out_dev);
+  }
+#endif
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  const bool in_place = inbuf == outbuf;
+  GstVideoFrame vin, vout;
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_place ? GST_MAP_READWRITE : GST_MAP_READ)) {
+    post_map_error (self, inbuf, &st.in_info, "input");
+    return GST_FLOW_ERROR;
+  }
+  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&vin);
+    post_map_error (self, outbuf, &st.out_info, "output");
+    return GST_FLOW_ERROR;
+  }
+  cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
+  cuv::Frame fout = in_place ? fin : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
+  GstFlowReturn ret = klass->transform_cpu (self, &fin, &fout);
+  if (!in_place)
+    gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+  return ret;
+}
+
+#if CUV_HAVE_CUDA
+/* A device frame with rows padded to 256 bytes and a pinned host image of the same layout, so
+ * that one asynchronous copy moves it either way. */
+static bool
+ensure_staging (GstCudaVisionFilter *self, GstCudaVisionFilterImpl *priv, CapsState::Staging &stage,
+    const GstVideoInfo *info, cuv::PixelLayout layout)
+{
+  if (stage.device)
+    return true;
+  int pitches[3] = {0, 0, 0};
+  int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  for (int p = 0; p < cuv::layout_n_planes (layout); p++)
+    pitches[p] = cuv::min_pitch (layout, w, p, 256);
+  cuv::Frame shape = cuv::make_frame (layout, w, h, nullptr, pitches);
+  size_t bytes = cuv::frame_bytes (shape);
+  if (!CUV_CUDA_OK (self, stage.device.allocate (priv->context, cuv::CudaBuffer::Kind::Device, bytes)) ||
+      !CUV_CUDA_OK (self, stage.host.allocate (priv->context, cuv::CudaBuffer::Kind::Pinned, bytes))) {
+    stage.device.reset ();
+    stage.host.reset ();
+    return false;
+  }
+  stage.device_frame = cuv::make_frame (layout, w, h, stage.device.data (), pitches);
+  stage.host_frame = cuv::make_frame (layout, w, h, stage.host.data (), pitches);
+  return true;
+}
+
+static GstFlowReturn
+process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  const bool in_place = inbuf == outbuf;
+  const bool in_dev = is_device_buffer (priv, inbuf);
+  const bool out_dev = in_place ? in_dev : is_device_buffer (priv, outbuf);
+  cudaStream_t stream = priv->stream.get ();
+
+  cuv::ContextGuard guard (priv->context);
+  if (!guard.ok ()) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+
+  GstMapFlags in_flags = in_place ? GST_MAP_READWRITE : GST_MAP_READ;
+  if (in_dev)
+    in_flags = static_cast<GstMapFlags> (in_flags | GST_MAP_CUDA);
+  GstVideoFrame vin, vout;
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_flags)) {
+    post_map_error (self, inbuf, &st.in_info, "input");
+    return GST_FLOW_ERROR;
+  }
+  if (!in_place) {
+    GstMapFlags out_flags = out_dev ? static_cast<GstMapFlags> (GST_MAP_WRITE | GST_MAP_CUDA) : GST_MAP_WRITE;
+    if (!gst_video_frame_map (&vout, &st.out_info, outbuf, out_flags)) {
+      gst_video_frame_unmap (&vin);
+      post_map_error (self, outbuf, &st.out_info, "output");
+      return GST_FLOW_ERROR;
+    }
+  }
+  GstVideoFrame *vdst = in_place ? &vin : &vout;
+
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  bool ok = true;
+  cuv::Frame fin, fout;
+#if GST_CHECK_VERSION(1, 24, 0)
+  if (in_dev)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (inbuf, 0)));
+#endif
+  if (in_dev) {
+    fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
+  } else {
+    ok = ensure_staging (self, priv, st.in_stage, &st.in_info, st.in_layout);
+    if (ok) {
+      cuv::copy_frame_cpu (gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout), st.in_stage.host_frame);
+      ok = CUV_CUDA_OK (self, cudaMemcpyAsync (st.in_stage.device.data (), st.in_stage.host.data (),
+          st.in_stage.device.size (), cudaMemcpyHostToDevice, stream));
+      fin = st.in_stage.device_frame;
+    }
+  }
+  CapsState::Staging &out_stage = in_place ? st.in_stage : st.out_stage;
+  if (ok) {
+    if (out_dev)
+      fout = gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout);
+    else if (in_place)
+      fout = fin;
+    else if ((ok = ensure_staging (self, priv, out_stage, &st.out_info, st.out_layout)))
+      fout = out_stage.device_frame;
+  }
+  if (ok) {
+    ret = klass->transform_cuda (self, &fin, &fout, stream);
+    ok = ret == GST_FLOW_OK;
+  }
+  if (ok && !out_dev)
+    ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
+        cudaMemcpyDeviceToHost, stream));
+  /* GStreamer 1.22's contract: the work is complete before the buffer leaves the element. */
+  if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
+    ok = false;
+  if (ok && !out_dev)
+    cuv::copy_frame_cpu (out_stage.host_frame, gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout));
+
+  if (!in_place)
+    gst_video_frame_unmap (&vout);
+  gst_video_frame_unmap (&vin);
+
+  if (!ok) {
+    cudaError_t err = cudaGetLastError ();
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"),
+        ("%s; the debug log (GST_DEBUG=cudavision:5) names the failing call", err != cudaSuccess ? cudaGetErrorString (err) : "see the log"));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+#endif
+
+GstFlowReturn
+gst_cuda_vision_filter_process (GstCudaVisionFilter *self, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  std::shared_ptr<CapsState> state;
+  {
+    std::lock_guard<std::mutex> lk (priv->lock);
+    state = priv->state;
+  }
+  if (!state) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+#if CUV_HAVE_CUDA
+  if (priv->use_cuda)
+    return process_cuda (self, *state, inbuf, outbuf);
+#endif
+  return process_cpu (self, *state, inbuf, outbuf);
+}
+
