@@ -7,7 +7,6 @@
 
 #include <gst/cuda/gstcudamemory.h>
 
-#include <vector>
 
 #include "copy.h"
 #include "gstcudavisionfilter-private.h"
@@ -83,9 +82,8 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
   }
   cuv::Frame in_view = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
   cuv::Frame out_view = in_place ? in_view : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
-  std::vector<uint8_t> in_store, out_store;
-  cuv::Frame fin = in_dev ? host_frame (in_store, &st.in_info, st.in_layout) : in_view;
-  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (out_store, &st.out_info, st.out_layout) : out_view;
+  cuv::Frame fin = in_dev ? host_frame (st.cpu_in_host, &st.in_info, st.in_layout) : in_view;
+  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (st.cpu_out_host, &st.out_info, st.out_layout) : out_view;
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {

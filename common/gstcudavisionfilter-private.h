@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "cuvstreampool.h"
 #include "gstcudavisionfilter.h"
@@ -31,6 +32,9 @@ struct CapsState {
   };
   Staging in_stage;
   Staging out_stage;
+  /* the CPU backend's host copies of CUDA-memory frames */
+  std::vector<uint8_t> cpu_in_host;
+  std::vector<uint8_t> cpu_out_host;
 #endif
 };
 
