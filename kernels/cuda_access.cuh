@@ -1,5 +1,5 @@
 /* gst-cudavision: device helpers shared by the kernels: 4-byte pixel access that tolerates any
- * alignment, and exact int <-> float conversions without the quarter-rate conversion unit.
+ * alignment, and exact int -> float conversion without the quarter-rate conversion unit.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -33,12 +33,6 @@ template <bool kAligned> __device__ __forceinline__ void store_px4 (uint8_t *p, 
 __device__ __forceinline__ float exact_float (int i)
 {
   return __fsub_rn (__int_as_float (i | 0x4B000000), 8388608.0f);
-}
-
-/* floor (x) for 0 <= x < 2^23, exactly: adding 2^23 rounding down leaves floor (x) in the mantissa. */
-__device__ __forceinline__ int exact_floor (float x)
-{
-  return __float_as_int (__fadd_rd (x, 8388608.0f)) - 0x4B000000;
 }
 
 }  // namespace cuv
