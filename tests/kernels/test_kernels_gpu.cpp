@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "cuvdevice.h"
 #include "cuvtest.h"
 #include "enhance.h"
 #include "sobel.h"
@@ -13,31 +14,6 @@
 using namespace cuvtest;
 
 namespace {
-
-constexpr uint8_t kPoison = 0xCD;
-
-/* A device mirror of a HostImage: same size, same offsets. */
-struct DeviceImage {
-  uint8_t *base = nullptr;
-  cuv::Frame frame;
-  size_t bytes;
-
-  explicit DeviceImage (const HostImage &h) : bytes (h.storage.size ())
-  {
-    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&base), bytes));
-    frame = h.frame;
-    for (int p = 0; p < frame.n_planes; p++)
-      frame.planes[p].data = base + (h.frame.planes[p].data - h.storage.data ());
-  }
-  ~DeviceImage () { cudaFree (base); }
-  void upload (const HostImage &h) { CUVTEST_CHECK_CUDA (cudaMemcpy (base, h.storage.data (), bytes, cudaMemcpyHostToDevice)); }
-  void download (HostImage &h) const { CUVTEST_CHECK_CUDA (cudaMemcpy (h.storage.data (), base, bytes, cudaMemcpyDeviceToHost)); }
-  void poison () { CUVTEST_CHECK_CUDA (cudaMemset (base, kPoison, bytes)); }
-};
-
-struct Stride {
-  int pad, offset;
-};
 
 /* Runs @gpu and @cpu on the same random image and compares. @in_place runs both on the input. */
 void compare (Checker &c, cuv::PixelLayout layout, Size s, Stride st, uint32_t seed, bool in_place,
@@ -70,16 +46,6 @@ void compare (Checker &c, cuv::PixelLayout layout, Size s, Stride st, uint32_t s
   c.expect (max_diff (ref.frame, got.frame, name) == 0, name + ": GPU differs from the CPU reference");
   if (!in_place)
     c.expect (padding_written (got.frame, kPoison) == 0, name + ": GPU wrote into the row padding");
-}
-
-const cuv::PixelLayout kAll[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
-    cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
-
-std::vector<Stride> strides_for (Size s)
-{
-  if (s.w >= 1920)
-    return {{0, 0}, {3, 1}};
-  return {{0, 0}, {64, 0}, {3, 1}, {0, 4}};
 }
 
 void test_sobel (Checker &c)

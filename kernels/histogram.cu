@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One read of each pixel: every thread takes 16-byte chunks of the region's rows (4 RGB pixels or
+ * 16 luma samples), counts them into its warp's own histogram in shared memory and keeps its
+ * sums in registers. A block then merges its warps' histograms and sums and adds them to the
+ * result with one global atomic per non-empty bin. The grid is as many blocks as stay resident,
+ * so the merge happens once per block, not once per tile. Neighbouring pixels often share a bin:
+ * a thread adds runs of equal bins with one shared atomic. */
+#include "histogram.h"
+
+#include <algorithm>
+
+#include "cuda_access.cuh"
+#include "histogram_math.h"
+
+namespace cuv {
+
+namespace {
+
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+/* chunks one thread may take before its 32-bit channel sums could overflow (16 * 255 * 2^16 < 2^32) */
+constexpr uint32_t kMaxChunksPerThread = 1u << 16;
+
+enum class Access : int {
+  RgbChunks,  /* 4-byte pixels, each at a 4-byte aligned address */
+  LumaChunks, /* 1-byte samples */
+  RgbBytes,   /* 4-byte pixels at any address, one pixel per chunk */
+};
+
+struct Region {
+  const uint8_t *data; /* first row of the region */
+  int pitch;
+  int first_byte;     /* of the region within a row */
+  int row_bytes;      /* of the region */
+  uint32_t rows;
+  uint32_t chunks;    /* per row */
+  uint32_t luma_weights; /* RGB: the BT.601 weights in the pixel's byte order */
+  int bins;
+  bool bgr;
+};
+
+struct Sums {
+  uint32_t c[3] = {0, 0, 0}; /* bytes 0, 1, 2 of RGB pixels */
+  uint32_t y = 0;
+  unsigned long long y2 = 0;
+};
+
+/* Adds bins b[0..n) to @hist, one atomic per run of equal bins. */
+template <int kN>
+__device__ __forceinline__ void count_runs (uint32_t *hist, const int (&b)[kN])
+{
+  int cur = b[0];
+  uint32_t n = 1;
+#pragma unroll
+  for (int k = 1; k < kN; k++) {
+    if (b[k] == cur) {
+      n++;
+    } else {
+      atomicAdd (hist + cur, n);
+      cur = b[k];
+      n = 1;
+    }
+  }
+  atomicAdd (hist + cur, n);
+}
+
+__device__ __forceinline__ int rgb_luma (uint32_t px, uint32_t weights)
+{
+  return static_cast<int> (__dp4a (px, weights, 0u) >> 8);
+}
+
+/* Four RGB pixels; @valid masks the ones inside the region (all of them, in a full chunk). */
+__device__ __forceinline__ void rgb_chunk (const uint32_t (&px)[4], uint32_t valid, const Region &g, uint32_t *hist,
+    Sums &s)
+{
+  uint32_t lo = 0, hi = 0, y2 = 0;
+  int b[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    if (valid & (1u << k)) {
+      int l = rgb_luma (px[k], g.luma_weights);
+      lo += px[k] & 0x00ff00ffu;
+      hi += (px[k] >> 8) & 0x00ff00ffu;
+      s.y += l;
+      y2 += l * l;
+      b[k] = histogram_bin (l, g.bins);
+    } else {
+      b[k] = -1;
+    }
+  }
+  s.c[0] += lo & 0xffff;
+  s.c[2] += lo >> 16;
+  s.c[1] += hi & 0xffff;
+  s.y2 += y2;
+  if (valid == 0xf) {
+    count_runs (hist, b);
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      if (b[k] >= 0)
+        atomicAdd (hist + b[k], 1u);
+  }
+}
+
+/* Four words of luma samples; @valid has a bit per sample inside the region. */
+__device__ __forceinline__ void luma_chunk (const uint32_t (&w)[4], uint32_t valid, const Region &g, uint32_t *hist,
+    Sums &s)
+{
+  if (valid == 0xffff) {
+    int b[16];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      s.y += __dp4a (w[k], 0x01010101u, 0u);
+      s.y2 += __dp4a (w[k], w[k], 0u);
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        b[4 * k + j] = histogram_bin ((w[k] >> (8 * j)) & 0xff, g.bins);
+    }
+    count_runs (hist, b);
+    return;
+  }
+  for (int k = 0; k < 16; k++) {
+    if (valid & (1u << k)) {
+      int l = (w[k / 4] >> (8 * (k % 4))) & 0xff;
+      s.y += l;
+      s.y2 += l * l;
+      atomicAdd (hist + histogram_bin (l, g.bins), 1u);
+    }
+  }
+}
+
+template <Access kAccess>
+__device__ __forceinline__ void take_chunk (const Region &g, uint32_t item, uint32_t *hist, Sums &s)
+{
+  uint32_t r = item / g.chunks;
+  uint32_t c = item - r * g.chunks;
+  const uint8_t *row = g.data + static_cast<size_t> (r) * g.pitch;
+  if (kAccess == Access::RgbBytes) {
+    const uint32_t px[4] = {load_px4<false> (row + g.first_byte + 4 * c), 0, 0, 0};
+    rgb_chunk (px, 1u, g, hist, s);
+    return;
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t> (row + g.first_byte);
+  const uintptr_t end = begin + g.row_bytes;
+  const uintptr_t p = (begin & ~static_cast<uintptr_t> (15)) + 16u * c;
+  if (p >= end)
+    return;
+  uint32_t w[4];
+  uint32_t valid;
+  if (p >= begin && p + 16 <= end) {
+    uint4 v = __ldcs (reinterpret_cast<const uint4 *> (p));
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+    valid = kAccess == Access::RgbChunks ? 0xfu : 0xffffu;
+  } else {
+    /* the chunk that holds the row's first or last bytes: only those inside are read */
+    valid = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      const uintptr_t q = p + 4 * k;
+      w[k] = 0;
+      if (kAccess == Access::RgbChunks) {
+        if (q >= begin && q < end) {
+          w[k] = __ldg (reinterpret_cast<const uint32_t *> (q));
+          valid |= 1u << k;
+        }
+      } else {
+        for (int j = 0; j < 4; j++)
+          if (q + j >= begin && q + j < end) {
+            w[k] |= static_cast<uint32_t> (__ldg (reinterpret_cast<const uint8_t *> (q + j))) << (8 * j);
+            valid |= 1u << (4 * k + j);
+          }
+      }
+    }
+  }
+  if (kAccess == Access::RgbChunks)
+    rgb_chunk (w, valid, g, hist, s);
+  else
+    luma_chunk (w, valid, g, hist, s);
+}
+
+__device__ __forceinline__ unsigned long long warp_sum (unsigned long long v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync (0xffffffffu, v, o);
+  return v;
+}
+
+template <Access kAccess>
+__global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramResult *res)
+{
+  __shared__ uint32_t hist[kWarps][kHistogramMaxBins];
+  __shared__ unsigned long long block_sums[5];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < kWarps * kHistogramMaxBins; i += kThreads)
+    (&hist[0][0])[i] = 0;
+  if (tid < 5)
+    block_sums[tid] = 0;
+  __syncthreads ();
+
+  uint32_t *warp_hist = hist[tid / 32];
+  Sums s;
+  const uint32_t total = g.rows * g.chunks;
+  const uint32_t stride = gridDim.x * kThreads;
+  for (uint32_t item = blockIdx.x * kThreads + tid; item < total; item += stride)
+    take_chunk<kAccess> (g, item, warp_hist, s);
+
+  const unsigned long long v[5] = {s.c[0], s.c[1], s.c[2], s.y, s.y2};
+#pragma unroll
+  for (int k = 0; k < 5; k++) {
+    unsigned long long t = warp_sum (v[k]);
+    if (tid % 32 == 0 && t)
+      atomicAdd (block_sums + k, t);
+  }
+  __syncthreads ();
+
+  for (int bin = tid; bin < g.bins; bin += kThreads) {
+    uint32_t n = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; w++)
+      n += hist[w][bin];
+    if (n)
+      atomicAdd (reinterpret_cast<unsigned long long *> (res->counts + bin), static_cast<unsigned long long> (n));
+  }
+  if (tid < 5 && block_sums[tid]) {
+    /* byte 0 is R unless the layout is BGR */
+    uint64_t *dst[5] = {g.bgr ? &res->sum_b : &res->sum_r, &res->sum_g, g.bgr ? &res->sum_r : &res->sum_b,
+        &res->sum_y, &res->sum_y2};
+    atomicAdd (reinterpret_cast<unsigned long long *> (dst[tid]), block_sums[tid]);
+  }
+}
+
+template <Access kAccess>
+cudaError_t
+launch_histogram (const Region &g, HistogramResult *res, cudaStream_t stream)
+{
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, histogram_kernel<kAccess>, kThreads, 0);
+  if (err != cudaSuccess)
+    return err;
+  const uint32_t total = g.rows * g.chunks;
+  uint32_t needed = (total + kThreads - 1) / kThreads;
+  uint32_t overflow_floor = (total + kThreads * kMaxChunksPerThread - 1) / (kThreads * kMaxChunksPerThread);
+  uint32_t grid = std::max (overflow_floor, std::min (needed, static_cast<uint32_t> (std::max (1, sms * per_sm))));
+  histogram_kernel<kAccess><<<grid, kThreads, 0, stream>>> (g, res);
+  return cudaGetLastError ();
+}
+
+constexpr uint32_t pack_weights (int b0, int b1, int b2)
+{
+  return static_cast<uint32_t> (b0) | static_cast<uint32_t> (b1) << 8 | static_cast<uint32_t> (b2) << 16;
+}
+
+}  // namespace
+
+cudaError_t
+histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *result, cudaStream_t stream)
+{
+  cudaError_t err = cudaMemsetAsync (result, 0, sizeof (*result), stream);
+  if (err != cudaSuccess || roi.width <= 0 || roi.height <= 0)
+    return err;
+  const Plane &pl = src.planes[0];
+  const bool rgb = layout_is_rgb (src.layout);
+  const int bpp = rgb ? 4 : 1;
+  Region g{};
+  g.data = pl.data + static_cast<size_t> (roi.y) * pl.pitch;
+  g.pitch = pl.pitch;
+  g.first_byte = roi.x * bpp;
+  g.row_bytes = roi.width * bpp;
+  g.rows = roi.height;
+  g.bins = bins;
+  g.bgr = layout_is_bgr (src.layout);
+  g.luma_weights = g.bgr ? pack_weights (29, 150, 77) : pack_weights (77, 150, 29);
+  const bool aligned = reinterpret_cast<uintptr_t> (pl.data) % 16 == 0 && pl.pitch % 16 == 0;
+  /* with aligned rows every row's region starts at the same offset in its chunk */
+  const int head = aligned ? (reinterpret_cast<uintptr_t> (g.data) + g.first_byte) % 16 : 15;
+  g.chunks = (head + g.row_bytes + 15) / 16;
+  if (!rgb)
+    return launch_histogram<Access::LumaChunks> (g, result, stream);
+  if (reinterpret_cast<uintptr_t> (pl.data) % 4 == 0 && pl.pitch % 4 == 0)
+    return launch_histogram<Access::RgbChunks> (g, result, stream);
+  g.chunks = roi.width;
+  return launch_histogram<Access::RgbBytes> (g, result, stream);
+}
+
+/* ---- overlay ---- */
+
+namespace {
+
+constexpr int kOverlayBlockX = 32;
+constexpr int kOverlayBlockY = 8;
+
+struct OverlayArgs {
+  Frame frame;
+  OverlayRect rect;
+  int bins;
+  uint64_t pixels;
+};
+
+template <bool kRgb>
+__global__ void __launch_bounds__ (kOverlayBlockX * kOverlayBlockY) overlay_kernel (OverlayArgs a,
+    const HistogramResult *res)
+{
+  __shared__ unsigned long long counts[kHistogramMaxBins];
+  __shared__ unsigned long long max_count;
+  const int tid = threadIdx.y * kOverlayBlockX + threadIdx.x;
+  if (tid == 0)
+    max_count = 0;
+  __syncthreads ();
+  for (int b = tid; b < kHistogramMaxBins; b += kOverlayBlockX * kOverlayBlockY) {
+    counts[b] = b < a.bins ? res->counts[b] : 0;
+    if (counts[b])
+      atomicMax (&max_count, counts[b]);
+  }
+  __syncthreads ();
+
+  const int lx = blockIdx.x * kOverlayBlockX + threadIdx.x;
+  const int ly = blockIdx.y * kOverlayBlockY + threadIdx.y;
+  if (lx >= a.rect.width || ly >= a.rect.height)
+    return;
+  const uint64_t rgb_sums[3] = {res->sum_r, res->sum_g, res->sum_b};
+  const uint64_t luma_sums[3] = {res->sum_y, 0, 0};
+  OverlayBars bars = overlay_bars (a.rect, kRgb, kRgb ? rgb_sums : luma_sums, a.pixels, max_count);
+  int code = overlay_code (bars, lx, ly, overlay_column_count (counts, a.rect, a.bins, lx));
+
+  const int x = a.rect.x + lx, y = a.rect.y + ly;
+  const Plane &pl = a.frame.planes[0];
+  uint8_t *p = pl.data + static_cast<size_t> (y) * pl.pitch;
+  if (kRgb) {
+    p += 4 * x;
+    const int ri = layout_is_bgr (a.frame.layout) ? 2 : 0;
+    if (reinterpret_cast<uintptr_t> (p) % 4 == 0)
+      store_px4<true> (p, overlay_rgb_px (load_px4<true> (p), code, ri));
+    else
+      store_px4<false> (p, overlay_rgb_px (load_px4<false> (p), code, ri));
+    return;
+  }
+  p[x] = overlay_luma (p[x], code);
+  if (a.frame.n_planes == 1 || (x | y) & 1)
+    return;
+  const int samples = a.frame.layout == PixelLayout::NV12 ? 2 : 1;
+  for (int c = 1; c < a.frame.n_planes; c++) {
+    const Plane &cp = a.frame.planes[c];
+    uint8_t *q = cp.data + static_cast<size_t> (y / 2) * cp.pitch + (x / 2) * samples;
+    for (int s = 0; s < samples; s++)
+      q[s] = overlay_chroma (q[s]);
+  }
+}
+
+}  // namespace
+
+cudaError_t
+histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins, const HistogramResult *result,
+    uint64_t pixels, cudaStream_t stream)
+{
+  if (rect.width < 1 || rect.height < 1)
+    return cudaSuccess;
+  OverlayArgs a{frame, rect, bins, pixels};
+  dim3 block (kOverlayBlockX, kOverlayBlockY);
+  dim3 grid (div_up (rect.width, kOverlayBlockX), div_up (rect.height, kOverlayBlockY));
+  if (layout_is_rgb (frame.layout))
+    overlay_kernel<true><<<grid, block, 0, stream>>> (a, result);
+  else
+    overlay_kernel<false><<<grid, block, 0, stream>>> (a, result);
+  return cudaGetLastError ();
+}
+
+}  // namespace cuv

@@ -1,0 +1,75 @@
+/* gst-cudavision: a luma histogram and the channel sums of a region, in one pass; and the
+ * histogram overlay drawn from those results.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Semantics (both backends, integer arithmetic, so they agree exactly):
+ *   luma = (77 R + 150 G + 29 B) >> 8 for RGB layouts, the Y plane for NV12/I420/GRAY8;
+ *   bin = (luma * bins) >> 8, so each of the @bins bins covers 256 / bins luma values (the first
+ *   ones one more where bins does not divide 256);
+ *   sums of R, G, B (RGB layouts only), luma and luma squared over the region.
+ * The region is clipped by the caller (histogram_clip_roi). */
+#pragma once
+
+#include "image.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuv {
+
+constexpr int kHistogramMaxBins = 256;
+
+/* A rectangle of frame pixels; for NV12/I420 it is in luma samples. */
+struct Roi {
+  int x;
+  int y;
+  int width;
+  int height;
+};
+
+struct HistogramResult {
+  uint64_t counts[kHistogramMaxBins]; /* bins past the requested count stay 0 */
+  uint64_t sum_r;
+  uint64_t sum_g;
+  uint64_t sum_b;
+  uint64_t sum_y;
+  uint64_t sum_y2;
+};
+
+/* @x, @y, @width, @height as the element's properties give them (width/height 0 = to the edge),
+ * clipped to a @frame_width x @frame_height frame; returns false when clipping changed them. An
+ * ROI that starts outside the frame becomes empty (width or height 0). */
+bool histogram_clip_roi (int frame_width, int frame_height, int x, int y, int width, int height, Roi *out);
+
+void histogram_cpu (const Frame &src, const Roi &roi, int bins, HistogramResult *result);
+
+/* Where the overlay goes: a rectangle of the frame. */
+struct OverlayRect {
+  int x;
+  int y;
+  int width;
+  int height;
+};
+
+enum class OverlayCorner : int { TopLeft, TopRight, BottomLeft, BottomRight };
+
+/* The overlay's rectangle: @size_percent of the frame's width wide, half as high, 8 pixels (or
+ * less, on small frames) from the corner. Empty (0x0) when the frame cannot hold one pixel of it. */
+OverlayRect histogram_overlay_rect (int frame_width, int frame_height, OverlayCorner corner, int size_percent);
+
+/* Draws @result (of a region of @pixels pixels) into @frame, in place, semi-transparent. */
+void histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bins, const HistogramResult &result,
+    uint64_t pixels);
+
+#if CUV_HAVE_CUDA
+/* Zeroes @result (device memory) and accumulates the region into it. Launches on @stream; never
+ * synchronizes. */
+cudaError_t histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *result, cudaStream_t stream);
+
+/* The overlay from a device-side @result, in stream order after histogram_cuda. */
+cudaError_t histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins,
+    const HistogramResult *result, uint64_t pixels, cudaStream_t stream);
+#endif
+
+}  // namespace cuv
