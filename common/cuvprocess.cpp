@@ -23,6 +23,21 @@ post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *i
           gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
 }
 
+/* In place, whether the frame is written (see writes_frame); out of place it always is. */
+static bool
+writes_frame (GstCudaVisionFilter *self, bool in_place)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  return !in_place || !klass->writes_frame || klass->writes_frame (self);
+}
+
+static GstMapFlags
+in_map_flags (bool in_place, bool writes, bool device)
+{
+  int f = in_place && writes ? GST_MAP_READWRITE : GST_MAP_READ;
+  return static_cast<GstMapFlags> (device ? f | GST_MAP_CUDA : f);
+}
+
 #if CUV_HAVE_CUDA
 static bool
 is_device_buffer (GstCudaVisionFilterImpl *priv, GstBuffer *buf)
@@ -55,6 +70,7 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   const bool in_place = inbuf == outbuf;
+  const bool writes = writes_frame (self, in_place);
   cuv::ContextGuard guard (priv->context);
   if (!guard.ok ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
@@ -71,7 +87,7 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
   auto flags = [] (GstMapFlags f, bool dev) { return dev ? static_cast<GstMapFlags> (f | GST_MAP_CUDA) : f; };
 
   GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, flags (in_place ? GST_MAP_READWRITE : GST_MAP_READ, in_dev))) {
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes, in_dev))) {
     post_map_error (self, inbuf, &st.in_info, "input");
     return GST_FLOW_ERROR;
   }
@@ -88,7 +104,7 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
     ret = klass->transform_cpu (self, &fin, &fout);
-    if (ret == GST_FLOW_OK && out_dev && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
+    if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
       ret = GST_FLOW_ERROR;
   }
   if (!in_place)
@@ -115,7 +131,7 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   const bool in_place = inbuf == outbuf;
   GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_place ? GST_MAP_READWRITE : GST_MAP_READ)) {
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes_frame (self, in_place), false))) {
     post_map_error (self, inbuf, &st.in_info, "input");
     return GST_FLOW_ERROR;
   }
@@ -167,6 +183,7 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
   const bool in_place = inbuf == outbuf;
   const bool in_dev = is_device_buffer (priv, inbuf);
   const bool out_dev = in_place ? in_dev : is_device_buffer (priv, outbuf);
+  const bool writes = writes_frame (self, in_place);
   cudaStream_t stream = priv->stream.get ();
 
   cuv::ContextGuard guard (priv->context);
@@ -175,11 +192,8 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
     return GST_FLOW_ERROR;
   }
 
-  GstMapFlags in_flags = in_place ? GST_MAP_READWRITE : GST_MAP_READ;
-  if (in_dev)
-    in_flags = static_cast<GstMapFlags> (in_flags | GST_MAP_CUDA);
   GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_flags)) {
+  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes, in_dev))) {
     post_map_error (self, inbuf, &st.in_info, "input");
     return GST_FLOW_ERROR;
   }
@@ -224,13 +238,14 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
     ret = klass->transform_cuda (self, &fin, &fout, stream);
     ok = ret == GST_FLOW_OK;
   }
-  if (ok && !out_dev)
+  const bool copy_back = !out_dev && writes;
+  if (ok && copy_back)
     ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
         cudaMemcpyDeviceToHost, stream));
   /* GStreamer 1.22's contract: the work is complete before the buffer leaves the element. */
   if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
     ok = false;
-  if (ok && !out_dev)
+  if (ok && copy_back)
     cuv::copy_frame_cpu (out_stage.host_frame, gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout));
 
   if (!in_place)

@@ -38,6 +38,11 @@ struct _GstCudaVisionFilterClass {
    * whenever both pads carry the same caps. */
   gboolean supports_in_place;
 
+  /* Optional, for in-place elements: FALSE when the coming frame is only read (an analysis that
+   * draws nothing). The buffer is then mapped for reading only, so shared memory is not copied,
+   * and a staged frame is not copied back. Unset means TRUE. */
+  gboolean (*writes_frame) (GstCudaVisionFilter *self);
+
   /* Optional: called from set_caps with the negotiated infos. */
   gboolean (*set_info) (GstCudaVisionFilter *self, const GstVideoInfo *in_info,
       const GstVideoInfo *out_info);

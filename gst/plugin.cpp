@@ -13,6 +13,7 @@
 
 #include "cuvcuda.h"
 #include "gstcudaenhance.h"
+#include "gstcudahistogram.h"
 #include "gstcudasobel.h"
 
 static gboolean
@@ -22,6 +23,7 @@ plugin_init (GstPlugin *plugin)
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER (cudasobel, plugin);
   ok |= GST_ELEMENT_REGISTER (cudaenhance, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudahistogram, plugin);
   return ok;
 }
 

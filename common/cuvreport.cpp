@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvreport.h"
+
+namespace cuv {
+
+bool
+IntervalClock::add (GstClockTime pts, GstClockTime duration, guint64 interval)
+{
+  if (frames_ == 0) {
+    start_ = pts;
+    end_ = pts;
+  }
+  frames_++;
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    end_ = GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts;
+  if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (start_) || !GST_CLOCK_TIME_IS_VALID (pts))
+    return true;
+  return end_ - start_ >= interval;
+}
+
+GstStructure *
+IntervalClock::new_structure (const char *name, const GstSegment &segment) const
+{
+  GstClockTime stream_time = GST_CLOCK_TIME_NONE, running_time = GST_CLOCK_TIME_NONE, duration = GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID (start_)) {
+    stream_time = gst_segment_to_stream_time (&segment, GST_FORMAT_TIME, start_);
+    running_time = gst_segment_to_running_time (&segment, GST_FORMAT_TIME, start_);
+    duration = end_ - start_;
+  }
+  return gst_structure_new (name, "timestamp", G_TYPE_UINT64, start_, "stream-time", G_TYPE_UINT64, stream_time,
+      "running-time", G_TYPE_UINT64, running_time, "duration", G_TYPE_UINT64, duration, nullptr);
+}
+
+void
+register_custom_meta (const char *name)
+{
+  if (gst_meta_get_info (name))
+    return;
+  static const gchar *tags[] = {nullptr};
+  gst_meta_register_custom (name, tags, nullptr, nullptr, nullptr);
+}
+
+GstStructure *
+custom_meta_structure (GstBuffer *buffer, const char *name)
+{
+  GstCustomMeta *meta = gst_buffer_get_custom_meta (buffer, name);
+  if (!meta)
+    meta = gst_buffer_add_custom_meta (buffer, name);
+  return meta ? gst_custom_meta_get_structure (meta) : nullptr;
+}
+
+void
+set_uint64_array (GstStructure *s, const char *field, const guint64 *values, guint n)
+{
+  GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+  gst_value_array_init (&array, n);
+  g_value_init (&v, G_TYPE_UINT64);
+  for (guint i = 0; i < n; i++) {
+    g_value_set_uint64 (&v, values[i]);
+    gst_value_array_append_value (&array, &v);
+  }
+  g_value_unset (&v);
+  gst_structure_take_value (s, field, &array);
+}
+
+}  // namespace cuv

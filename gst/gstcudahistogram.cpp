@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudahistogram
+ * @title: cudahistogram
+ *
+ * Measures each frame on the GPU in one read of its pixels: a luma histogram of `bins` bins
+ * (BT.601 luma, (77 R + 150 G + 29 B) >> 8, for RGB formats; the Y plane for NV12, I420 and
+ * GRAY8), the mean of R, G and B (RGB formats only), and the mean and variance of luma, over the
+ * whole frame or the region `roi-x`, `roi-y`, `roi-width`, `roi-height`.
+ *
+ * The frame passes through unchanged, in place and without a copy, unless `overlay` is on: then
+ * the histogram and the means are drawn into a corner of the frame, semi-transparent.
+ *
+ * The results go two ways. Every buffer carries a GstCustomMeta "CudaHistogramMeta" (see
+ * gstcudahistogrammeta.h for its fields and C accessors). With `post-messages` on, an element
+ * message named `cudahistogram` is posted every `interval` nanoseconds (0: every frame) with the
+ * fields timestamp, stream-time, running-time and duration (as `level` names them), then frames,
+ * pixels, bins, histogram (array of guint64, summed over the interval), luma-mean,
+ * luma-variance, and r-mean, g-mean, b-mean for RGB formats (averaged over the interval), and the
+ * ROI as roi-x, roi-y, roi-width, roi-height.
+ *
+ * A region that reaches past the frame is clipped, with one warning; a region that lies outside
+ * it gives an empty histogram (pixels = 0) and a warning that says so.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=3 ! cudaupload ! cudahistogram bins=16 ! cudadownload ! fakesink
+ * ]| Prints a `cudahistogram` message with 16 bins for each of three frames.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudahistogram overlay=true overlay-position=bottom-right ! videoconvert ! autovideosink
+ * ]| A live histogram drawn over a webcam.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudahistogram.h"
+
+#include <mutex>
+
+#include "copy.h"
+#include "cuvreport.h"
+#include "gstcudahistogrammeta.h"
+#include "histogram.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
+#define GST_CAT_DEFAULT gst_cuda_histogram_debug
+
+/* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
+#define HISTOGRAM_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define HISTOGRAM_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
+
+#define GST_TYPE_CUDA_HISTOGRAM_POSITION (gst_cuda_histogram_position_get_type ())
+static GType
+gst_cuda_histogram_position_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {static_cast<gint> (cuv::OverlayCorner::TopLeft), "Top left corner", "top-left"},
+    {static_cast<gint> (cuv::OverlayCorner::TopRight), "Top right corner", "top-right"},
+    {static_cast<gint> (cuv::OverlayCorner::BottomLeft), "Bottom left corner", "bottom-left"},
+    {static_cast<gint> (cuv::OverlayCorner::BottomRight), "Bottom right corner", "bottom-right"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaHistogramPosition", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+enum {
+  PROP_0,
+  PROP_BINS,
+  PROP_ROI_X,
+  PROP_ROI_Y,
+  PROP_ROI_WIDTH,
+  PROP_ROI_HEIGHT,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+  PROP_OVERLAY,
+  PROP_OVERLAY_POSITION,
+  PROP_OVERLAY_SIZE,
+};
+
+struct HistogramSettings {
+  guint bins = 256;
+  guint roi[4] = {0, 0, 0, 0}; /* x, y, width, height */
+  bool post_messages = true;
+  guint64 interval = 0;
+  bool overlay = false;
+  cuv::OverlayCorner position = cuv::OverlayCorner::TopRight;
+  guint overlay_size = 25;
+};
+
+static const HistogramSettings kDefaults;
+
+struct GstCudaHistogramImpl {
+  std::mutex lock;
+  HistogramSettings settings;
+
+  /* streaming thread only */
+  HistogramSettings frame;     /* this frame's copy of the settings */
+  cuv::Roi roi{};              /* clipped */
+  int width = 0;
+  int height = 0;
+  bool rgb = false;
+  guint warned_roi[6] = {G_MAXUINT, 0, 0, 0, 0, 0}; /* the ROI and frame size last warned about */
+  const cuv::HistogramResult *result = nullptr;     /* this frame's, on the host once processed */
+  cuv::HistogramResult cpu_result{};
+#if CUV_HAVE_CUDA
+  cuv::CudaBuffer device_result;
+  cuv::CudaBuffer pinned_result;
+#endif
+  /* the message interval */
+  cuv::IntervalClock clock;
+  cuv::HistogramResult sum{};
+  guint64 sum_pixels = 0;
+  guint sum_bins = 0;
+};
+
+struct _GstCudaHistogram {
+  GstCudaVisionFilter parent;
+  GstCudaHistogramImpl *impl;
+};
+
+#define gst_cuda_histogram_parent_class parent_class
+G_DEFINE_TYPE (GstCudaHistogram, gst_cuda_histogram, GST_TYPE_CUDA_VISION_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudahistogram, "cudahistogram", GST_RANK_NONE, GST_TYPE_CUDA_HISTOGRAM,
+    cuv::register_custom_meta (GST_CUDA_HISTOGRAM_META_NAME));
+
+/* ---- per frame ---- */
+
+/* Copies the settings for this frame and clips the ROI, warning once per ROI and frame size. */
+static void
+gst_cuda_histogram_prepare_frame (GstCudaHistogram *self)
+{
+  GstCudaHistogramImpl *impl = self->impl;
+  {
+    std::lock_guard<std::mutex> lk (impl->lock);
+    impl->frame = impl->settings;
+  }
+  const guint *r = impl->frame.roi;
+  const bool inside = cuv::histogram_clip_roi (impl->width, impl->height, static_cast<int> (r[0]), static_cast<int> (r[1]),
+      static_cast<int> (r[2]), static_cast<int> (r[3]), &impl->roi);
+  const guint key[6] = {r[0], r[1], r[2], r[3], static_cast<guint> (impl->width), static_cast<guint> (impl->height)};
+  if (inside || memcmp (key, impl->warned_roi, sizeof (key)) == 0)
+    return;
+  memcpy (impl->warned_roi, key, sizeof (key));
+  if (impl->roi.width == 0 || impl->roi.height == 0)
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("The region of interest (%u,%u %ux%u) lies outside the %dx%d frame: the histogram is empty", r[0], r[1], r[2],
+            r[3], impl->width, impl->height),
+        ("messages and meta carry pixels=0 until the region or the frame size changes"));
+  else
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("The region of interest (%u,%u %ux%u) reaches past the %dx%d frame; it is clipped to %d,%d %dx%d", r[0], r[1],
+            r[2], r[3], impl->width, impl->height, impl->roi.x, impl->roi.y, impl->roi.width, impl->roi.height),
+        (nullptr));
+}
+
+static cuv::OverlayRect
+gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl)
+{
+  return cuv::histogram_overlay_rect (impl->width, impl->height, impl->frame.position,
+      static_cast<int> (impl->frame.overlay_size));
+}
+
+static guint64
+roi_pixels (const cuv::Roi &roi)
+{
+  return static_cast<guint64> (roi.width) * static_cast<guint64> (roi.height);
+}
+
+static gboolean
+gst_cuda_histogram_writes_frame (GstCudaVisionFilter *filter)
+{
+  return GST_CUDA_HISTOGRAM (filter)->impl->frame.overlay;
+}
+
+static GstFlowReturn
+gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
+  if (in->planes[0].data != out->planes[0].data)
+    cuv::copy_frame_cpu (*in, *out);
+  cuv::histogram_cpu (*in, impl->roi, static_cast<int> (impl->frame.bins), &impl->cpu_result);
+  if (impl->frame.overlay)
+    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame.bins),
+        impl->cpu_result, roi_pixels (impl->roi));
+  impl->result = &impl->cpu_result;
+  return GST_FLOW_OK;
+}
+
+#if CUV_HAVE_CUDA
+static GstFlowReturn
+gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
+    cudaStream_t stream)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+  GstCudaHistogramImpl *impl = self->impl;
+  const size_t bytes = sizeof (cuv::HistogramResult);
+  if (!impl->device_result) {
+    GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+    if (!CUV_CUDA_OK (self, impl->device_result.allocate (ctx, cuv::CudaBuffer::Kind::Device, bytes)) ||
+        !CUV_CUDA_OK (self, impl->pinned_result.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, bytes))) {
+      impl->device_result.reset ();
+      return GST_FLOW_ERROR;
+    }
+  }
+  auto dres = reinterpret_cast<cuv::HistogramResult *> (impl->device_result.data ());
+  const int bins = static_cast<int> (impl->frame.bins);
+  if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
+    return GST_FLOW_ERROR;
+  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, dres, stream)))
+    return GST_FLOW_ERROR;
+  if (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
+          bins, dres, roi_pixels (impl->roi), stream)))
+    return GST_FLOW_ERROR;
+  /* the base class waits for the stream once, after this; then the results are on the host */
+  if (!CUV_CUDA_OK (self, cudaMemcpyAsync (impl->pinned_result.data (), dres, bytes, cudaMemcpyDeviceToHost, stream)))
+    return GST_FLOW_ERROR;
+  impl->result = reinterpret_cast<const cuv::HistogramResult *> (impl->pinned_result.data ());
+  return GST_FLOW_OK;
+}
+#endif
+
+/* ---- results ---- */
+
+static void
+set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64 pixels, bool rgb, const cuv::Roi &roi)
+{
+  const double n = pixels ? static_cast<double> (pixels) : 1.0;
+  /* variance from integer sums: n * sum(y^2) - sum(y)^2 is exact in 128 bits */
+  unsigned __int128 spread = static_cast<unsigned __int128> (pixels) * r.sum_y2 -
+      static_cast<unsigned __int128> (r.sum_y) * r.sum_y;
+  gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "bins", G_TYPE_UINT, bins, nullptr);
+  cuv::set_uint64_array (s, "histogram", r.counts, bins);
+  gst_structure_set (s, "luma-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_y) / n, "luma-variance", G_TYPE_DOUBLE,
+      static_cast<double> (spread) / (n * n), nullptr);
+  if (rgb)
+    gst_structure_set (s, "r-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_r) / n, "g-mean", G_TYPE_DOUBLE,
+        static_cast<double> (r.sum_g) / n, "b-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_b) / n, nullptr);
+  gst_structure_set (s, "roi-x", G_TYPE_UINT, static_cast<guint> (roi.x), "roi-y", G_TYPE_UINT, static_cast<guint> (roi.y),
+      "roi-width", G_TYPE_UINT, static_cast<guint> (roi.width), "roi-height", G_TYPE_UINT, static_cast<guint> (roi.height),
+      nullptr);
+}
+
+static void
+add_result (cuv::HistogramResult *sum, const cuv::HistogramResult &r)
+{
+  for (int k = 0; k < cuv::kHistogramMaxBins; k++)
+    sum->counts[k] += r.counts[k];
+  sum->sum_r += r.sum_r;
+  sum->sum_g += r.sum_g;
+  sum->sum_b += r.sum_b;
+  sum->sum_y += r.sum_y;
+  sum->sum_y2 += r.sum_y2;
+}
+
+static void
+gst_cuda_histogram_reset_interval (GstCudaHistogramImpl *impl)
+{
+  impl->clock.reset ();
+  impl->sum = cuv::HistogramResult{};
+  impl->sum_pixels = 0;
+}
+
+/* The meta on @buf and, when the interval is complete, the message. */
+static void
+gst_cuda_histogram_publish (GstCudaHistogram *self, GstBuffer *buf)
+{
+  GstCudaHistogramImpl *impl = self->impl;
+  const cuv::HistogramResult &r = *impl->result;
+  const guint bins = impl->frame.bins;
+  const guint64 pixels = roi_pixels (impl->roi);
+
+  GstStructure *meta = cuv::custom_meta_structure (buf, GST_CUDA_HISTOGRAM_META_NAME);
+  if (meta)
+    set_results (meta, r, bins, pixels, impl->rgb, impl->roi);
+
+  if (!impl->frame.post_messages) {
+    gst_cuda_histogram_reset_interval (impl);
+    return;
+  }
+  /* a new bin count starts a new interval: counts of different bins do not add up */
+  if (impl->clock.frames () > 0 && impl->sum_bins != bins)
+    gst_cuda_histogram_reset_interval (impl);
+  impl->sum_bins = bins;
+  add_result (&impl->sum, r);
+  impl->sum_pixels += pixels;
+  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
+    return;
+  GstStructure *s = impl->clock.new_structure ("cudahistogram", GST_BASE_TRANSFORM (self)->segment);
+  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
+  set_results (s, impl->sum, bins, impl->sum_pixels, impl->rgb, impl->roi);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_cuda_histogram_reset_interval (impl);
+}
+
+static GstFlowReturn
+gst_cuda_histogram_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
+  gst_cuda_histogram_prepare_frame (self);
+  self->impl->result = nullptr;
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
+  if (ret == GST_FLOW_OK && self->impl->result)
+    gst_cuda_histogram_publish (self, buf);
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_histogram_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
+  gst_cuda_histogram_prepare_frame (self);
+  self->impl->result = nullptr;
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_OK && self->impl->result)
+    gst_cuda_histogram_publish (self, outbuf);
+  return ret;
+}
+
+/* ---- caps and state ---- */
+
+/* The frame passes through: the same caps, memory type included, on both pads. */
+static GstCaps *
+gst_cuda_histogram_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps *caps, GstCaps *filter)
+{
+  if (filter)
+    return gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  return gst_caps_ref (caps);
+}
+
+static gboolean
+gst_cuda_histogram_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_info, const GstVideoInfo *)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
+  impl->width = GST_VIDEO_INFO_WIDTH (in_info);
+  impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  impl->rgb = GST_VIDEO_INFO_IS_RGB (in_info);
+  gst_cuda_histogram_reset_interval (impl);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_histogram_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_cuda_histogram_reset_interval (GST_CUDA_HISTOGRAM (trans)->impl);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cuda_histogram_stop (GstBaseTransform *trans)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (trans)->impl;
+#if CUV_HAVE_CUDA
+  impl->device_result.reset ();
+  impl->pinned_result.reset ();
+#endif
+  impl->result = nullptr;
+  gst_cuda_histogram_reset_interval (impl);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* ---- properties ---- */
+
+static void
+gst_cuda_histogram_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  HistogramSettings &s = impl->settings;
+  switch (prop_id) {
+    case PROP_BINS:
+      s.bins = g_value_get_uint (value);
+      break;
+    case PROP_ROI_X:
+    case PROP_ROI_Y:
+    case PROP_ROI_WIDTH:
+    case PROP_ROI_HEIGHT:
+      s.roi[prop_id - PROP_ROI_X] = g_value_get_uint (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      s.interval = g_value_get_uint64 (value);
+      break;
+    case PROP_OVERLAY:
+      s.overlay = g_value_get_boolean (value);
+      break;
+    case PROP_OVERLAY_POSITION:
+      s.position = static_cast<cuv::OverlayCorner> (g_value_get_enum (value));
+      break;
+    case PROP_OVERLAY_SIZE:
+      s.overlay_size = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_histogram_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  const HistogramSettings &s = impl->settings;
+  switch (prop_id) {
+    case PROP_BINS:
+      g_value_set_uint (value, s.bins);
+      break;
+    case PROP_ROI_X:
+    case PROP_ROI_Y:
+    case PROP_ROI_WIDTH:
+    case PROP_ROI_HEIGHT:
+      g_value_set_uint (value, s.roi[prop_id - PROP_ROI_X]);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s.post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s.interval);
+      break;
+    case PROP_OVERLAY:
+      g_value_set_boolean (value, s.overlay);
+      break;
+    case PROP_OVERLAY_POSITION:
+      g_value_set_enum (value, static_cast<gint> (s.position));
+      break;
+    case PROP_OVERLAY_SIZE:
+      g_value_set_uint (value, s.overlay_size);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_histogram_finalize (GObject *object)
+{
+  delete GST_CUDA_HISTOGRAM (object)->impl;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+
+  gobject_class->set_property = gst_cuda_histogram_set_property;
+  gobject_class->get_property = gst_cuda_histogram_get_property;
+  gobject_class->finalize = gst_cuda_histogram_finalize;
+
+  /**
+   * GstCudaHistogram:bins:
+   *
+   * Number of luma bins; bin = (luma * bins) >> 8. A change takes effect at the next frame and
+   * starts a new message interval.
+   */
+  g_object_class_install_property (gobject_class, PROP_BINS,
+      g_param_spec_uint ("bins", "Bins",
+          "Number of luma histogram bins (bin = luma * bins / 256); takes effect at the next frame", 1,
+          cuv::kHistogramMaxBins, kDefaults.bins, flags));
+  /**
+   * GstCudaHistogram:roi-x:
+   *
+   * Left edge of the measured region, in pixels.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_X,
+      g_param_spec_uint ("roi-x", "ROI x", "Left edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
+  /**
+   * GstCudaHistogram:roi-y:
+   *
+   * Top edge of the measured region, in pixels.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_Y,
+      g_param_spec_uint ("roi-y", "ROI y", "Top edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
+  /**
+   * GstCudaHistogram:roi-width:
+   *
+   * Width of the measured region; 0 reaches to the right edge. Clipped to the frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
+      g_param_spec_uint ("roi-width", "ROI width",
+          "Width of the measured region in pixels (0 = to the right edge; clipped to the frame)", 0, G_MAXINT, 0, flags));
+  /**
+   * GstCudaHistogram:roi-height:
+   *
+   * Height of the measured region; 0 reaches to the bottom edge. Clipped to the frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
+      g_param_spec_uint ("roi-height", "ROI height",
+          "Height of the measured region in pixels (0 = to the bottom edge; clipped to the frame)", 0, G_MAXINT, 0,
+          flags));
+  /**
+   * GstCudaHistogram:post-messages:
+   *
+   * Post a `cudahistogram` element message every `interval`.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a 'cudahistogram' element message on the bus every interval", kDefaults.post_messages, flags));
+  /**
+   * GstCudaHistogram:interval:
+   *
+   * Nanoseconds of stream per message; 0 posts one per frame. Over several frames the histogram
+   * is summed and the means are averaged.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Nanoseconds of stream between messages (0 = every frame); the histogram sums the frames of an interval "
+          "and the means average them",
+          0, G_MAXUINT64, kDefaults.interval, flags));
+  /**
+   * GstCudaHistogram:overlay:
+   *
+   * Draw the histogram and the means into the frame (on the GPU), semi-transparent. Off, the
+   * frame is not touched.
+   */
+  g_object_class_install_property (gobject_class, PROP_OVERLAY,
+      g_param_spec_boolean ("overlay", "Overlay",
+          "Draw the histogram (white bars) and the R/G/B or luma means (coloured bars) into a corner of the frame",
+          kDefaults.overlay, flags));
+  /**
+   * GstCudaHistogram:overlay-position:
+   *
+   * The corner the overlay is drawn in.
+   */
+  g_object_class_install_property (gobject_class, PROP_OVERLAY_POSITION,
+      g_param_spec_enum ("overlay-position", "Overlay position", "Corner of the frame the overlay is drawn in",
+          GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<gint> (kDefaults.position), flags));
+  /**
+   * GstCudaHistogram:overlay-size:
+   *
+   * Width of the overlay in percent of the frame's width; it is half as high as wide.
+   */
+  g_object_class_install_property (gobject_class, PROP_OVERLAY_SIZE,
+      g_param_spec_uint ("overlay-size", "Overlay size",
+          "Width of the overlay in percent of the frame width (its height is half its width)", 1, 100,
+          kDefaults.overlay_size, flags));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA histogram", "Filter/Analyzer/Video/Hardware",
+      "Luma histogram and R/G/B means of each frame in one GPU pass, as buffer meta and bus messages, "
+      "optionally drawn over the frame",
+      "gst-cudavision developers");
+  gst_cuda_vision_filter_class_add_templates (element_class, HISTOGRAM_CUDA_FORMATS, HISTOGRAM_SYSTEM_FORMATS);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_histogram_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_ip);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform);
+  filter_class->supports_in_place = TRUE;
+  filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_writes_frame);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_histogram_set_info);
+  filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cpu);
+#if CUV_HAVE_CUDA
+  filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cuda);
+#endif
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<GstPluginAPIFlags> (0));
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_histogram_debug, "cudahistogram", 0, "CUDA histogram");
+}
+
+static void
+gst_cuda_histogram_init (GstCudaHistogram *self)
+{
+  self->impl = new GstCudaHistogramImpl ();
+}
