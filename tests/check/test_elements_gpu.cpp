@@ -2,6 +2,8 @@
  * of memory types on the pads (cudaupload/cudadownload around), padded strides, the context
  * shared with cudaupload, and the issue's 30-frame pipeline. Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <algorithm>
+
 #include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudautils.h>
@@ -55,9 +57,20 @@ run_route (const Route &r, const std::string &element, const GstVideoInfo &info,
   return out;
 }
 
-/* Every mismatch is printed; the test fails at the end if there was any. */
+/* The structures of @meta on two buffers are equal (both absent counts as a difference). */
+static bool
+same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
+{
+  GstCustomMeta *ma = gst_buffer_get_custom_meta (a, meta), *mb = gst_buffer_get_custom_meta (b, meta);
+  return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
+}
+
+/* Every mismatch is printed; the test fails at the end if there was any. With @meta, the custom
+ * meta of that name must be equal too; @keeps_memory: the element keeps the memory type, so only
+ * the routes with the same memory on both pads apply. */
 static void
-check_element (const char *element, const char *props, const GstVideoFormat *formats, size_t n_formats)
+check_element (const char *element, const char *props, const GstVideoFormat *formats, size_t n_formats,
+    const char *meta = nullptr, bool keeps_memory = false)
 {
   int mismatches = 0, runs = 0;
   const cuvtest::Size sizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}};
@@ -72,6 +85,8 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
         for (const Route &r : kRoutes) {
           if ((r.in_cuda || r.out_cuda) && formats[i] == GST_VIDEO_FORMAT_GRAY8)
             continue; /* GStreamer 1.22's CUDA memory has no GRAY8 */
+          if (keeps_memory && r.in_cuda != r.out_cuda)
+            continue;
           for (const char *backend : {"cuda", "cpu"}) {
             if (g_str_equal (backend, "cpu") && !r.in_cuda)
               continue; /* the CPU backend on system memory is the reference itself */
@@ -81,6 +96,10 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
                 std::to_string (s.w) + "x" + std::to_string (s.h) + " pad " + std::to_string (pad);
             fail_unless (out != nullptr, "%s: no output", what.c_str ());
             int d = buffer_diff (out, ref, info, what);
+            if (meta && !same_meta (out, ref, meta)) {
+              g_printerr ("META MISMATCH: %s\n", what.c_str ());
+              d = std::max (d, 1);
+            }
             runs++;
             if (d != 0) {
               mismatches++;
@@ -112,6 +131,18 @@ GST_START_TEST (test_enhance_cuda_equals_cpu_on_every_route)
   const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
       GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
   check_element ("cudaenhance", "contrast=1.3 brightness=-0.1 saturation=1.4 hue=0.2", f, G_N_ELEMENTS (f));
+}
+GST_END_TEST;
+
+static const GstVideoFormat kHistogramFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY8};
+
+GST_START_TEST (test_histogram_cuda_equals_cpu_on_every_route)
+{
+  check_element ("cudahistogram", "bins=64 roi-x=1 roi-y=1", kHistogramFormats, G_N_ELEMENTS (kHistogramFormats),
+      "CudaHistogramMeta", true);
+  check_element ("cudahistogram", "overlay=true overlay-position=bottom-left", kHistogramFormats,
+      G_N_ELEMENTS (kHistogramFormats), "CudaHistogramMeta", true);
 }
 GST_END_TEST;
 
@@ -216,6 +247,7 @@ cudavision_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_sobel_cuda_equals_cpu_on_every_route);
   tcase_add_test (tc, test_enhance_cuda_equals_cpu_on_every_route);
+  tcase_add_test (tc, test_histogram_cuda_equals_cpu_on_every_route);
   tcase_add_test (tc, test_context_shared_with_cudaupload);
   tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_pipeline_cuda_equals_cpu);

@@ -1,0 +1,316 @@
+/* cudahistogram on the CPU backend: its meta and messages against counts made in this test, the
+ * frame left untouched without the overlay, the overlay, intervals, ROI clipping, an empty ROI,
+ * bins changed while playing, post-messages off. Runs without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <cstring>
+
+#include "cuvcheck.h"
+#include "gstcudahistogrammeta.h"
+#include "histogram.h"
+
+using namespace cuvcheck;
+
+static const GstVideoFormat kFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY8};
+
+/* Counts written out here, from the mapped frame: luma by the formula, bins by their range. */
+struct Count {
+  std::vector<guint64> bins;
+  guint64 sum_r = 0, sum_g = 0, sum_b = 0, sum_y = 0;
+  guint64 pixels = 0;
+};
+
+static Count
+count_frame (GstBuffer *buf, const GstVideoInfo &info, int nbins, int x0, int y0, int w, int h)
+{
+  Count c;
+  c.bins.assign (nbins, 0);
+  GstVideoFrame f;
+  GstVideoInfo i = info;
+  fail_unless (gst_video_frame_map (&f, &i, buf, GST_MAP_READ));
+  const bool rgb = GST_VIDEO_INFO_IS_RGB (&info);
+  const GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT (&info);
+  const bool bgr = fmt == GST_VIDEO_FORMAT_BGRA || fmt == GST_VIDEO_FORMAT_BGRx;
+  for (int y = y0; y < y0 + h; y++) {
+    const guint8 *row = static_cast<const guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 0)) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    for (int x = x0; x < x0 + w; x++) {
+      int l;
+      if (rgb) {
+        int r = row[4 * x + (bgr ? 2 : 0)], g = row[4 * x + 1], b = row[4 * x + (bgr ? 0 : 2)];
+        l = (77 * r + 150 * g + 29 * b) / 256;
+        c.sum_r += r;
+        c.sum_g += g;
+        c.sum_b += b;
+      } else {
+        l = row[x];
+      }
+      c.bins[l * nbins / 256]++;
+      c.sum_y += l;
+      c.pixels++;
+    }
+  }
+  gst_video_frame_unmap (&f);
+  return c;
+}
+
+static std::vector<guint64>
+histogram_field (const GstStructure *s)
+{
+  std::vector<guint64> v;
+  const GValue *a = gst_structure_get_value (s, "histogram");
+  for (guint i = 0; a && i < gst_value_array_get_size (a); i++)
+    v.push_back (g_value_get_uint64 (gst_value_array_get_value (a, i)));
+  return v;
+}
+
+static double
+field_double (const GstStructure *s, const char *name)
+{
+  double d = -1;
+  fail_unless (gst_structure_get_double (s, name, &d), "field %s missing", name);
+  return d;
+}
+
+static void
+check_results (const GstStructure *s, const Count &c, bool rgb, const std::string &what)
+{
+  fail_unless (histogram_field (s) == c.bins, "%s: histogram differs from the direct count", what.c_str ());
+  guint64 pixels = 0;
+  fail_unless (gst_structure_get_uint64 (s, "pixels", &pixels) && pixels == c.pixels, "%s: pixels", what.c_str ());
+  double n = c.pixels ? static_cast<double> (c.pixels) : 1.0;
+  fail_unless (field_double (s, "luma-mean") == c.sum_y / n, "%s: luma-mean", what.c_str ());
+  fail_unless (gst_structure_has_field (s, "r-mean") == rgb, "%s: r-mean is there for RGB only", what.c_str ());
+  if (rgb)
+    fail_unless (field_double (s, "r-mean") == c.sum_r / n && field_double (s, "g-mean") == c.sum_g / n &&
+            field_double (s, "b-mean") == c.sum_b / n,
+        "%s: channel means", what.c_str ());
+}
+
+/* The element message of @bus, if any was posted. */
+static GstMessage *
+pop_histogram_message (GstBus *bus)
+{
+  return gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+}
+
+GST_START_TEST (test_meta_and_message_match_direct_count)
+{
+  const cuvtest::Size sizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}};
+  uint32_t seed = 3;
+  for (GstVideoFormat fmt : kFormats) {
+    for (cuvtest::Size sz : sizes) {
+      for (int pad : {0, 36}) {
+        GstVideoInfo info = info_for (fmt, sz.w, sz.h);
+        const int roi_x = sz.w / 4, roi_y = sz.h / 3;
+        std::string launch = "cudahistogram backend=cpu bins=32 roi-x=" + std::to_string (roi_x) + " roi-y=" + std::to_string (roi_y);
+        BusHarness bh (launch.c_str ());
+        gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+        GstBuffer *in = make_buffer (info, pad, seed++);
+        Count c = count_frame (in, info, 32, roi_x, roi_y, sz.w - roi_x, sz.h - roi_y);
+        GstBuffer *out = gst_harness_push_and_pull (bh.h, in);
+        std::string what = launch + " " + gst_video_format_to_string (fmt) + " " + std::to_string (sz.w) + "x" +
+            std::to_string (sz.h) + " pad " + std::to_string (pad);
+        fail_unless (out != nullptr, "%s: no output", what.c_str ());
+        const GstStructure *meta = gst_cuda_histogram_meta_get_structure (out);
+        fail_unless (meta != nullptr, "%s: no CudaHistogramMeta", what.c_str ());
+        check_results (meta, c, GST_VIDEO_INFO_IS_RGB (&info), what + " (meta)");
+        guint64 counts[256];
+        fail_unless_equals_int (gst_cuda_histogram_meta_get_counts (out, counts, 256), 32);
+        GstMessage *msg = pop_histogram_message (bh.bus);
+        fail_unless (msg != nullptr, "%s: no message", what.c_str ());
+        const GstStructure *s = gst_message_get_structure (msg);
+        fail_unless (gst_structure_has_name (s, "cudahistogram"));
+        for (const char *f : {"timestamp", "stream-time", "running-time", "duration"})
+          fail_unless (gst_structure_has_field_typed (s, f, G_TYPE_UINT64), "%s: field %s", what.c_str (), f);
+        check_results (s, c, GST_VIDEO_INFO_IS_RGB (&info), what + " (message)");
+        gst_message_unref (msg);
+        gst_buffer_unref (out);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* Without the overlay the frame is untouched and the buffer keeps its memory (no copy). */
+GST_START_TEST (test_frame_passes_unchanged)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  GstHarness *h = gst_harness_new_parse ("cudahistogram backend=cpu");
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  GstBuffer *in = make_buffer (info, 0, 5);
+  GstBuffer *copy = gst_buffer_copy_deep (in);
+  GstMemory *mem = gst_buffer_peek_memory (in, 0);
+  GstBuffer *out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != nullptr);
+  fail_unless (gst_buffer_peek_memory (out, 0) == mem, "the frame's memory was replaced");
+  fail_unless_equals_int (buffer_diff (out, copy, info, "passthrough"), 0);
+  gst_buffer_unref (out);
+  gst_buffer_unref (copy);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* The overlay is the CPU reference's drawing, inside its rectangle only. */
+GST_START_TEST (test_overlay_draws_reference)
+{
+  for (GstVideoFormat fmt : kFormats) {
+    GstVideoInfo info = info_for (fmt, 320, 240);
+    GstHarness *h = gst_harness_new_parse ("cudahistogram backend=cpu overlay=true overlay-position=bottom-right overlay-size=40 bins=50");
+    gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+    GstBuffer *in = make_buffer (info, 0, 9);
+    GstBuffer *want = gst_buffer_copy_deep (in);
+    GstBuffer *out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != nullptr);
+    /* the expected frame, drawn by the reference */
+    cuv::PixelLayout layout;
+    fail_unless (gst_cuda_vision_layout_from_format (fmt, &layout));
+    GstVideoFrame vf;
+    fail_unless (gst_video_frame_map (&vf, &info, want, GST_MAP_READWRITE));
+    cuv::Frame f = gst_cuda_vision_frame_from_video_frame (&vf, layout);
+    cuv::HistogramResult r;
+    cuv::histogram_cpu (f, {0, 0, 320, 240}, 50, &r);
+    cuv::histogram_overlay_cpu (f, cuv::histogram_overlay_rect (320, 240, cuv::OverlayCorner::BottomRight, 40), 50, r, 320 * 240);
+    gst_video_frame_unmap (&vf);
+    fail_unless_equals_int (buffer_diff (out, want, info, "overlay"), 0);
+    gst_buffer_unref (want);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+
+/* interval = 90 ms at 30 frames/s: a message every 3 frames (99.99 ms), histograms summed. */
+GST_START_TEST (test_interval_sums_frames)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_GRAY8, 40, 30);
+  BusHarness bh ("cudahistogram backend=cpu bins=8 interval=90000000");
+  gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+  std::vector<guint64> sum (8, 0);
+  int messages = 0;
+  for (int i = 0; i < 9; i++) {
+    GstBuffer *in = make_buffer (info, 0, 100 + i);
+    GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
+    Count c = count_frame (in, info, 8, 0, 0, 40, 30);
+    for (int k = 0; k < 8; k++)
+      sum[k] += c.bins[k];
+    gst_buffer_unref (gst_harness_push_and_pull (bh.h, in));
+    GstMessage *msg = pop_histogram_message (bh.bus);
+    if (i % 3 != 2) {
+      fail_unless (msg == nullptr, "a message after frame %d, inside the interval", i);
+      continue;
+    }
+    fail_unless (msg != nullptr, "no message after frame %d", i);
+    const GstStructure *s = gst_message_get_structure (msg);
+    guint frames = 0;
+    guint64 ts = 0, dur = 0;
+    fail_unless (gst_structure_get_uint (s, "frames", &frames) && frames == 3);
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts) && ts == static_cast<guint64> ((i - 2) * GST_SECOND / 30));
+    fail_unless (gst_structure_get_uint64 (s, "duration", &dur) && dur == 3 * (GST_SECOND / 30));
+    fail_unless (histogram_field (s) == sum, "the interval's histogram is not the sum of its frames");
+    std::fill (sum.begin (), sum.end (), 0);
+    messages++;
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (messages, 3);
+}
+GST_END_TEST;
+
+static int
+count_warnings (GstBus *bus)
+{
+  int n = 0;
+  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING)) {
+    n++;
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+GST_START_TEST (test_roi_clipped_and_empty)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_BGRx, 64, 48);
+  {
+    BusHarness bh ("cudahistogram backend=cpu roi-x=40 roi-y=30 roi-width=100 roi-height=100");
+    gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+    for (int i = 0; i < 3; i++) {
+      GstBuffer *in = make_buffer (info, 0, 20 + i);
+      Count c = count_frame (in, info, 256, 40, 30, 24, 18);
+      GstBuffer *out = gst_harness_push_and_pull (bh.h, in);
+      check_results (gst_cuda_histogram_meta_get_structure (out), c, true, "clipped ROI");
+      gst_buffer_unref (out);
+    }
+    fail_unless_equals_int (count_warnings (bh.bus), 1);
+  }
+  {
+    BusHarness bh ("cudahistogram backend=cpu roi-x=64 roi-y=0");
+    gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+    gst_bus_set_flushing (bh.bus, FALSE);
+    GstBuffer *out = gst_harness_push_and_pull (bh.h, make_buffer (info, 0, 30));
+    const GstStructure *s = gst_cuda_histogram_meta_get_structure (out);
+    guint64 pixels = 1;
+    fail_unless (gst_structure_get_uint64 (s, "pixels", &pixels) && pixels == 0);
+    for (guint64 v : histogram_field (s))
+      fail_unless (v == 0, "an empty ROI has an all-zero histogram");
+    fail_unless_equals_int (histogram_field (s).size (), 256);
+    GstMessage *w = gst_bus_pop_filtered (bh.bus, GST_MESSAGE_WARNING);
+    fail_unless (w != nullptr, "no warning for an empty ROI");
+    GError *err = nullptr;
+    gst_message_parse_warning (w, &err, nullptr);
+    fail_unless (strstr (err->message, "outside") && strstr (err->message, "empty"), "warning: %s", err->message);
+    g_error_free (err);
+    gst_message_unref (w);
+    gst_buffer_unref (out);
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_bins_change_at_next_frame)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 32, 32);
+  GstHarness *h = gst_harness_new_parse ("cudahistogram backend=cpu bins=16");
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  guint64 counts[256];
+  GstBuffer *out = gst_harness_push_and_pull (h, make_buffer (info, 0, 1));
+  fail_unless_equals_int (gst_cuda_histogram_meta_get_counts (out, counts, 256), 16);
+  gst_buffer_unref (out);
+  gst_harness_set (h, "cudahistogram", "bins", 100, nullptr);
+  out = gst_harness_push_and_pull (h, make_buffer (info, 0, 2));
+  fail_unless_equals_int (gst_cuda_histogram_meta_get_counts (out, counts, 256), 100);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_post_messages_off)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 16, 16);
+  BusHarness bh ("cudahistogram backend=cpu post-messages=false");
+  gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+  for (int i = 0; i < 3; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (bh.h, make_buffer (info, 0, i));
+    fail_unless (gst_cuda_histogram_meta_get_structure (out) != nullptr, "the meta is there without messages");
+    gst_buffer_unref (out);
+  }
+  GstMessage *msg = pop_histogram_message (bh.bus);
+  fail_unless (msg == nullptr, "a message with post-messages=false");
+}
+GST_END_TEST;
+
+static Suite *
+cudahistogram_suite (void)
+{
+  Suite *s = suite_create ("cudahistogram");
+  TCase *tc = tcase_create ("cpu");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_meta_and_message_match_direct_count);
+  tcase_add_test (tc, test_frame_passes_unchanged);
+  tcase_add_test (tc, test_overlay_draws_reference);
+  tcase_add_test (tc, test_interval_sums_frames);
+  tcase_add_test (tc, test_roi_clipped_and_empty);
+  tcase_add_test (tc, test_bins_change_at_next_frame);
+  tcase_add_test (tc, test_post_messages_off);
+  return s;
+}
+
+GST_CHECK_MAIN (cudahistogram);
