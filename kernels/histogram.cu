@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One read of each pixel: every thread takes 16-byte chunks of the region's rows (4 RGB pixels or
- * 16 luma samples), counts them into its warp's own histogram in shared memory and keeps its
- * sums in registers. A block then merges its warps' histograms and sums and adds them to the
- * result with one global atomic per non-empty bin. The grid is as many blocks as stay resident,
- * so the merge happens once per block, not once per tile. Neighbouring pixels often share a bin:
+ * One read of each pixel: every thread takes a column of 16-byte chunks of the region's rows (4
+ * RGB pixels or 16 luma samples), counts them into its warp's own histogram in shared memory and
+ * keeps its sums in registers. A block then merges its warps' histograms and sums and adds them to
+ * the result with one global atomic per non-empty bin. The grid is as many blocks as stay
+ * resident, so the merge happens once per block, not once per tile. Neighbouring pixels often share a bin:
  * a thread adds runs of equal bins with one shared atomic. */
 #include "histogram.h"
 
@@ -17,7 +17,9 @@ namespace cuv {
 
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kBlockX = 32;
+constexpr int kBlockY = 16;
+constexpr int kThreads = kBlockX * kBlockY;
 constexpr int kWarps = kThreads / 32;
 /* chunks one thread may take before its 32-bit channel sums could overflow (16 * 255 * 2^16 < 2^32) */
 constexpr uint32_t kMaxChunksPerThread = 1u << 16;
@@ -34,6 +36,7 @@ struct Region {
   int first_byte;     /* of the region within a row */
   int row_bytes;      /* of the region */
   uint32_t rows;
+  uint32_t rows_per_block;
   uint32_t chunks;    /* per row */
   uint32_t luma_weights; /* RGB: the BT.601 weights in the pixel's byte order */
   int bins;
@@ -130,56 +133,65 @@ __device__ __forceinline__ void luma_chunk (const uint32_t (&w)[4], uint32_t val
   }
 }
 
-template <Access kAccess>
-__device__ __forceinline__ void take_chunk (const Region &g, uint32_t item, uint32_t *hist, Sums &s)
-{
-  uint32_t r = item / g.chunks;
-  uint32_t c = item - r * g.chunks;
-  const uint8_t *row = g.data + static_cast<size_t> (r) * g.pitch;
-  if (kAccess == Access::RgbBytes) {
-    const uint32_t px[4] = {load_px4<false> (row + g.first_byte + 4 * c), 0, 0, 0};
-    rgb_chunk (px, 1u, g, hist, s);
-    return;
-  }
-  const uintptr_t begin = reinterpret_cast<uintptr_t> (row + g.first_byte);
-  const uintptr_t end = begin + g.row_bytes;
-  const uintptr_t p = (begin & ~static_cast<uintptr_t> (15)) + 16u * c;
-  if (p >= end)
-    return;
+/* One chunk as loaded: its words and a bit per pixel (RGB) or sample (luma) inside the region. */
+struct Chunk {
   uint32_t w[4];
   uint32_t valid;
-  if (p >= begin && p + 16 <= end) {
+};
+
+/* Chunk @c of the region's row at @row. */
+template <Access kAccess>
+__device__ __forceinline__ Chunk load_chunk (const Region &g, const uint8_t *row, uint32_t c)
+{
+  Chunk k{{0, 0, 0, 0}, 0};
+  if (c >= g.chunks)
+    return k;
+  if (kAccess == Access::RgbBytes) {
+    k.w[0] = load_px4<false> (row + g.first_byte + 4 * c);
+    k.valid = 1;
+    return k;
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t> (row + g.first_byte);
+  const int head = static_cast<int> (begin & 15);
+  const int off = 16 * static_cast<int> (c) - head; /* of the chunk's first byte from the region's */
+  const uint8_t *p = reinterpret_cast<const uint8_t *> (begin - head) + 16 * c;
+  if (off >= 0 && off + 16 <= g.row_bytes) {
     uint4 v = __ldcs (reinterpret_cast<const uint4 *> (p));
-    w[0] = v.x;
-    w[1] = v.y;
-    w[2] = v.z;
-    w[3] = v.w;
-    valid = kAccess == Access::RgbChunks ? 0xfu : 0xffffu;
-  } else {
-    /* the chunk that holds the row's first or last bytes: only those inside are read */
-    valid = 0;
+    k.w[0] = v.x;
+    k.w[1] = v.y;
+    k.w[2] = v.z;
+    k.w[3] = v.w;
+    k.valid = kAccess == Access::RgbChunks ? 0xfu : 0xffffu;
+    return k;
+  }
+  /* the chunk that holds the row's first or last bytes: only those inside are read */
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-      const uintptr_t q = p + 4 * k;
-      w[k] = 0;
-      if (kAccess == Access::RgbChunks) {
-        if (q >= begin && q < end) {
-          w[k] = __ldg (reinterpret_cast<const uint32_t *> (q));
-          valid |= 1u << k;
-        }
-      } else {
-        for (int j = 0; j < 4; j++)
-          if (q + j >= begin && q + j < end) {
-            w[k] |= static_cast<uint32_t> (__ldg (reinterpret_cast<const uint8_t *> (q + j))) << (8 * j);
-            valid |= 1u << (4 * k + j);
-          }
+  for (int i = 0; i < 4; i++) {
+    if (kAccess == Access::RgbChunks) {
+      if (off + 4 * i >= 0 && off + 4 * i < g.row_bytes) {
+        k.w[i] = __ldg (reinterpret_cast<const uint32_t *> (p + 4 * i));
+        k.valid |= 1u << i;
       }
+    } else {
+      for (int j = 0; j < 4; j++)
+        if (off + 4 * i + j >= 0 && off + 4 * i + j < g.row_bytes) {
+          k.w[i] |= static_cast<uint32_t> (__ldg (p + 4 * i + j)) << (8 * j);
+          k.valid |= 1u << (4 * i + j);
+        }
     }
   }
-  if (kAccess == Access::RgbChunks)
-    rgb_chunk (w, valid, g, hist, s);
+  return k;
+}
+
+template <Access kAccess>
+__device__ __forceinline__ void count_chunk (const Region &g, const Chunk &k, uint32_t *hist, Sums &s)
+{
+  if (!k.valid)
+    return;
+  if (kAccess == Access::LumaChunks)
+    luma_chunk (k.w, k.valid, g, hist, s);
   else
-    luma_chunk (w, valid, g, hist, s);
+    rgb_chunk (k.w, k.valid, g, hist, s);
 }
 
 __device__ __forceinline__ unsigned long long warp_sum (unsigned long long v)
@@ -190,12 +202,14 @@ __device__ __forceinline__ unsigned long long warp_sum (unsigned long long v)
   return v;
 }
 
+/* Block (kBlockX, kBlockY): a column of kBlockX chunks by g.rows_per_block rows; each thread keeps
+ * one chunk column and walks down the rows, two rows' loads in flight. */
 template <Access kAccess>
 __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramResult *res)
 {
   __shared__ uint32_t hist[kWarps][kHistogramMaxBins];
   __shared__ unsigned long long block_sums[5];
-  const int tid = threadIdx.x;
+  const int tid = threadIdx.y * kBlockX + threadIdx.x;
   for (int i = tid; i < kWarps * kHistogramMaxBins; i += kThreads)
     (&hist[0][0])[i] = 0;
   if (tid < 5)
@@ -204,10 +218,20 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
 
   uint32_t *warp_hist = hist[tid / 32];
   Sums s;
-  const uint32_t total = g.rows * g.chunks;
-  const uint32_t stride = gridDim.x * kThreads;
-  for (uint32_t item = blockIdx.x * kThreads + tid; item < total; item += stride)
-    take_chunk<kAccess> (g, item, warp_hist, s);
+  const uint32_t c = blockIdx.x * kBlockX + threadIdx.x;
+  const uint32_t r0 = blockIdx.y * g.rows_per_block;
+  const uint32_t r1 = min (g.rows, r0 + g.rows_per_block);
+  uint32_t r = r0 + threadIdx.y;
+  const size_t step = static_cast<size_t> (g.pitch) * kBlockY;
+  const uint8_t *row = g.data + static_cast<size_t> (r) * g.pitch;
+  for (; r + kBlockY < r1; r += 2 * kBlockY, row += 2 * step) {
+    Chunk a = load_chunk<kAccess> (g, row, c);
+    Chunk b = load_chunk<kAccess> (g, row + step, c);
+    count_chunk<kAccess> (g, a, warp_hist, s);
+    count_chunk<kAccess> (g, b, warp_hist, s);
+  }
+  if (r < r1)
+    count_chunk<kAccess> (g, load_chunk<kAccess> (g, row, c), warp_hist, s);
 
   const unsigned long long v[5] = {s.c[0], s.c[1], s.c[2], s.y, s.y2};
 #pragma unroll
@@ -234,9 +258,11 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
   }
 }
 
+/* As many blocks as stay resident, each as tall as that allows (and short enough that no
+ * thread's 32-bit sums can overflow). */
 template <Access kAccess>
 cudaError_t
-launch_histogram (const Region &g, HistogramResult *res, cudaStream_t stream)
+launch_histogram (Region g, HistogramResult *res, cudaStream_t stream)
 {
   int device = 0, sms = 0, per_sm = 0;
   cudaError_t err = cudaGetDevice (&device);
@@ -246,11 +272,13 @@ launch_histogram (const Region &g, HistogramResult *res, cudaStream_t stream)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, histogram_kernel<kAccess>, kThreads, 0);
   if (err != cudaSuccess)
     return err;
-  const uint32_t total = g.rows * g.chunks;
-  uint32_t needed = (total + kThreads - 1) / kThreads;
-  uint32_t overflow_floor = (total + kThreads * kMaxChunksPerThread - 1) / (kThreads * kMaxChunksPerThread);
-  uint32_t grid = std::max (overflow_floor, std::min (needed, static_cast<uint32_t> (std::max (1, sms * per_sm))));
-  histogram_kernel<kAccess><<<grid, kThreads, 0, stream>>> (g, res);
+  const uint32_t gx = (g.chunks + kBlockX - 1) / kBlockX;
+  const uint32_t resident = static_cast<uint32_t> (std::max (1, sms * per_sm));
+  uint32_t gy = std::max (1u, std::min (resident / gx, (g.rows + kBlockY - 1) / kBlockY));
+  gy = std::max (gy, (g.rows + kBlockY * kMaxChunksPerThread - 1) / (kBlockY * kMaxChunksPerThread));
+  g.rows_per_block = (g.rows + gy - 1) / gy;
+  gy = (g.rows + g.rows_per_block - 1) / g.rows_per_block;
+  histogram_kernel<kAccess><<<dim3 (gx, gy), dim3 (kBlockX, kBlockY), 0, stream>>> (g, res);
   return cudaGetLastError ();
 }
 

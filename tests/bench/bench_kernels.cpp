@@ -20,6 +20,7 @@
 
 #include "cuvtest.h"
 #include "enhance.h"
+#include "histogram.h"
 #include "sobel.h"
 
 namespace {
@@ -139,6 +140,8 @@ int main (int argc, char **argv)
   cuv::EnhanceTables *dtables;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+  cuv::HistogramResult *dhist, hhist;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), sizeof (cuv::HistogramResult)));
 
   if (profile) {
     Image src (cuv::PixelLayout::RGBA, 3840, 2160), dst (cuv::PixelLayout::RGBA, 3840, 2160);
@@ -148,6 +151,7 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, 256, dhist, b.stream));
     }
     CUVTEST_CHECK_CUDA (cudaStreamSynchronize (b.stream));
     return 0;
@@ -178,6 +182,21 @@ int main (int argc, char **argv)
           [&] { cuv::enhance_cpu (src.host, dst.host, *tables); });
       row ("cudaenhance in place", [&] { return cuv::enhance_cuda (src.dev, src.dev, dtables, b.stream); },
           [&] { cuv::enhance_cpu (src.host, src.host, *tables); });
+      /* the histogram's figure includes the zeroing of its result, which every frame needs */
+      const cuv::Roi all{0, 0, s.w, s.h};
+      const cuv::OverlayRect rect = cuv::histogram_overlay_rect (s.w, s.h, cuv::OverlayCorner::TopRight, 25);
+      auto histogram = [&] { return cuv::histogram_cuda (src.dev, all, 256, dhist, b.stream); };
+      auto histogram_cpu = [&] { cuv::histogram_cpu (src.host, all, 256, &hhist); };
+      row ("cudahistogram (camera-like)", histogram, histogram_cpu);
+      row ("cudahistogram + overlay", [&] {
+            cudaError_t e = cuv::histogram_cuda (src.dev, all, 256, dhist, b.stream);
+            return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, dhist, static_cast<uint64_t> (s.w) * s.h, b.stream);
+          },
+          histogram_cpu);
+      /* every pixel in one bin: each shared atomic of a warp hits one address */
+      CUVTEST_CHECK_CUDA (cudaMemset (src.dbuf, 128, src.bytes));
+      row ("cudahistogram (flat content)", histogram, histogram_cpu);
+      src.upload ();
       /* worst case for the chroma table: every pixel's chroma random */
       std::mt19937 rng (9);
       for (auto &v : src.hbuf)
@@ -185,8 +204,10 @@ int main (int argc, char **argv)
       src.upload ();
       row ("cudaenhance (random content)", [&] { return cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream); },
           [&] { cuv::enhance_cpu (src.host, dst.host, *tables); });
+      row ("cudahistogram (random content)", histogram, histogram_cpu);
     }
   }
+  cudaFree (dhist);
   cudaFree (dtables);
   return 0;
 }
