@@ -49,23 +49,25 @@ struct Sums {
   unsigned long long y2 = 0;
 };
 
-/* Adds bins b[0..n) to @hist, one atomic per run of equal bins. */
+/* Adds @n to shared-memory @addr when @p, as a predicated reduction: no branch, so no divergence. */
+__device__ __forceinline__ void shared_add_if (uint32_t *addr, uint32_t n, bool p)
+{
+  asm volatile ("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q red.shared.add.u32 [%0], %1;\n\t}"
+      :: "r"(static_cast<uint32_t> (__cvta_generic_to_shared (addr))), "r"(n), "r"(static_cast<uint32_t> (p)) : "memory");
+}
+
+/* Adds bins b[0..n) to @hist with one reduction per run of equal bins, issued at the run's last
+ * element; the same instructions run whatever the content. */
 template <int kN>
 __device__ __forceinline__ void count_runs (uint32_t *hist, const int (&b)[kN])
 {
-  int cur = b[0];
-  uint32_t n = 1;
+  uint32_t run = 1;
 #pragma unroll
-  for (int k = 1; k < kN; k++) {
-    if (b[k] == cur) {
-      n++;
-    } else {
-      atomicAdd (hist + cur, n);
-      cur = b[k];
-      n = 1;
-    }
+  for (int k = 0; k < kN; k++) {
+    const bool last = k == kN - 1 || b[k + 1 < kN ? k + 1 : k] != b[k];
+    shared_add_if (hist + b[k], run, last);
+    run = last ? 1 : run + 1;
   }
-  atomicAdd (hist + cur, n);
 }
 
 __device__ __forceinline__ int rgb_luma (uint32_t px, uint32_t weights)
@@ -73,36 +75,44 @@ __device__ __forceinline__ int rgb_luma (uint32_t px, uint32_t weights)
   return static_cast<int> (__dp4a (px, weights, 0u) >> 8);
 }
 
-/* Four RGB pixels; @valid masks the ones inside the region (all of them, in a full chunk). */
+/* Four RGB pixels of a chunk inside the region: the common case, without per-pixel checks. */
+__device__ __forceinline__ void rgb_full (const uint32_t (&px)[4], const Region &g, uint32_t *hist, Sums &s)
+{
+  int l[4], b[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    l[k] = rgb_luma (px[k], g.luma_weights);
+    b[k] = histogram_bin (l[k], g.bins);
+  }
+  /* bytes 0 and 2 of four pixels add up in 16-bit halves without carrying over */
+  const uint32_t lo = (px[0] & 0x00ff00ffu) + (px[1] & 0x00ff00ffu) + (px[2] & 0x00ff00ffu) + (px[3] & 0x00ff00ffu);
+  const uint32_t hi = ((px[0] >> 8) & 0xffu) + ((px[1] >> 8) & 0xffu) + ((px[2] >> 8) & 0xffu) + ((px[3] >> 8) & 0xffu);
+  s.c[0] += lo & 0xffff;
+  s.c[2] += lo >> 16;
+  s.c[1] += hi;
+  s.y += l[0] + l[1] + l[2] + l[3];
+  s.y2 += static_cast<uint32_t> (l[0] * l[0] + l[1] * l[1] + l[2] * l[2] + l[3] * l[3]);
+  count_runs (hist, b);
+}
+
+/* Some of four RGB pixels, at a row's ends; @valid masks the ones inside the region. */
 __device__ __forceinline__ void rgb_chunk (const uint32_t (&px)[4], uint32_t valid, const Region &g, uint32_t *hist,
     Sums &s)
 {
-  uint32_t lo = 0, hi = 0, y2 = 0;
-  int b[4];
-#pragma unroll
+  if (valid == 0xf) {
+    rgb_full (px, g, hist, s);
+    return;
+  }
   for (int k = 0; k < 4; k++) {
     if (valid & (1u << k)) {
       int l = rgb_luma (px[k], g.luma_weights);
-      lo += px[k] & 0x00ff00ffu;
-      hi += (px[k] >> 8) & 0x00ff00ffu;
+      s.c[0] += px[k] & 0xff;
+      s.c[1] += (px[k] >> 8) & 0xff;
+      s.c[2] += (px[k] >> 16) & 0xff;
       s.y += l;
-      y2 += l * l;
-      b[k] = histogram_bin (l, g.bins);
-    } else {
-      b[k] = -1;
+      s.y2 += l * l;
+      atomicAdd (hist + histogram_bin (l, g.bins), 1u);
     }
-  }
-  s.c[0] += lo & 0xffff;
-  s.c[2] += lo >> 16;
-  s.c[1] += hi & 0xffff;
-  s.y2 += y2;
-  if (valid == 0xf) {
-    count_runs (hist, b);
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      if (b[k] >= 0)
-        atomicAdd (hist + b[k], 1u);
   }
 }
 
