@@ -298,6 +298,7 @@ gst_cuda_histogram_publish (GstCudaHistogram *self, GstBuffer *buf)
   gst_cuda_histogram_reset_interval (impl);
 }
 
+/* transform_caps keeps the caps, so the base class always works in place: this is the only path. */
 static GstFlowReturn
 gst_cuda_histogram_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
@@ -307,18 +308,6 @@ gst_cuda_histogram_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
   if (ret == GST_FLOW_OK && self->impl->result)
     gst_cuda_histogram_publish (self, buf);
-  return ret;
-}
-
-static GstFlowReturn
-gst_cuda_histogram_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
-{
-  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
-  gst_cuda_histogram_prepare_frame (self);
-  self->impl->result = nullptr;
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
-  if (ret == GST_FLOW_OK && self->impl->result)
-    gst_cuda_histogram_publish (self, outbuf);
   return ret;
 }
 
@@ -559,7 +548,6 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_histogram_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_ip);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform);
   filter_class->supports_in_place = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_writes_frame);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_histogram_set_info);
