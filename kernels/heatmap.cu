@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The heat map in one pass: each thread reads a 4x2 tile of the current and the previous frame,
+ * 16-byte accesses where all three views allow, looks d up in the colour table (3 KiB, L1
+ * resident) and writes the tile. Statistics as difference.cuh describes. */
+#include "heatmap.h"
+
+#include "difference.cuh"
+
+namespace cuv {
+
+namespace {
+
+using namespace diff;
+
+struct HeatArgs {
+  Frame cur, prev, out;
+  HeatmapParams p;
+};
+
+__device__ __forceinline__ uint32_t heat (const HeatmapParams &p, int d, uint32_t current, bool blend)
+{
+  const uint32_t h = __ldg (p.table + d);
+  return blend ? blend_px (h, current, p.blend) | 0xff000000u : h;
+}
+
+/* One RGB pixel through any alignment: the edges of a tile row, and unaligned views. */
+__device__ __forceinline__ void heat_rgb_px (const HeatArgs &a, int x, int y, bool blend, uint32_t &sum, uint32_t &mx)
+{
+  const uint32_t c = load_le32 (row (a.cur.planes[0], y) + 4 * x);
+  const int d = rgb_abs_sum (c, load_le32 (row (a.prev.planes[0], y) + 4 * x));
+  sum += d;
+  mx = ::max (mx, static_cast<uint32_t> (d));
+  store_le32 (row_w (a.out.planes[0], y) + 4 * x, heat (a.p, d, c, blend));
+}
+
+template <bool kVec, bool kBlend>
+__global__ void __launch_bounds__ (kThreads) heatmap_rgb_kernel (HeatArgs a, DiffStats *accum, DiffStats *clear_next)
+{
+  clear_stats (clear_next);
+  const Walk w = walk ();
+  const int width = a.cur.width, height = a.cur.height;
+  uint32_t sum = 0, mx = 0;
+  if (w.x0 < width) {
+    const bool full = kVec && w.x0 + kTilePix <= width;
+    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+      const int rows = min (kTileRows, height - y0);
+      if (!full) {
+        for (int r = 0; r < rows; r++)
+          for (int x = w.x0; x < min (w.x0 + kTilePix, width); x++)
+            heat_rgb_px (a, x, y0 + r, kBlend, sum, mx);
+      } else {
+        uint4 c[kTileRows], q[kTileRows];
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          if (r < rows) {
+            c[r] = load16 (row (a.cur.planes[0], y0 + r) + 4 * w.x0);
+            q[r] = load16 (row (a.prev.planes[0], y0 + r) + 4 * w.x0);
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          if (r >= rows)
+            break;
+          const uint32_t cv[4] = {c[r].x, c[r].y, c[r].z, c[r].w}, qv[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
+          uint32_t o[4];
+#pragma unroll
+          for (int k = 0; k < 4; k++) {
+            const uint32_t d = __vsadu4 (cv[k] & 0x00ffffffu, qv[k] & 0x00ffffffu);
+            sum += d;
+            mx = ::max (mx, d);
+            o[k] = heat (a.p, d, cv[k], kBlend);
+          }
+          store16 (row_w (a.out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
+        }
+      }
+    }
+  }
+  block_stats (sum, mx, &accum->sum_difference, &accum->max_difference);
+}
+
+/* One NV12/I420 pixel through any alignment. */
+__device__ __forceinline__ void heat_yuv_px (const HeatArgs &a, int x, int y, bool blend, uint32_t &sum, uint32_t &mx)
+{
+  const ChromaAt cc = chroma_at (a.cur, x / 2, y / 2), pc = chroma_at (a.prev, x / 2, y / 2);
+  const int cy = row (a.cur.planes[0], y)[x];
+  const int d = abs_diff (cy, row (a.prev.planes[0], y)[x]) + abs_diff (*cc.u, *pc.u) + abs_diff (*cc.v, *pc.v);
+  sum += d;
+  mx = ::max (mx, static_cast<uint32_t> (d));
+  const uint32_t current = blend ? yuv_px (a.p.yuv, PixelLayout::RGBA, cy, *cc.u, *cc.v) : 0;
+  store_le32 (row_w (a.out.planes[0], y) + 4 * x, heat (a.p, d, current, blend));
+}
+
+/* |dU| + |dV| of the two chroma groups of a tile, and their samples. */
+struct TileChroma {
+  int d[2];
+  int u[2], v[2];
+};
+
+template <bool kNv12>
+__device__ __forceinline__ TileChroma tile_chroma (const Frame &cur, const Frame &prev, int gx, int gy)
+{
+  TileChroma t;
+  if (kNv12) {
+    const uint32_t c = *reinterpret_cast<const uint32_t *> (row (cur.planes[1], gy) + 2 * gx);
+    const uint32_t q = *reinterpret_cast<const uint32_t *> (row (prev.planes[1], gy) + 2 * gx);
+    const uint32_t ad = __vabsdiffu4 (c, q);
+    t.d[0] = (ad & 0xff) + (ad >> 8 & 0xff);
+    t.d[1] = (ad >> 16 & 0xff) + (ad >> 24);
+    t.u[0] = c & 0xff, t.v[0] = c >> 8 & 0xff, t.u[1] = c >> 16 & 0xff, t.v[1] = c >> 24;
+  } else {
+    const uint32_t cu = *reinterpret_cast<const uint16_t *> (row (cur.planes[1], gy) + gx);
+    const uint32_t cv = *reinterpret_cast<const uint16_t *> (row (cur.planes[2], gy) + gx);
+    const uint32_t qu = *reinterpret_cast<const uint16_t *> (row (prev.planes[1], gy) + gx);
+    const uint32_t qv = *reinterpret_cast<const uint16_t *> (row (prev.planes[2], gy) + gx);
+    const uint32_t ad = __vabsdiffu4 (cu | cv << 16, qu | qv << 16);
+    t.d[0] = (ad & 0xff) + (ad >> 16 & 0xff);
+    t.d[1] = (ad >> 8 & 0xff) + (ad >> 24);
+    t.u[0] = cu & 0xff, t.u[1] = cu >> 8, t.v[0] = cv & 0xff, t.v[1] = cv >> 8;
+  }
+  return t;
+}
+
+template <bool kVec, bool kBlend, bool kNv12>
+__global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, DiffStats *accum, DiffStats *clear_next)
+{
+  clear_stats (clear_next);
+  const Walk w = walk ();
+  const int width = a.cur.width, height = a.cur.height;
+  uint32_t sum = 0, mx = 0;
+  if (w.x0 < width) {
+    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+      if (!kVec || w.x0 + kTilePix > width || y0 + kTileRows > height) {
+        for (int y = y0; y < min (y0 + kTileRows, height); y++)
+          for (int x = w.x0; x < min (w.x0 + kTilePix, width); x++)
+            heat_yuv_px (a, x, y, kBlend, sum, mx);
+      } else {
+        uint32_t cy[kTileRows], qy[kTileRows];
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          cy[r] = *reinterpret_cast<const uint32_t *> (row (a.cur.planes[0], y0 + r) + w.x0);
+          qy[r] = *reinterpret_cast<const uint32_t *> (row (a.prev.planes[0], y0 + r) + w.x0);
+        }
+        const TileChroma ch = tile_chroma<kNv12> (a.cur, a.prev, w.x0 / 2, y0 / 2);
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          const uint32_t dy = __vabsdiffu4 (cy[r], qy[r]);
+          uint32_t o[4];
+#pragma unroll
+          for (int k = 0; k < 4; k++) {
+            const uint32_t d = (dy >> (8 * k) & 0xff) + ch.d[k / 2];
+            sum += d;
+            mx = ::max (mx, d);
+            const uint32_t current =
+                kBlend ? yuv_px (a.p.yuv, PixelLayout::RGBA, cy[r] >> (8 * k) & 0xff, ch.u[k / 2], ch.v[k / 2]) : 0;
+            o[k] = heat (a.p, d, current, kBlend);
+          }
+          store16 (row_w (a.out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
+        }
+      }
+    }
+  }
+  block_stats (sum, mx, &accum->sum_difference, &accum->max_difference);
+}
+
+template <typename Kernel>
+cudaError_t launch (Kernel kernel, const HeatArgs &a, DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+{
+  dim3 grid;
+  cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
+  if (err != cudaSuccess)
+    return err;
+  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, accum, clear_next);
+  return cudaGetLastError ();
+}
+
+template <bool kVec, bool kNv12>
+cudaError_t launch_yuv (const HeatArgs &a, bool blend, DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+{
+  return blend ? launch (heatmap_yuv_kernel<kVec, true, kNv12>, a, accum, clear_next, stream)
+               : launch (heatmap_yuv_kernel<kVec, false, kNv12>, a, accum, clear_next, stream);
+}
+
+}  // namespace
+
+cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
+    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+{
+  if (cur.width <= 0 || cur.height <= 0) {
+    /* no pixel: the statistics stay zero, the next slot is still cleared */
+    return clear_next ? cudaMemsetAsync (clear_next, 0, sizeof (DiffStats), stream) : cudaSuccess;
+  }
+  const HeatArgs a{cur, prev, out, params};
+  const bool blend = params.blend < 256;
+  const bool out16 = aligned (out.planes[0], 16);
+  if (layout_is_rgb (cur.layout)) {
+    const bool vec = out16 && aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16);
+    if (vec)
+      return blend ? launch (heatmap_rgb_kernel<true, true>, a, accum, clear_next, stream)
+                   : launch (heatmap_rgb_kernel<true, false>, a, accum, clear_next, stream);
+    return blend ? launch (heatmap_rgb_kernel<false, true>, a, accum, clear_next, stream)
+                 : launch (heatmap_rgb_kernel<false, false>, a, accum, clear_next, stream);
+  }
+  const bool nv12 = cur.layout == PixelLayout::NV12;
+  const int chroma_align = nv12 ? 4 : 2;
+  bool vec = out16 && aligned (cur.planes[0], 4) && aligned (prev.planes[0], 4);
+  for (int p = 1; p < cur.n_planes; p++)
+    vec = vec && aligned (cur.planes[p], chroma_align) && aligned (prev.planes[p], chroma_align);
+  if (nv12)
+    return vec ? launch_yuv<true, true> (a, blend, accum, clear_next, stream)
+               : launch_yuv<false, true> (a, blend, accum, clear_next, stream);
+  return vec ? launch_yuv<true, false> (a, blend, accum, clear_next, stream)
+             : launch_yuv<false, false> (a, blend, accum, clear_next, stream);
+}
+
+}  // namespace cuv

@@ -1,0 +1,64 @@
+/* gst-cudavision: the difference to the previous frame as a colour-mapped heat map.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Semantics:
+ *   d = |dR| + |dG| + |dB| (0..765) for RGB layouts; |dY| + |dU| + |dV| of the pixel's samples
+ *   for NV12/I420 (U and V of its 2x2 chroma group);
+ *   heat = table[d], the colour map at n = min(1, gain * d / 765), built once on the host;
+ *   out = (heat * a + current * (256 - a) + 128) >> 8 per channel with a = round(blend * 256),
+ *   the fourth byte 255. RGB layouts keep their layout; NV12/I420 give RGBA, the current frame
+ *   converted with YuvToRgb for the blend.
+ *   Statistics: the sum and the maximum of d.
+ * The first frame after a reset is compared with itself (prev == cur): d = 0 everywhere. */
+#pragma once
+
+#include "difference.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuv {
+
+enum class Colormap : int {
+  Sine,    /* blue (no change), green (half), red (full), as three phase-shifted sines */
+  Jet,     /* MATLAB's jet: dark blue, cyan, yellow, dark red */
+  Inferno, /* matplotlib's inferno (a polynomial fit): black, purple, orange, pale yellow */
+  Gray,    /* black to white */
+};
+
+constexpr int kHeatmapTableSize = 766;
+
+/* One colour per d: table[d] packed for @out_layout (4-byte RGB order), fourth byte 255. */
+void heatmap_build_table (Colormap map, double gain, PixelLayout out_layout, uint32_t table[kHeatmapTableSize]);
+
+/* The colour map itself, n in 0..1 -> R, G, B in 0..255 (rounded). */
+void colormap_rgb (Colormap map, double n, int rgb[3]);
+
+struct HeatmapParams {
+  const uint32_t *table; /* host memory for the CPU, device memory for CUDA */
+  int blend;             /* 0..256 */
+  YuvToRgb yuv;          /* for NV12/I420 input */
+};
+
+/* The output layout for an input layout: RGB layouts keep theirs, NV12/I420 give RGBA. */
+inline PixelLayout heatmap_out_layout (PixelLayout in)
+{
+  return layout_is_rgb (in) ? in : PixelLayout::RGBA;
+}
+
+/* @cur and @prev have the same layout and size (they may be the same frame); @out has
+ * heatmap_out_layout () and the same size. */
+void heatmap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
+    DiffStats *stats);
+
+#if CUV_HAVE_CUDA
+/* Launches on @stream and never synchronizes. The statistics are added into @accum (device
+ * memory, zero before the call) while @clear_next, another DiffStats, is zeroed, so that a caller
+ * alternating two slots never needs a separate memset: frame k adds into slot k % 2 and clears
+ * slot (k + 1) % 2. @clear_next may be null. */
+cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
+    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream);
+#endif
+
+}  // namespace cuv

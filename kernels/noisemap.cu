@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The noise map in one pass, shaped as heatmap.cu: a 4x2 tile per thread, byte-parallel
+ * compares (__vabsdiffu4, __vcmpgtu4) and byte-parallel painting (blend_px under a byte mask). */
+#include "noisemap.h"
+
+#include "difference.cuh"
+
+namespace cuv {
+
+namespace {
+
+using namespace diff;
+
+struct NoiseArgs {
+  Frame cur, prev, out;
+  NoisemapParams p;
+  uint32_t threshold4;   /* the threshold in each byte */
+  uint32_t painted_black; /* map mode's noisy pixel (RGB layouts) */
+};
+
+__host__ __device__ __forceinline__ uint32_t replicate (uint32_t b)
+{
+  return b * 0x01010101u;
+}
+
+/* The output pixel of an RGB layout. */
+__device__ __forceinline__ uint32_t noise_rgb (const NoiseArgs &a, uint32_t c, bool noisy)
+{
+  if (a.p.overlay)
+    return noisy ? (blend_px (a.p.color, c, a.p.alpha) & 0x00ffffffu) | (c & 0xff000000u) : c;
+  return noisy ? a.painted_black : 0xff000000u;
+}
+
+__device__ __forceinline__ void noise_rgb_px (const NoiseArgs &a, int x, int y, uint32_t &changed)
+{
+  const uint32_t c = load_le32 (row (a.cur.planes[0], y) + 4 * x);
+  const bool noisy = rgb_abs_max (c, load_le32 (row (a.prev.planes[0], y) + 4 * x)) > a.p.threshold;
+  changed += noisy;
+  store_le32 (row_w (a.out.planes[0], y) + 4 * x, noise_rgb (a, c, noisy));
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__ (kThreads) noisemap_rgb_kernel (NoiseArgs a, DiffStats *accum, DiffStats *clear_next)
+{
+  clear_stats (clear_next);
+  const Walk w = walk ();
+  const int width = a.cur.width, height = a.cur.height;
+  uint32_t changed = 0;
+  if (w.x0 < width) {
+    const bool full = kVec && w.x0 + kTilePix <= width;
+    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+      const int rows = min (kTileRows, height - y0);
+      if (!full) {
+        for (int r = 0; r < rows; r++)
+          for (int x = w.x0; x < min (w.x0 + kTilePix, width); x++)
+            noise_rgb_px (a, x, y0 + r, changed);
+      } else {
+        uint4 c[kTileRows], q[kTileRows];
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          if (r < rows) {
+            c[r] = load16 (row (a.cur.planes[0], y0 + r) + 4 * w.x0);
+            q[r] = load16 (row (a.prev.planes[0], y0 + r) + 4 * w.x0);
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          if (r >= rows)
+            break;
+          const uint32_t cv[4] = {c[r].x, c[r].y, c[r].z, c[r].w}, qv[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
+          uint32_t o[4];
+#pragma unroll
+          for (int k = 0; k < 4; k++) {
+            const bool noisy = (__vcmpgtu4 (__vabsdiffu4 (cv[k], qv[k]), a.threshold4) & 0x00ffffffu) != 0;
+            changed += noisy;
+            o[k] = noise_rgb (a, cv[k], noisy);
+          }
+          store16 (row_w (a.out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
+        }
+      }
+    }
+  }
+  block_stats (changed, 0, &accum->changed, nullptr);
+}
+
+/* One 2x2 chroma group through any alignment, as noisemap_cpu () does it. */
+__device__ __forceinline__ void noise_yuv_group (const NoiseArgs &a, int gx, int gy, uint32_t &changed)
+{
+  const NoisemapParams &p = a.p;
+  const ChromaAt cc = chroma_at (a.cur, gx, gy), pc = chroma_at (a.prev, gx, gy), oc = chroma_at (a.out, gx, gy);
+  const bool chroma_changed = abs_diff (*cc.u, *pc.u) > p.threshold || abs_diff (*cc.v, *pc.v) > p.threshold;
+  bool any = false;
+  for (int y = 2 * gy; y < min (2 * gy + 2, a.cur.height); y++) {
+    for (int x = 2 * gx; x < min (2 * gx + 2, a.cur.width); x++) {
+      const int cy = row (a.cur.planes[0], y)[x];
+      const bool noisy = chroma_changed || abs_diff (cy, row (a.prev.planes[0], y)[x]) > p.threshold;
+      changed += noisy;
+      any |= noisy;
+      const int below = p.overlay ? cy : p.y_black;
+      row_w (a.out.planes[0], y)[x] = static_cast<uint8_t> (noisy ? blend_byte (p.yuv[0], below, p.alpha) : below);
+    }
+  }
+  const int u = p.overlay ? *cc.u : 128, v = p.overlay ? *cc.v : 128;
+  *oc.u = static_cast<uint8_t> (any ? blend_byte (p.yuv[1], u, p.alpha) : u);
+  *oc.v = static_cast<uint8_t> (any ? blend_byte (p.yuv[2], v, p.alpha) : v);
+}
+
+/* The painted word: @paint where @mask is set, @below elsewhere. */
+__device__ __forceinline__ uint32_t select_bytes (uint32_t mask, uint32_t paint, uint32_t below)
+{
+  return (paint & mask) | (below & ~mask);
+}
+
+template <bool kVec, bool kNv12>
+__global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, DiffStats *accum, DiffStats *clear_next)
+{
+  clear_stats (clear_next);
+  const Walk w = walk ();
+  const int width = a.cur.width, height = a.cur.height;
+  const NoisemapParams &p = a.p;
+  const uint32_t y4 = replicate (p.yuv[0]);
+  const uint32_t black4 = replicate (p.y_black);
+  uint32_t changed = 0;
+  if (w.x0 < width) {
+    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+      const int gx = w.x0 / 2, gy = y0 / 2;
+      if (!kVec || w.x0 + kTilePix > width || y0 + kTileRows > height) {
+        for (int g = gx; g < min (gx + 2, a.cur.planes[1].width); g++)
+          noise_yuv_group (a, g, gy, changed);
+      } else {
+        uint32_t cy[kTileRows], qy[kTileRows];
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          cy[r] = *reinterpret_cast<const uint32_t *> (row (a.cur.planes[0], y0 + r) + w.x0);
+          qy[r] = *reinterpret_cast<const uint32_t *> (row (a.prev.planes[0], y0 + r) + w.x0);
+        }
+        /* chroma as u0 v0 u1 v1 (NV12's order) */
+        uint32_t cuv, quv;
+        if (kNv12) {
+          cuv = *reinterpret_cast<const uint32_t *> (row (a.cur.planes[1], gy) + w.x0);
+          quv = *reinterpret_cast<const uint32_t *> (row (a.prev.planes[1], gy) + w.x0);
+        } else {
+          const uint32_t cu = *reinterpret_cast<const uint16_t *> (row (a.cur.planes[1], gy) + gx);
+          const uint32_t cv = *reinterpret_cast<const uint16_t *> (row (a.cur.planes[2], gy) + gx);
+          const uint32_t qu = *reinterpret_cast<const uint16_t *> (row (a.prev.planes[1], gy) + gx);
+          const uint32_t qv = *reinterpret_cast<const uint16_t *> (row (a.prev.planes[2], gy) + gx);
+          cuv = __byte_perm (cu, cv, 0x5140);
+          quv = __byte_perm (qu, qv, 0x5140);
+        }
+        /* per group, 0xffff when its U or V changed; spread to the group's two pixels */
+        const uint32_t cmask = __vcmpgtu4 (__vabsdiffu4 (cuv, quv), a.threshold4);
+        const bool g0 = (cmask & 0x0000ffffu) != 0, g1 = (cmask & 0xffff0000u) != 0;
+        const uint32_t chroma_px = (g0 ? 0x0000ffffu : 0) | (g1 ? 0xffff0000u : 0);
+        uint32_t any = 0;
+#pragma unroll
+        for (int r = 0; r < kTileRows; r++) {
+          const uint32_t mask = __vcmpgtu4 (__vabsdiffu4 (cy[r], qy[r]), a.threshold4) | chroma_px;
+          changed += __popc (mask) >> 3;
+          any |= mask;
+          const uint32_t below = p.overlay ? cy[r] : black4;
+          const uint32_t out = mask ? select_bytes (mask, blend_px (y4, below, p.alpha), below) : below;
+          *reinterpret_cast<uint32_t *> (row_w (a.out.planes[0], y0 + r) + w.x0) = out;
+        }
+        /* chroma: painted per group when any of its four pixels is noisy */
+        const uint32_t gpaint = (any & 0x0000ffffu ? 0x0000ffffu : 0) | (any & 0xffff0000u ? 0xffff0000u : 0);
+        const uint32_t below_uv = p.overlay ? cuv : 0x80808080u;
+        const uint32_t paint_uv = p.yuv[1] | p.yuv[2] << 8 | p.yuv[1] << 16 | p.yuv[2] << 24;
+        const uint32_t ouv = gpaint ? select_bytes (gpaint, blend_px (paint_uv, below_uv, p.alpha), below_uv) : below_uv;
+        if (kNv12) {
+          *reinterpret_cast<uint32_t *> (row_w (a.out.planes[1], gy) + w.x0) = ouv;
+        } else {
+          *reinterpret_cast<uint16_t *> (row_w (a.out.planes[1], gy) + gx) = static_cast<uint16_t> (__byte_perm (ouv, 0, 0x7720));
+          *reinterpret_cast<uint16_t *> (row_w (a.out.planes[2], gy) + gx) = static_cast<uint16_t> (__byte_perm (ouv, 0, 0x7731));
+        }
+      }
+    }
+  }
+  block_stats (changed, 0, &accum->changed, nullptr);
+}
+
+template <typename Kernel>
+cudaError_t launch (Kernel kernel, const NoiseArgs &a, DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+{
+  dim3 grid;
+  cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
+  if (err != cudaSuccess)
+    return err;
+  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, accum, clear_next);
+  return cudaGetLastError ();
+}
+
+}  // namespace
+
+cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
+    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+{
+  if (cur.width <= 0 || cur.height <= 0)
+    return clear_next ? cudaMemsetAsync (clear_next, 0, sizeof (DiffStats), stream) : cudaSuccess;
+  const NoiseArgs a{cur, prev, out, params, replicate (static_cast<uint32_t> (params.threshold)),
+      blend_px (params.color, 0, params.alpha) | 0xff000000u};
+  if (layout_is_rgb (cur.layout)) {
+    const bool vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16) && aligned (out.planes[0], 16);
+    return vec ? launch (noisemap_rgb_kernel<true>, a, accum, clear_next, stream)
+               : launch (noisemap_rgb_kernel<false>, a, accum, clear_next, stream);
+  }
+  const bool nv12 = cur.layout == PixelLayout::NV12;
+  const int chroma_align = nv12 ? 4 : 2;
+  bool vec = true;
+  for (int p = 0; p < cur.n_planes; p++) {
+    const int al = p == 0 ? 4 : chroma_align;
+    vec = vec && aligned (cur.planes[p], al) && aligned (prev.planes[p], al) && aligned (out.planes[p], al);
+  }
+  if (nv12)
+    return vec ? launch (noisemap_yuv_kernel<true, true>, a, accum, clear_next, stream)
+               : launch (noisemap_yuv_kernel<false, true>, a, accum, clear_next, stream);
+  return vec ? launch (noisemap_yuv_kernel<true, false>, a, accum, clear_next, stream)
+             : launch (noisemap_yuv_kernel<false, false>, a, accum, clear_next, stream);
+}
+
+}  // namespace cuv

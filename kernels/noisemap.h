@@ -1,0 +1,45 @@
+/* gst-cudavision: the pixels that changed by more than a threshold since the previous frame.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Semantics:
+ *   A pixel is noisy when |dR|, |dG| or |dB| exceeds the threshold (RGB layouts; the fourth byte
+ *   is not compared), or |dY|, |dU| or |dV| for NV12/I420 (U and V of its 2x2 chroma group).
+ *   Map mode: the output is black (fourth byte 255) with noisy pixels in the colour.
+ *   Overlay mode: the output is the current frame with noisy pixels painted in the colour.
+ *   The colour's alpha is its opacity: painted = (colour * a + below * (256 - a) + 128) >> 8 with
+ *   a = alpha256 (alpha), below being black (map) or the frame (overlay); the fourth byte is
+ *   255 in map mode and the frame's in overlay mode.
+ *   NV12/I420: Y is painted per pixel; a chroma sample is painted when any pixel of its 2x2 group
+ *   is noisy. Black is Y = y_black (16 limited, 0 full), U = V = 128.
+ *   Statistics: the number of noisy pixels.
+ * The first frame after a reset is compared with itself: nothing changed. */
+#pragma once
+
+#include "difference.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuv {
+
+struct NoisemapParams {
+  int threshold;    /* 0..255: noisy when a change is > threshold */
+  bool overlay;     /* false: map mode */
+  int alpha;        /* 0..256, alpha256 () of the colour's alpha */
+  uint32_t color;   /* RGB layouts: the colour packed for the layout, fourth byte 255 */
+  uint8_t yuv[3];   /* NV12/I420: the colour as Y, U, V */
+  uint8_t y_black;  /* NV12/I420: Y of black */
+};
+
+/* @cur, @prev and @out have the same layout and size (@cur and @prev may be the same frame). */
+void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
+    DiffStats *stats);
+
+#if CUV_HAVE_CUDA
+/* As heatmap_cuda (): launches on @stream, adds into @accum, zeroes @clear_next. */
+cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
+    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream);
+#endif
+
+}  // namespace cuv

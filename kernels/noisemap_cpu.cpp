@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The noise map's CPU reference. */
+#include "noisemap.h"
+
+namespace cuv {
+
+namespace {
+
+void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
+{
+  const Plane &c = cur.planes[0], &q = prev.planes[0], &o = out.planes[0];
+  const uint32_t painted_black = blend_px (p.color, 0, p.alpha) | 0xff000000u;
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *crow = c.data + static_cast<size_t> (y) * c.pitch;
+    const uint8_t *prow = q.data + static_cast<size_t> (y) * q.pitch;
+    uint8_t *orow = o.data + static_cast<size_t> (y) * o.pitch;
+    for (int x = 0; x < cur.width; x++) {
+      const uint32_t cp = load_le32 (crow + 4 * x);
+      const bool noisy = rgb_abs_max (cp, load_le32 (prow + 4 * x)) > p.threshold;
+      stats->changed += noisy;
+      uint32_t v;
+      if (p.overlay)
+        v = noisy ? (blend_px (p.color, cp, p.alpha) & 0x00ffffffu) | (cp & 0xff000000u) : cp;
+      else
+        v = noisy ? painted_black : 0xff000000u;
+      store_le32 (orow + 4 * x, v);
+    }
+  }
+}
+
+/* One 2x2 chroma group at a time: its pixels' Y, then its chroma, painted if any pixel is noisy. */
+void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
+{
+  const Plane &c = cur.planes[0], &q = prev.planes[0], &o = out.planes[0];
+  for (int gy = 0; gy < cur.planes[1].height; gy++) {
+    for (int gx = 0; gx < cur.planes[1].width; gx++) {
+      const ChromaAt cc = chroma_at (cur, gx, gy), pc = chroma_at (prev, gx, gy), oc = chroma_at (out, gx, gy);
+      const bool chroma_changed = abs_diff (*cc.u, *pc.u) > p.threshold || abs_diff (*cc.v, *pc.v) > p.threshold;
+      bool any = false;
+      for (int y = 2 * gy; y < 2 * gy + 2 && y < cur.height; y++) {
+        for (int x = 2 * gx; x < 2 * gx + 2 && x < cur.width; x++) {
+          const int cy = c.data[static_cast<size_t> (y) * c.pitch + x];
+          const bool noisy = chroma_changed || abs_diff (cy, q.data[static_cast<size_t> (y) * q.pitch + x]) > p.threshold;
+          stats->changed += noisy;
+          any |= noisy;
+          const int below = p.overlay ? cy : p.y_black;
+          o.data[static_cast<size_t> (y) * o.pitch + x] =
+              static_cast<uint8_t> (noisy ? blend_byte (p.yuv[0], below, p.alpha) : below);
+        }
+      }
+      const int u = p.overlay ? *cc.u : 128, v = p.overlay ? *cc.v : 128;
+      *oc.u = static_cast<uint8_t> (any ? blend_byte (p.yuv[1], u, p.alpha) : u);
+      *oc.v = static_cast<uint8_t> (any ? blend_byte (p.yuv[2], v, p.alpha) : v);
+    }
+  }
+}
+
+}  // namespace
+
+void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params, DiffStats *stats)
+{
+  *stats = DiffStats{};
+  if (layout_is_rgb (cur.layout))
+    noisemap_rgb (cur, prev, out, params, stats);
+  else
+    noisemap_yuv (cur, prev, out, params, stats);
+}
+
+}  // namespace cuv
