@@ -8,6 +8,8 @@
 #include <gst/cuda/gstcudamemory.h>
 
 
+#include <utility>
+
 #include "copy.h"
 #include "gstcudavisionfilter-private.h"
 
@@ -29,6 +31,30 @@ writes_frame (GstCudaVisionFilter *self, bool in_place)
 {
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   return !in_place || !klass->writes_frame || klass->writes_frame (self);
+}
+
+static bool
+is_temporal (GstCudaVisionFilter *self)
+{
+  return GST_CUDA_VISION_FILTER_GET_CLASS (self)->temporal;
+}
+
+/* The CPU backends' transform of a temporal element sees the host copy of the previous frame,
+ * then keeps a host copy of @fin. */
+static GstFlowReturn
+transform_cpu (GstCudaVisionFilter *self, CapsState &st, const cuv::Frame &fin, const cuv::Frame &fout)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  if (!is_temporal (self))
+    return klass->transform_cpu (self, &fin, &fout);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  priv->previous_view = st.previous.begin (&st.in_info, st.in_layout, false);
+  GstFlowReturn ret = klass->transform_cpu (self, &fin, &fout);
+  priv->previous_view = nullptr;
+  st.previous.end ();
+  if (ret == GST_FLOW_OK)
+    st.previous.keep_host_copy (fin);
+  return ret;
 }
 
 static GstMapFlags
@@ -67,7 +93,6 @@ static GstFlowReturn
 process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
     bool out_dev)
 {
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   const bool in_place = inbuf == outbuf;
   const bool writes = writes_frame (self, in_place);
@@ -103,7 +128,7 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
-    ret = klass->transform_cpu (self, &fin, &fout);
+    ret = transform_cpu (self, st, fin, fout);
     if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
       ret = GST_FLOW_ERROR;
   }
@@ -128,7 +153,6 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
       return process_cpu_staged (self, st, inbuf, outbuf, in_dev, out_dev);
   }
 #endif
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   const bool in_place = inbuf == outbuf;
   GstVideoFrame vin, vout;
   if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes_frame (self, in_place), false))) {
@@ -142,7 +166,7 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
   }
   cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
   cuv::Frame fout = in_place ? fin : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
-  GstFlowReturn ret = klass->transform_cpu (self, &fin, &fout);
+  GstFlowReturn ret = transform_cpu (self, st, fin, fout);
   if (!in_place)
     gst_video_frame_unmap (&vout);
   gst_video_frame_unmap (&vin);
@@ -234,10 +258,17 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
     else if ((ok = ensure_staging (self, priv, out_stage, &st.out_info, st.out_layout)))
       fout = out_stage.device_frame;
   }
+  const bool temporal = is_temporal (self);
   if (ok) {
+    priv->previous_view = temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
     ret = klass->transform_cuda (self, &fin, &fout, stream);
+    priv->previous_view = nullptr;
     ok = ret == GST_FLOW_OK;
   }
+  /* this input becomes the previous frame: held, or copied where upstream cannot spare it */
+  bool hold = false;
+  if (ok && temporal && in_dev && !(hold = st.previous.can_hold (GST_OBJECT (self), inbuf)))
+    ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (priv->context, fin, stream));
   const bool copy_back = !out_dev && writes;
   if (ok && copy_back)
     ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
@@ -245,6 +276,18 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
   /* GStreamer 1.22's contract: the work is complete before the buffer leaves the element. */
   if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
     ok = false;
+  if (temporal) {
+    st.previous.end ();
+    if (!ok) {
+      st.previous.reset ();
+    } else if (hold) {
+      st.previous.hold (inbuf);
+    } else if (!in_dev) {
+      /* the staged upload stays as the previous frame; the next frame uploads into the other */
+      std::swap (st.in_stage, st.prev_stage);
+      st.previous.keep_view (st.prev_stage.device_frame);
+    }
+  }
   if (ok && copy_back)
     cuv::copy_frame_cpu (out_stage.host_frame, gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout));
 
@@ -274,6 +317,10 @@ gst_cuda_vision_filter_process (GstCudaVisionFilter *self, GstBuffer *inbuf, Gst
   if (!state) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (is_temporal (self) && GST_BUFFER_IS_DISCONT (inbuf)) {
+    GST_DEBUG_OBJECT (self, "DISCONT: forgetting the previous frame");
+    state->previous.reset ();
   }
 #if CUV_HAVE_CUDA
   if (priv->use_cuda)

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cuvprevious.h"
 #include "cuvstreampool.h"
 #include "gstcudavisionfilter.h"
 
@@ -32,10 +33,14 @@ struct CapsState {
   };
   Staging in_stage;
   Staging out_stage;
+  /* a temporal element's previous staged input; it and in_stage swap after each frame */
+  Staging prev_stage;
   /* the CPU backend's host copies of CUDA-memory frames */
   std::vector<uint8_t> cpu_in_host;
   std::vector<uint8_t> cpu_out_host;
 #endif
+  /* temporal elements only */
+  cuv::PreviousFrame previous;
 };
 
 struct GstCudaVisionFilterImpl {
@@ -53,6 +58,8 @@ struct GstCudaVisionFilterImpl {
   cuv::StreamLease stream;
 #endif
   std::shared_ptr<CapsState> state;
+  /* streaming thread: the previous frame's view while a temporal transform runs */
+  const cuv::Frame *previous_view = nullptr;
 };
 
 GstCudaVisionFilterImpl *gst_cuda_vision_filter_impl (GstCudaVisionFilter *self);

@@ -111,6 +111,12 @@ gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar 
   gst_caps_unref (caps);
 }
 
+const cuv::Frame *
+gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self)
+{
+  return gst_cuda_vision_filter_impl (self)->previous_view;
+}
+
 GstCudaContext *
 gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self)
 {
@@ -417,6 +423,8 @@ static gboolean
 gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+  /* a temporal element holds the previous input buffer: ask upstream's pool for one more */
+  const guint held = GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal ? 1 : 0;
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* passthrough: the parent forwarded the query downstream */
@@ -430,10 +438,10 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) == 0) {
     guint size = 0;
-    GstBufferPool *pool = make_pool (priv, caps, &info, 0, 0, &size);
+    GstBufferPool *pool = make_pool (priv, caps, &info, held, 0, &size);
     if (!pool)
       return FALSE;
-    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+    gst_query_add_allocation_pool (query, pool, size, held, 0);
     gst_object_unref (pool);
   }
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
@@ -489,6 +497,24 @@ gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *que
 }
 
 /* ---- processing ---- */
+
+/* A flush forgets a temporal element's previous frame (a caps change does through the new caps
+ * state, a DISCONT buffer in gst_cuda_vision_filter_process). */
+static gboolean
+gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal) {
+    std::shared_ptr<CapsState> state;
+    {
+      std::lock_guard<std::mutex> lk (priv->lock);
+      state = priv->state;
+    }
+    if (state)
+      state->previous.reset ();
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
 
 static void
 gst_cuda_vision_filter_before_transform (GstBaseTransform *trans, GstBuffer *buffer)
@@ -559,6 +585,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_caps);
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_propose_allocation);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_decide_allocation);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_sink_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);

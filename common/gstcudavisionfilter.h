@@ -43,6 +43,11 @@ struct _GstCudaVisionFilterClass {
    * and a staged frame is not copied back. Unset means TRUE. */
   gboolean (*writes_frame) (GstCudaVisionFilter *self);
 
+  /* TRUE for elements that compare each frame with the one before (DESIGN.md rule 8): the base
+   * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
+   * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. */
+  gboolean temporal;
+
   /* Optional: called from set_caps with the negotiated infos. */
   gboolean (*set_info) (GstCudaVisionFilter *self, const GstVideoInfo *in_info,
       const GstVideoInfo *out_info);
@@ -68,6 +73,11 @@ void gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const g
 
 /* The context in use, or NULL (CPU backend without a GPU); borrowed, valid until stop. */
 GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
+
+/* For a temporal element, inside transform_cpu/transform_cuda: the previous input frame, in the
+ * same kind of memory as @in (host or device), with its layout and size; NULL for the first frame
+ * after start, a flush, a caps change or a DISCONT buffer. */
+const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self);
 
 /* Passthrough when @identity and both pads carry the same caps; call on property changes and from
  * set_info. */

@@ -1,0 +1,71 @@
+/* gst-cudavision: the previous input frame of a temporal element (DESIGN.md rule 8).
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Kept the cheapest way the input allows:
+ * - CUDA memory of the element's context: a reference on the input buffer itself, no copy, when
+ *   its pool can spare it (no pool, or an unbounded one; the base class asks upstream for one
+ *   more buffer in the allocation query). A bounded pool (a decoder's fixed pool) could stall
+ *   while we hold one of its buffers, so then a device copy is kept instead.
+ * - System memory with the CUDA backend: the staging buffer the frame was uploaded into; the
+ *   base class alternates two of them, so this costs no copy either.
+ * - The CPU backend: a host copy.
+ * Forgotten on FLUSH_STOP, on a caps change (it lives in the caps state) and on a DISCONT buffer. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <vector>
+
+#include "cuvcuda.h"
+#include "image.h"
+
+namespace cuv {
+
+class PreviousFrame {
+ public:
+  PreviousFrame () = default;
+  ~PreviousFrame () { reset (); }
+  PreviousFrame (const PreviousFrame &) = delete;
+  PreviousFrame &operator= (const PreviousFrame &) = delete;
+
+  void reset ();
+
+  /* The view for this frame's transform (mapping a held buffer as @info describes, with
+   * GST_MAP_CUDA when @device), or null when there is none; valid until end (). */
+  const Frame *begin (const GstVideoInfo *info, PixelLayout layout, bool device);
+  /* After the frame's work completed (the stream synchronized): unmaps, and lets go of a held
+   * buffer that was replaced. */
+  void end ();
+
+  /* Whether upstream can spare @buf while we hold it (see above); caches the verdict per pool. */
+  bool can_hold (GstObject *owner, GstBuffer *buf);
+
+  /* After a frame: remember it. hold () comes after end (); the others may come before it (a
+   * replaced buffer is then let go of in end ()). */
+  void hold (GstBuffer *buf);
+  void keep_view (const Frame &view);
+  void keep_host_copy (const Frame &view);
+#if CUV_HAVE_CUDA
+  /* Copies @view into a device buffer of @ctx on @stream (the caller synchronizes before end ()). */
+  cudaError_t keep_device_copy (GstCudaContext *ctx, const Frame &view, cudaStream_t stream);
+#endif
+
+ private:
+  void set_view (const Frame &view);
+
+  enum class Kind { None, Held, View };
+  Kind kind_ = Kind::None;
+  GstBuffer *held_ = nullptr;
+  GstVideoFrame map_{};
+  bool mapped_ = false;
+  Frame view_{};
+  GstBufferPool *checked_pool_ = nullptr;
+  bool pool_ok_ = false;
+  std::vector<uint8_t> host_;
+#if CUV_HAVE_CUDA
+  CudaBuffer device_;
+#endif
+};
+
+}  // namespace cuv
