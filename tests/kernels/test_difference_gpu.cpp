@@ -1,0 +1,175 @@
+/* The heat map and noise map kernels against their CPU references: every layout, DESIGN.md's
+ * sizes, tight, padded, unaligned and offset pitches, the first frame (prev == cur), and the
+ * parameters that select code paths (blend, colour maps, overlay, threshold, alpha). Bytes
+ * outside the image stay untouched, the statistics agree, and each launch zeroes the next slot.
+ * Exits 77 without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <cstring>
+
+#include "cuvdevice.h"
+#include "cuvdiff.h"
+#include "heatmap.h"
+#include "noisemap.h"
+
+using namespace cuvtest;
+
+namespace {
+
+/* Two DiffStats slots on the device, used as the elements use them. */
+struct DeviceStats {
+  cuv::DiffStats *slots = nullptr;
+  DeviceStats ()
+  {
+    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&slots), 2 * sizeof (cuv::DiffStats)));
+    CUVTEST_CHECK_CUDA (cudaMemset (slots, 0, sizeof (cuv::DiffStats)));
+    /* the slot to be cleared holds junk */
+    CUVTEST_CHECK_CUDA (cudaMemset (slots + 1, 0x5a, sizeof (cuv::DiffStats)));
+  }
+  ~DeviceStats () { cudaFree (slots); }
+  cuv::DiffStats get (int i) const
+  {
+    cuv::DiffStats s;
+    CUVTEST_CHECK_CUDA (cudaMemcpy (&s, slots + i, sizeof (s), cudaMemcpyDeviceToHost));
+    return s;
+  }
+};
+
+struct Case {
+  cuv::PixelLayout layout;
+  Size size;
+  Stride stride;
+  bool first_frame;
+};
+
+std::string case_name (const Case &k)
+{
+  return std::string (layout_name (k.layout)) + " " + std::to_string (k.size.w) + "x" + std::to_string (k.size.h) +
+      " pad " + std::to_string (k.stride.pad) + " offset " + std::to_string (k.stride.offset) +
+      (k.first_frame ? " first frame" : "");
+}
+
+/* Runs @cpu and @gpu on the same frames and compares output bytes, padding and statistics. */
+template <typename Cpu, typename Gpu>
+void compare (Checker &c, const Case &k, cuv::PixelLayout out_layout, const std::string &what, Cpu cpu, Gpu gpu)
+{
+  HostImage cur (k.layout, k.size.w, k.size.h, k.stride.pad, k.stride.offset);
+  HostImage prev (k.layout, k.size.w, k.size.h, k.stride.pad + 16, k.stride.offset ? 3 : 0);
+  fill_pattern (cur.storage, k.size.w * 31 + k.size.h);
+  make_previous (cur, prev, k.size.w + 7);
+  HostImage ref (out_layout, k.size.w, k.size.h, k.stride.pad, k.stride.offset);
+  HostImage got (out_layout, k.size.w, k.size.h, k.stride.pad, k.stride.offset);
+  const cuv::Frame &cpu_prev = k.first_frame ? cur.frame : prev.frame;
+  cuv::DiffStats want;
+  cpu (cur.frame, cpu_prev, ref.frame, &want);
+
+  DeviceImage dcur (cur), dprev (prev), dout (got);
+  dcur.upload (cur);
+  dprev.upload (prev);
+  dout.poison ();
+  DeviceStats stats;
+  const cuv::Frame &gpu_prev = k.first_frame ? dcur.frame : dprev.frame;
+  CUVTEST_CHECK_CUDA (gpu (dcur.frame, gpu_prev, dout.frame, stats.slots, stats.slots + 1));
+  CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
+  dout.download (got);
+  const std::string name = what + " " + case_name (k);
+  c.expect (max_diff (ref.frame, got.frame, name) == 0, name + ": GPU bytes differ from the CPU reference");
+  c.expect (padding_written (got.frame, kPoison) == 0, name + ": the kernel wrote outside the image");
+  const std::string sd = stats_diff (want, stats.get (0));
+  c.expect (sd.empty (), name + ": statistics differ (" + sd + ")");
+  const cuv::DiffStats cleared = stats.get (1);
+  c.expect (cleared.sum_difference == 0 && cleared.changed == 0 && cleared.max_difference == 0,
+      name + ": the next slot was not cleared");
+}
+
+std::vector<Case> cases ()
+{
+  std::vector<Case> v;
+  for (cuv::PixelLayout l : kDiffLayouts) {
+    const bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;
+    for (Size s : sizes (big))
+      for (Stride st : strides_for (s))
+        v.push_back ({l, s, st, false});
+    v.push_back ({l, {641, 479}, {0, 0}, true});
+  }
+  return v;
+}
+
+void test_heatmap (Checker &c)
+{
+  const struct {
+    cuv::Colormap map;
+    double gain;
+    int blend;
+  } settings[] = {{cuv::Colormap::Sine, 1.0, 256}, {cuv::Colormap::Inferno, 8.0, 100}, {cuv::Colormap::Jet, 64.0, 0}};
+  uint32_t *dtable = nullptr;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtable), cuv::kHeatmapTableSize * 4));
+  const cuv::YuvToRgb yuv = cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, false);
+  for (const Case &k : cases ()) {
+    const cuv::PixelLayout ol = cuv::heatmap_out_layout (k.layout);
+    for (const auto &s : settings) {
+      if (k.size.w >= 1920 && s.blend == 100)
+        continue;
+      uint32_t table[cuv::kHeatmapTableSize];
+      cuv::heatmap_build_table (s.map, s.gain, ol, table);
+      CUVTEST_CHECK_CUDA (cudaMemcpy (dtable, table, sizeof (table), cudaMemcpyHostToDevice));
+      const cuv::HeatmapParams hp{table, s.blend, yuv}, dp{dtable, s.blend, yuv};
+      compare (c, k, ol, "heatmap blend " + std::to_string (s.blend),
+          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *st) {
+            cuv::heatmap_cpu (a, b, o, hp, st);
+          },
+          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *acc, cuv::DiffStats *clr) {
+            return cuv::heatmap_cuda (a, b, o, dp, acc, clr, nullptr);
+          });
+    }
+  }
+  cudaFree (dtable);
+}
+
+void test_noisemap (Checker &c)
+{
+  const struct {
+    int threshold;
+    bool overlay;
+    int alpha;
+  } settings[] = {{20, false, 255}, {20, true, 255}, {0, true, 128}, {3, false, 77}};
+  for (const Case &k : cases ()) {
+    for (const auto &s : settings) {
+      if (k.size.w >= 1920 && s.threshold != 20)
+        continue;
+      cuv::NoisemapParams p{};
+      p.threshold = s.threshold;
+      p.overlay = s.overlay;
+      p.alpha = cuv::alpha256 (s.alpha);
+      p.color = cuv::pack_px (k.layout, 250, 40, 10, 255);
+      int y, u, v;
+      cuv::rgb_to_yuv (0.2126, 0.0722, false, 250, 40, 10, &y, &u, &v);
+      p.yuv[0] = static_cast<uint8_t> (y);
+      p.yuv[1] = static_cast<uint8_t> (u);
+      p.yuv[2] = static_cast<uint8_t> (v);
+      p.y_black = 16;
+      compare (c, k, k.layout,
+          "noisemap threshold " + std::to_string (s.threshold) + (s.overlay ? " overlay" : " map") + " alpha " +
+              std::to_string (s.alpha),
+          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *st) {
+            cuv::noisemap_cpu (a, b, o, p, st);
+          },
+          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *acc, cuv::DiffStats *clr) {
+            return cuv::noisemap_cuda (a, b, o, p, acc, clr, nullptr);
+          });
+    }
+  }
+}
+
+}  // namespace
+
+int main ()
+{
+  if (!have_gpu ()) {
+    std::printf ("no CUDA device: skipped\n");
+    return kSkip;
+  }
+  Checker c;
+  test_heatmap (c);
+  test_noisemap (c);
+  return c.finish ("difference-gpu");
+}

@@ -1,0 +1,297 @@
+/* The heat map and noise map CPU references against what the test computes directly: colour
+ * tables, per-pixel differences and counts, the threshold's boundary, single changed pixels at
+ * each corner, static scenes, NV12/I420 chroma groups, and the YUV conversions.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "cuvdiff.h"
+#include "heatmap.h"
+#include "noisemap.h"
+
+using namespace cuvtest;
+
+namespace {
+
+uint32_t rgb_word (int r, int g, int b)
+{
+  return r | g << 8 | b << 16 | 0xff000000u;
+}
+
+void test_colormaps (Checker &c)
+{
+  int rgb[3];
+  const struct {
+    cuv::Colormap map;
+    double n;
+    int r, g, b;
+  } cases[] = {
+      {cuv::Colormap::Sine, 0.0, 0, 0, 255}, {cuv::Colormap::Sine, 0.5, 0, 255, 0}, {cuv::Colormap::Sine, 1.0, 255, 0, 0},
+      {cuv::Colormap::Jet, 0.0, 0, 0, 128}, {cuv::Colormap::Jet, 0.5, 128, 255, 128}, {cuv::Colormap::Jet, 1.0, 128, 0, 0},
+      {cuv::Colormap::Gray, 0.0, 0, 0, 0}, {cuv::Colormap::Gray, 1.0, 255, 255, 255},
+      {cuv::Colormap::Inferno, 0.0, 0, 0, 0}, {cuv::Colormap::Inferno, 1.0, 250, 255, 167},
+  };
+  for (const auto &k : cases) {
+    cuv::colormap_rgb (k.map, k.n, rgb);
+    const bool ok = std::abs (rgb[0] - k.r) <= 1 && std::abs (rgb[1] - k.g) <= 1 && std::abs (rgb[2] - k.b) <= 1;
+    c.expect (ok, "colormap " + std::to_string (static_cast<int> (k.map)) + " at " + std::to_string (k.n) + " gives " +
+        std::to_string (rgb[0]) + "," + std::to_string (rgb[1]) + "," + std::to_string (rgb[2]));
+  }
+  /* the table: d -> min(1, gain * d / 765), packed for the layout, fourth byte 255 */
+  uint32_t t[cuv::kHeatmapTableSize], bgr[cuv::kHeatmapTableSize];
+  cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, cuv::PixelLayout::RGBA, t);
+  c.expect (t[0] == rgb_word (0, 0, 255) && t[765] == rgb_word (255, 0, 0), "sine table ends are blue and red");
+  cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, cuv::PixelLayout::BGRx, bgr);
+  c.expect (bgr[0] == rgb_word (255, 0, 0) && bgr[765] == rgb_word (0, 0, 255), "BGR tables swap R and B");
+  cuv::heatmap_build_table (cuv::Colormap::Gray, 4.0, cuv::PixelLayout::RGBA, t);
+  bool ramp = true;
+  for (int d = 0; d < cuv::kHeatmapTableSize; d++) {
+    const int want = static_cast<int> (std::lrint (std::min (1.0, 4.0 * d / 765.0) * 255.0));
+    ramp = ramp && t[d] == rgb_word (want, want, want);
+  }
+  c.expect (ramp, "gray table with gain 4 saturates at d = 191.25");
+}
+
+/* A random pair of frames, the heat map checked pixel by pixel against an independent loop. */
+void test_heatmap_direct (Checker &c, cuv::PixelLayout l, Size s, int blend)
+{
+  HostImage cur (l, s.w, s.h, 3), prev (l, s.w, s.h, 3);
+  fill_pattern (cur.storage, s.w * 7 + blend);
+  make_previous (cur, prev, s.h + blend);
+  const cuv::PixelLayout ol = cuv::heatmap_out_layout (l);
+  HostImage out (ol, s.w, s.h, 5);
+  uint32_t table[cuv::kHeatmapTableSize];
+  cuv::heatmap_build_table (cuv::Colormap::Jet, 2.5, ol, table);
+  const cuv::YuvToRgb yuv = cuv::yuv_to_rgb_coefficients (0.299, 0.114, false);
+  cuv::DiffStats st;
+  cuv::heatmap_cpu (cur.frame, prev.frame, out.frame, cuv::HeatmapParams{table, blend, yuv}, &st);
+
+  uint64_t sum = 0;
+  unsigned max = 0;
+  int bad = 0;
+  const bool rgb = cuv::layout_is_rgb (l);
+  for (int y = 0; y < s.h; y++) {
+    for (int x = 0; x < s.w; x++) {
+      int d = 0, below[3];
+      if (rgb) {
+        for (int i = 0; i < 3; i++)
+          d += std::abs (px_byte (cur.frame, x, y, i) - px_byte (prev.frame, x, y, i));
+        for (int i = 0; i < 3; i++)
+          below[i] = px_byte (cur.frame, x, y, i);
+      } else {
+        const cuv::ChromaAt cc = cuv::chroma_at (cur.frame, x / 2, y / 2), pc = cuv::chroma_at (prev.frame, x / 2, y / 2);
+        const int yy = y_at (cur.frame, x, y);
+        d = std::abs (yy - y_at (prev.frame, x, y)) + std::abs (*cc.u - *pc.u) + std::abs (*cc.v - *pc.v);
+        /* BT.601 limited range, computed here in double: within 1 of the fixed-point result */
+        const double yf = (yy - 16) * 255.0 / 219.0, uf = (*cc.u - 128) * 255.0 / 224.0, vf = (*cc.v - 128) * 255.0 / 224.0;
+        const double rgbf[3] = {yf + 1.402 * vf, yf - 0.344136 * uf - 0.714136 * vf, yf + 1.772 * uf};
+        for (int i = 0; i < 3; i++)
+          below[i] = std::clamp (static_cast<int> (std::lrint (rgbf[i])), 0, 255);
+      }
+      sum += d;
+      max = std::max (max, static_cast<unsigned> (d));
+      for (int i = 0; i < 4; i++) {
+        const int h = table[d] >> (8 * i) & 0xff;
+        const int want = i == 3 ? 255 : (h * blend + below[i] * (256 - blend) + 128) >> 8;
+        const int tol = rgb || blend == 256 || i == 3 ? 0 : 1;
+        bad += std::abs (px_byte (out.frame, x, y, i) - want) > tol;
+      }
+    }
+  }
+  const std::string what = std::string ("heatmap ") + layout_name (l) + " " + std::to_string (s.w) + "x" +
+      std::to_string (s.h) + " blend " + std::to_string (blend);
+  c.expect (bad == 0, what + ": " + std::to_string (bad) + " bytes differ from the direct computation");
+  c.expect (st.sum_difference == sum && st.max_difference == max, what + ": statistics " + stats_diff (st, cuv::DiffStats{sum, 0, max, 0}));
+}
+
+cuv::NoisemapParams noise_params (cuv::PixelLayout l, int threshold, bool overlay, int alpha)
+{
+  cuv::NoisemapParams p{};
+  p.threshold = threshold;
+  p.overlay = overlay;
+  p.alpha = cuv::alpha256 (alpha);
+  p.color = cuv::pack_px (l, 255, 0, 0, 255);
+  int y, u, v;
+  cuv::rgb_to_yuv (0.299, 0.114, false, 255, 0, 0, &y, &u, &v);
+  p.yuv[0] = static_cast<uint8_t> (y);
+  p.yuv[1] = static_cast<uint8_t> (u);
+  p.yuv[2] = static_cast<uint8_t> (v);
+  p.y_black = 16;
+  return p;
+}
+
+/* Noisy pixels counted and painted as the test decides them. */
+void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold, bool overlay)
+{
+  HostImage cur (l, s.w, s.h, 0, 1), prev (l, s.w, s.h, 0, 1), out (l, s.w, s.h, 2);
+  fill_pattern (cur.storage, s.w + threshold);
+  make_previous (cur, prev, s.h * 3 + threshold);
+  const cuv::NoisemapParams p = noise_params (l, threshold, overlay, 255);
+  cuv::DiffStats st;
+  cuv::noisemap_cpu (cur.frame, prev.frame, out.frame, p, &st);
+
+  const bool rgb = cuv::layout_is_rgb (l);
+  uint64_t changed = 0;
+  int bad = 0;
+  for (int y = 0; y < s.h; y++) {
+    for (int x = 0; x < s.w; x++) {
+      bool noisy = false;
+      if (rgb) {
+        for (int i = 0; i < 3; i++)
+          noisy |= std::abs (px_byte (cur.frame, x, y, i) - px_byte (prev.frame, x, y, i)) > threshold;
+        const uint8_t red[4] = {static_cast<uint8_t> (cuv::layout_is_bgr (l) ? 0 : 255), 0,
+            static_cast<uint8_t> (cuv::layout_is_bgr (l) ? 255 : 0), 255};
+        for (int i = 0; i < 4; i++) {
+          const int below = overlay ? px_byte (cur.frame, x, y, i) : (i == 3 ? 255 : 0);
+          const int want = noisy && i < 3 ? red[i] : below;
+          bad += px_byte (out.frame, x, y, i) != want;
+        }
+      } else {
+        const cuv::ChromaAt cc = cuv::chroma_at (cur.frame, x / 2, y / 2), pc = cuv::chroma_at (prev.frame, x / 2, y / 2);
+        noisy = std::abs (y_at (cur.frame, x, y) - y_at (prev.frame, x, y)) > threshold ||
+            std::abs (*cc.u - *pc.u) > threshold || std::abs (*cc.v - *pc.v) > threshold;
+        const int below = overlay ? y_at (cur.frame, x, y) : 16;
+        bad += y_at (out.frame, x, y) != (noisy ? p.yuv[0] : below);
+      }
+      changed += noisy;
+    }
+  }
+  const std::string what = std::string ("noisemap ") + layout_name (l) + " " + std::to_string (s.w) + "x" +
+      std::to_string (s.h) + " threshold " + std::to_string (threshold) + (overlay ? " overlay" : " map");
+  c.expect (bad == 0, what + ": " + std::to_string (bad) + " bytes differ from the direct computation");
+  c.expect (st.changed == changed, what + ": " + std::to_string (st.changed) + " changed pixels, counted " +
+      std::to_string (changed));
+}
+
+/* A static scene changes nothing: overlay output is the input, the map is black, the heat map is table[0]. */
+void test_static (Checker &c, cuv::PixelLayout l)
+{
+  HostImage cur (l, 33, 9, 4), out (l, 33, 9, 4);
+  fill_pattern (cur.storage, 5);
+  cuv::DiffStats st;
+  cuv::noisemap_cpu (cur.frame, cur.frame, out.frame, noise_params (l, 0, true, 255), &st);
+  c.expect (st.changed == 0 && max_diff (out.frame, cur.frame, "static overlay") == 0,
+      std::string ("static scene, overlay, threshold 0, ") + layout_name (l) + ": the frame unchanged, nothing counted");
+  cuv::noisemap_cpu (cur.frame, cur.frame, out.frame, noise_params (l, 0, false, 255), &st);
+  HostImage black (l, 33, 9, 4);
+  if (cuv::layout_is_rgb (l)) {
+    for (int y = 0; y < 9; y++)
+      for (int x = 0; x < 33; x++)
+        px_byte (black.frame, x, y, 3) = 255;
+  } else {
+    std::memset (black.storage.data (), 128, black.storage.size ());
+    for (int y = 0; y < 9; y++)
+      std::memset (black.frame.planes[0].data + y * black.frame.planes[0].pitch, 16, 33);
+  }
+  c.expect (max_diff (out.frame, black.frame, "static map") == 0, std::string ("static map is black: ") + layout_name (l));
+
+  if (!cuv::layout_is_rgb (l))
+    return;
+  uint32_t table[cuv::kHeatmapTableSize];
+  cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, l, table);
+  cuv::heatmap_cpu (cur.frame, cur.frame, out.frame, cuv::HeatmapParams{table, 256, {}}, &st);
+  bool all_blue = true;
+  for (int y = 0; y < 9; y++)
+    for (int x = 0; x < 33; x++)
+      all_blue = all_blue && cuv::load_le32 (&px_byte (out.frame, x, y, 0)) == table[0];
+  c.expect (all_blue && st.sum_difference == 0 && st.max_difference == 0,
+      std::string ("static heat map is table[0] with zero statistics: ") + layout_name (l));
+}
+
+/* One pixel changed by exactly the threshold is quiet; by one more, it is the only noisy pixel. */
+void test_corners_and_boundary (Checker &c, cuv::PixelLayout l)
+{
+  const int w = 19, h = 11, t = 20;
+  HostImage cur (l, w, h, 0), prev (l, w, h, 0), out (l, w, h, 0);
+  fill_pattern (cur.storage, 9);
+  for (uint8_t &b : cur.storage)
+    b = static_cast<uint8_t> (std::clamp<int> (b, 30, 220));
+  const int corners[4][2] = {{0, 0}, {w - 1, 0}, {0, h - 1}, {w - 1, h - 1}};
+  for (const auto &k : corners) {
+    for (int delta : {t, t + 1}) {
+      prev.storage = cur.storage;
+      if (cuv::layout_is_rgb (l))
+        px_byte (prev.frame, k[0], k[1], 1) = static_cast<uint8_t> (px_byte (cur.frame, k[0], k[1], 1) - delta);
+      else
+        y_at (prev.frame, k[0], k[1]) = static_cast<uint8_t> (y_at (cur.frame, k[0], k[1]) + delta);
+      cuv::DiffStats st;
+      cuv::noisemap_cpu (cur.frame, prev.frame, out.frame, noise_params (l, t, false, 255), &st);
+      const uint64_t want = delta > t ? 1 : 0;
+      c.expect (st.changed == want, std::string ("noisemap ") + layout_name (l) + " corner " + std::to_string (k[0]) + "," +
+          std::to_string (k[1]) + " changed by " + std::to_string (delta) + " at threshold 20: " +
+          std::to_string (st.changed) + " noisy");
+      uint32_t table[cuv::kHeatmapTableSize];
+      cuv::heatmap_build_table (cuv::Colormap::Gray, 1.0, cuv::heatmap_out_layout (l), table);
+      HostImage hout (cuv::heatmap_out_layout (l), w, h, 0);
+      cuv::heatmap_cpu (cur.frame, prev.frame, hout.frame,
+          cuv::HeatmapParams{table, 256, cuv::yuv_to_rgb_coefficients (0.299, 0.114, false)}, &st);
+      c.expect (st.max_difference == static_cast<unsigned> (delta) && st.sum_difference == static_cast<unsigned> (delta),
+          std::string ("heatmap ") + layout_name (l) + " one pixel changed by " + std::to_string (delta) + ": " +
+          stats_diff (st, cuv::DiffStats{static_cast<unsigned> (delta), 0, static_cast<unsigned> (delta), 0}));
+    }
+  }
+}
+
+/* NV12/I420: a changed chroma sample makes its whole 2x2 group noisy, and paints its chroma. */
+void test_chroma_group (Checker &c, cuv::PixelLayout l)
+{
+  HostImage cur (l, 6, 4, 0), prev (l, 6, 4, 0), out (l, 6, 4, 0);
+  std::memset (cur.storage.data (), 100, cur.storage.size ());
+  prev.storage = cur.storage;
+  *cuv::chroma_at (prev.frame, 1, 1).v = 50;
+  cuv::DiffStats st;
+  const cuv::NoisemapParams p = noise_params (l, 20, true, 255);
+  cuv::noisemap_cpu (cur.frame, prev.frame, out.frame, p, &st);
+  const cuv::ChromaAt oc = cuv::chroma_at (out.frame, 1, 1), quiet = cuv::chroma_at (out.frame, 0, 0);
+  c.expect (st.changed == 4 && y_at (out.frame, 2, 2) == p.yuv[0] && y_at (out.frame, 3, 3) == p.yuv[0] &&
+      y_at (out.frame, 1, 1) == 100 && *oc.u == p.yuv[1] && *oc.v == p.yuv[2] && *quiet.u == 100,
+      std::string (layout_name (l)) + ": a changed V sample paints its 2x2 group (" + std::to_string (st.changed) + " noisy)");
+}
+
+void test_yuv_conversion (Checker &c)
+{
+  const cuv::YuvToRgb k = cuv::yuv_to_rgb_coefficients (0.299, 0.114, false);
+  c.expect (cuv::yuv_px (k, cuv::PixelLayout::RGBA, 16, 128, 128) == rgb_word (0, 0, 0) &&
+      cuv::yuv_px (k, cuv::PixelLayout::RGBA, 235, 128, 128) == rgb_word (255, 255, 255),
+      "limited-range black and white convert exactly");
+  const cuv::YuvToRgb f = cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, true);
+  c.expect (cuv::yuv_px (f, cuv::PixelLayout::RGBA, 0, 128, 128) == rgb_word (0, 0, 0) &&
+      cuv::yuv_px (f, cuv::PixelLayout::RGBA, 255, 128, 128) == rgb_word (255, 255, 255), "full-range black and white");
+  const int colours[][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {200, 100, 50}, {17, 180, 240}};
+  for (bool full : {false, true}) {
+    for (const auto &col : colours) {
+      int y, u, v;
+      cuv::rgb_to_yuv (0.2126, 0.0722, full, col[0], col[1], col[2], &y, &u, &v);
+      const uint32_t back = cuv::yuv_px (cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, full), cuv::PixelLayout::RGBA, y, u, v);
+      bool near = true;
+      for (int i = 0; i < 3; i++)
+        near = near && std::abs (static_cast<int> (back >> (8 * i) & 0xff) - col[i]) <= 3;
+      c.expect (near, "RGB -> YUV -> RGB round trip of " + std::to_string (col[0]) + "," + std::to_string (col[1]) + "," +
+          std::to_string (col[2]) + (full ? " (full range)" : " (limited range)"));
+    }
+  }
+}
+
+}  // namespace
+
+int main ()
+{
+  Checker c;
+  test_colormaps (c);
+  test_yuv_conversion (c);
+  for (cuv::PixelLayout l : kDiffLayouts) {
+    for (Size s : sizes (false)) {
+      for (int blend : {256, 100, 0})
+        test_heatmap_direct (c, l, s, blend);
+      for (int t : {0, 20, 254})
+        for (bool overlay : {false, true})
+          test_noisemap_direct (c, l, s, t, overlay);
+    }
+    test_static (c, l);
+    test_corners_and_boundary (c, l);
+    if (!cuv::layout_is_rgb (l))
+      test_chroma_group (c, l);
+  }
+  return c.finish ("difference-reference");
+}
