@@ -13,7 +13,9 @@
 
 #include "cuvcuda.h"
 #include "gstcudaenhance.h"
+#include "gstcudaheatmap.h"
 #include "gstcudahistogram.h"
+#include "gstcudanoisemap.h"
 #include "gstcudasobel.h"
 
 static gboolean
@@ -24,6 +26,8 @@ plugin_init (GstPlugin *plugin)
   ok |= GST_ELEMENT_REGISTER (cudasobel, plugin);
   ok |= GST_ELEMENT_REGISTER (cudaenhance, plugin);
   ok |= GST_ELEMENT_REGISTER (cudahistogram, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudaheatmap, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudanoisemap, plugin);
   return ok;
 }
 

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudaheatmap
+ * @title: cudaheatmap
+ *
+ * Shows where a video changes: each pixel's difference to the previous frame,
+ * d = |dR| + |dG| + |dB| (0..765), coloured through a colour map at
+ * n = min (1, gain * d / 765). With the default `sine` map, blue is no change, green half and
+ * red full. `blend` below 1 mixes the heat map over the current frame.
+ *
+ * RGBA, BGRA, RGBx and BGRx keep their format. NV12 and I420 are compared sample by sample,
+ * d = |dY| + |dU| + |dV| (each pixel with the U and V of its 2x2 group), and give RGBA; the
+ * frame under a blend is converted with the stream's colorimetry. Alpha (or x) is 255.
+ *
+ * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame:
+ * it is compared with itself, so the heat map shows no change (all blue with `sine`).
+ *
+ * Every buffer carries a GstCustomMeta "CudaHeatmapMeta" with pixels, mean-difference (0..765),
+ * max-difference and first-frame. With `post-messages` on, an element message `cudaheatmap` is
+ * posted every `interval` nanoseconds with timestamp, stream-time, running-time, duration (as
+ * `level` names them), frames, pixels, mean-difference (over the interval) and max-difference
+ * (the largest in it).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! cudaupload ! cudaheatmap gain=8 ! cudadownload ! videoconvert ! autovideosink
+ * ]| The moving ball as a heat map, small changes amplified eight times.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudaheatmap colormap=inferno blend=0.5 ! videoconvert ! autovideosink
+ * ]| A webcam with its motion glowing over it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaheatmap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "cuvcolor.h"
+#include "cuvreport.h"
+#include "cuvslots.h"
+#include "heatmap.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
+#define GST_CAT_DEFAULT gst_cuda_heatmap_debug
+
+#define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define HEATMAP_META_NAME "CudaHeatmapMeta"
+
+#define GST_TYPE_CUDA_HEATMAP_COLORMAP (gst_cuda_heatmap_colormap_get_type ())
+static GType
+gst_cuda_heatmap_colormap_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {static_cast<gint> (cuv::Colormap::Sine), "Blue (no change), green (half), red (full)", "sine"},
+    {static_cast<gint> (cuv::Colormap::Jet), "Dark blue, cyan, yellow, dark red (MATLAB's jet)", "jet"},
+    {static_cast<gint> (cuv::Colormap::Inferno), "Black, purple, orange, pale yellow (matplotlib's inferno)", "inferno"},
+    {static_cast<gint> (cuv::Colormap::Gray), "Black (no change) to white (full)", "gray"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaHeatmapColormap", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+enum {
+  PROP_0,
+  PROP_COLORMAP,
+  PROP_GAIN,
+  PROP_BLEND,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+};
+
+struct HeatmapSettings {
+  cuv::Colormap colormap = cuv::Colormap::Sine;
+  double gain = 1.0;
+  double blend = 1.0;
+  bool post_messages = true;
+  guint64 interval = 0;
+};
+
+static const HeatmapSettings kDefaults;
+
+struct GstCudaHeatmapImpl {
+  std::mutex lock;
+  HeatmapSettings settings;
+
+  /* streaming thread only */
+  HeatmapSettings frame;
+  cuv::PixelLayout out_layout = cuv::PixelLayout::RGBA;
+  cuv::YuvToRgb yuv{};
+  guint64 pixels = 0;
+  /* the colour table and what it was built for */
+  uint32_t table[cuv::kHeatmapTableSize];
+  bool table_valid = false;
+  cuv::Colormap table_map = cuv::Colormap::Sine;
+  double table_gain = 0;
+  cuv::PixelLayout table_layout = cuv::PixelLayout::RGBA;
+  bool device_table_stale = true;
+  const cuv::DiffStats *result = nullptr;
+  cuv::DiffStats cpu_result{};
+  bool first_frame = false;
+#if CUV_HAVE_CUDA
+  cuv::CudaBuffer device_table;
+  cuv::ResultSlots<cuv::DiffStats> slots;
+#endif
+  /* the message interval */
+  cuv::IntervalClock clock;
+  guint64 sum_difference = 0;
+  guint64 sum_pixels = 0;
+  guint max_difference = 0;
+};
+
+struct _GstCudaHeatmap {
+  GstCudaVisionFilter parent;
+  GstCudaHeatmapImpl *impl;
+};
+
+#define gst_cuda_heatmap_parent_class parent_class
+G_DEFINE_TYPE (GstCudaHeatmap, gst_cuda_heatmap, GST_TYPE_CUDA_VISION_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaheatmap, "cudaheatmap", GST_RANK_NONE, GST_TYPE_CUDA_HEATMAP,
+    cuv::register_custom_meta (HEATMAP_META_NAME));
+
+/* ---- per frame ---- */
+
+/* Copies the settings for this frame and rebuilds the colour table when they changed it. */
+static void
+gst_cuda_heatmap_prepare_frame (GstCudaHeatmapImpl *impl)
+{
+  {
+    std::lock_guard<std::mutex> lk (impl->lock);
+    impl->frame = impl->settings;
+  }
+  const HeatmapSettings &f = impl->frame;
+  if (impl->table_valid && impl->table_map == f.colormap && impl->table_gain == f.gain &&
+      impl->table_layout == impl->out_layout)
+    return;
+  cuv::heatmap_build_table (f.colormap, f.gain, impl->out_layout, impl->table);
+  impl->table_valid = true;
+  impl->table_map = f.colormap;
+  impl->table_gain = f.gain;
+  impl->table_layout = impl->out_layout;
+  impl->device_table_stale = true;
+}
+
+static cuv::HeatmapParams
+heatmap_params (GstCudaHeatmapImpl *impl, const uint32_t *table)
+{
+  return cuv::HeatmapParams{table, static_cast<int> (std::lrint (impl->frame.blend * 256.0)), impl->yuv};
+}
+
+static GstFlowReturn
+gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
+  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  impl->first_frame = prev == nullptr;
+  cuv::heatmap_cpu (*in, prev ? *prev : *in, *out, heatmap_params (impl, impl->table), &impl->cpu_result);
+  impl->result = &impl->cpu_result;
+  return GST_FLOW_OK;
+}
+
+#if CUV_HAVE_CUDA
+static GstFlowReturn
+gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
+    cudaStream_t stream)
+{
+  GstCudaHeatmap *self = GST_CUDA_HEATMAP (filter);
+  GstCudaHeatmapImpl *impl = self->impl;
+  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+  if (!impl->device_table && !CUV_CUDA_OK (self, impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device,
+          sizeof (impl->table))))
+    return GST_FLOW_ERROR;
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (ctx)))
+    return GST_FLOW_ERROR;
+  /* ordered on the stream before the kernel; the host table is not touched until the next frame */
+  if (impl->device_table_stale) {
+    if (!CUV_CUDA_OK (self, cudaMemcpyAsync (impl->device_table.data (), impl->table, sizeof (impl->table),
+            cudaMemcpyHostToDevice, stream)))
+      return GST_FLOW_ERROR;
+    impl->device_table_stale = false;
+  }
+  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  impl->first_frame = prev == nullptr;
+  const auto *table = reinterpret_cast<const uint32_t *> (impl->device_table.data ());
+  if (!CUV_CUDA_OK (self, cuv::heatmap_cuda (*in, prev ? *prev : *in, *out, heatmap_params (impl, table),
+          impl->slots.accum (), impl->slots.clear_next (), stream)) ||
+      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
+    impl->slots.reset ();
+    return GST_FLOW_ERROR;
+  }
+  impl->result = &impl->slots.host ();
+  return GST_FLOW_OK;
+}
+#endif
+
+/* ---- results ---- */
+
+static void
+gst_cuda_heatmap_reset_interval (GstCudaHeatmapImpl *impl)
+{
+  impl->clock.reset ();
+  impl->sum_difference = 0;
+  impl->sum_pixels = 0;
+  impl->max_difference = 0;
+}
+
+static void
+set_results (GstStructure *s, guint64 pixels, guint64 sum, guint max)
+{
+  gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "mean-difference", G_TYPE_DOUBLE,
+      pixels ? static_cast<double> (sum) / static_cast<double> (pixels) : 0.0, "max-difference", G_TYPE_UINT, max,
+      nullptr);
+}
+
+static void
+gst_cuda_heatmap_publish (GstCudaHeatmap *self, GstBuffer *buf)
+{
+  GstCudaHeatmapImpl *impl = self->impl;
+  const cuv::DiffStats &r = *impl->result;
+  const guint64 pixels = impl->pixels;
+  GstStructure *meta = cuv::custom_meta_structure (buf, HEATMAP_META_NAME);
+  if (meta) {
+    set_results (meta, pixels, r.sum_difference, r.max_difference);
+    gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+  }
+  if (!impl->frame.post_messages) {
+    gst_cuda_heatmap_reset_interval (impl);
+    return;
+  }
+  impl->sum_difference += r.sum_difference;
+  impl->sum_pixels += pixels;
+  impl->max_difference = std::max (impl->max_difference, r.max_difference);
+  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
+    return;
+  GstStructure *s = impl->clock.new_structure ("cudaheatmap", GST_BASE_TRANSFORM (self)->segment);
+  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
+  set_results (s, impl->sum_pixels, impl->sum_difference, impl->max_difference);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_cuda_heatmap_reset_interval (impl);
+}
+
+static GstFlowReturn
+gst_cuda_heatmap_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaHeatmap *self = GST_CUDA_HEATMAP (trans);
+  gst_cuda_heatmap_prepare_frame (self->impl);
+  self->impl->result = nullptr;
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_OK && self->impl->result)
+    gst_cuda_heatmap_publish (self, outbuf);
+  return ret;
+}
+
+/* ---- caps and state ---- */
+
+/* Maps the format field of @s: towards the source NV12/I420 become RGBA and RGB formats stay;
+ * towards the sink RGBA can come from RGBA, NV12 or I420. FALSE when no format remains. */
+static gboolean
+map_formats (GstStructure *s, GstPadDirection direction)
+{
+  const GValue *formats = gst_structure_get_value (s, "format");
+  if (!formats)
+    return TRUE;
+  GValue list = G_VALUE_INIT, v = G_VALUE_INIT;
+  gst_value_list_init (&list, 4);
+  g_value_init (&v, G_TYPE_STRING);
+  gboolean yuv_involved = FALSE;
+  auto add = [&] (const gchar *name) {
+    for (guint i = 0; i < gst_value_list_get_size (&list); i++)
+      if (g_strcmp0 (g_value_get_string (gst_value_list_get_value (&list, i)), name) == 0)
+        return;
+    g_value_set_string (&v, name);
+    gst_value_list_append_value (&list, &v);
+  };
+  auto map_one = [&] (const gchar *f) {
+    const bool yuv = g_strcmp0 (f, "NV12") == 0 || g_strcmp0 (f, "I420") == 0;
+    if (direction == GST_PAD_SINK) {
+      yuv_involved |= yuv;
+      add (yuv ? "RGBA" : f);
+    } else if (!yuv) {
+      add (f);
+      if (g_strcmp0 (f, "RGBA") == 0) {
+        add ("NV12");
+        add ("I420");
+        yuv_involved = TRUE;
+      }
+    }
+  };
+  if (G_VALUE_HOLDS_STRING (formats)) {
+    map_one (g_value_get_string (formats));
+  } else if (GST_VALUE_HOLDS_LIST (formats)) {
+    for (guint i = 0; i < gst_value_list_get_size (formats); i++)
+      map_one (g_value_get_string (gst_value_list_get_value (formats, i)));
+  }
+  g_value_unset (&v);
+  const guint n = gst_value_list_get_size (&list);
+  if (n == 1)
+    gst_structure_set_value (s, "format", gst_value_list_get_value (&list, 0));
+  else if (n > 1)
+    gst_structure_set_value (s, "format", &list);
+  g_value_unset (&list);
+  /* YUV colorimetry and chroma siting mean nothing on the RGB side */
+  if (yuv_involved)
+    gst_structure_remove_fields (s, "colorimetry", "chroma-site", nullptr);
+  return n > 0;
+}
+
+static GstCaps *
+gst_cuda_heatmap_transform_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps, GstCaps *filter)
+{
+  GstCaps *mapped = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    if (map_formats (s, direction))
+      gst_caps_append_structure_full (mapped, s, gst_caps_features_copy (gst_caps_get_features (caps, i)));
+    else
+      gst_structure_free (s);
+  }
+  GstCaps *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps (trans, direction, mapped, filter);
+  gst_caps_unref (mapped);
+  return ret;
+}
+
+static gboolean
+gst_cuda_heatmap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_info, const GstVideoInfo *out_info)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
+  cuv::PixelLayout in_layout;
+  if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (in_info), &in_layout) ||
+      !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (out_info), &impl->out_layout) ||
+      cuv::heatmap_out_layout (in_layout) != impl->out_layout) {
+    GST_ERROR_OBJECT (filter, "cannot make %s from %s", GST_VIDEO_INFO_NAME (out_info), GST_VIDEO_INFO_NAME (in_info));
+    return FALSE;
+  }
+  const cuv::ColorMatrix m = cuv::color_matrix (in_info);
+  impl->yuv = cuv::yuv_to_rgb_coefficients (m.kr, m.kb, m.full_range);
+  impl->pixels = static_cast<guint64> (GST_VIDEO_INFO_WIDTH (in_info)) * GST_VIDEO_INFO_HEIGHT (in_info);
+  gst_cuda_heatmap_reset_interval (impl);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_heatmap_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_cuda_heatmap_reset_interval (GST_CUDA_HEATMAP (trans)->impl);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cuda_heatmap_stop (GstBaseTransform *trans)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (trans)->impl;
+#if CUV_HAVE_CUDA
+  impl->device_table.reset ();
+  impl->slots.reset ();
+#endif
+  impl->device_table_stale = true;
+  impl->result = nullptr;
+  gst_cuda_heatmap_reset_interval (impl);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* ---- properties ---- */
+
+static void
+gst_cuda_heatmap_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  HeatmapSettings &s = impl->settings;
+  switch (prop_id) {
+    case PROP_COLORMAP:
+      s.colormap = static_cast<cuv::Colormap> (g_value_get_enum (value));
+      break;
+    case PROP_GAIN:
+      s.gain = g_value_get_double (value);
+      break;
+    case PROP_BLEND:
+      s.blend = g_value_get_double (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      s.interval = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_heatmap_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  const HeatmapSettings &s = impl->settings;
+  switch (prop_id) {
+    case PROP_COLORMAP:
+      g_value_set_enum (value, static_cast<gint> (s.colormap));
+      break;
+    case PROP_GAIN:
+      g_value_set_double (value, s.gain);
+      break;
+    case PROP_BLEND:
+      g_value_set_double (value, s.blend);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s.post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s.interval);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_heatmap_finalize (GObject *object)
+{
+  delete GST_CUDA_HEATMAP (object)->impl;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const auto controllable = static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE);
+
+  gobject_class->set_property = gst_cuda_heatmap_set_property;
+  gobject_class->get_property = gst_cuda_heatmap_get_property;
+  gobject_class->finalize = gst_cuda_heatmap_finalize;
+
+  /**
+   * GstCudaHeatmap:colormap:
+   *
+   * The colours from no change to full change.
+   */
+  g_object_class_install_property (gobject_class, PROP_COLORMAP,
+      g_param_spec_enum ("colormap", "Colour map",
+          "Colours from no change to full change: sine (blue, green, red), jet, inferno or gray",
+          GST_TYPE_CUDA_HEATMAP_COLORMAP, static_cast<gint> (kDefaults.colormap), flags));
+  /**
+   * GstCudaHeatmap:gain:
+   *
+   * Amplifies the difference before the colour map: n = min (1, gain * d / 765). With gain 8, a
+   * change of 96 (out of 765) already reaches the top of the map.
+   */
+  g_object_class_install_property (gobject_class, PROP_GAIN,
+      g_param_spec_double ("gain", "Gain",
+          "Amplification of the difference before the colour map: n = min(1, gain * d / 765), "
+          "d = |dR| + |dG| + |dB|",
+          0.0, 64.0, kDefaults.gain, controllable));
+  /**
+   * GstCudaHeatmap:blend:
+   *
+   * 1 outputs the heat map; less mixes it over the current frame (0 gives the frame itself).
+   */
+  g_object_class_install_property (gobject_class, PROP_BLEND,
+      g_param_spec_double ("blend", "Blend",
+          "Opacity of the heat map over the current frame (1 = heat map only, 0 = the frame)", 0.0, 1.0,
+          kDefaults.blend, controllable));
+  /**
+   * GstCudaHeatmap:post-messages:
+   *
+   * Post a `cudaheatmap` element message every `interval`.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a 'cudaheatmap' element message on the bus every interval", kDefaults.post_messages, flags));
+  /**
+   * GstCudaHeatmap:interval:
+   *
+   * Nanoseconds of stream per message; 0 posts one per frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Nanoseconds of stream between messages (0 = every frame); mean-difference averages the interval, "
+          "max-difference is its largest",
+          0, G_MAXUINT64, kDefaults.interval, flags));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA heat map", "Filter/Analyzer/Video/Hardware",
+      "The difference of each frame to the previous one as a colour-mapped heat map, computed on the GPU",
+      "gst-cudavision developers");
+  gst_cuda_vision_filter_class_add_templates (element_class, HEATMAP_FORMATS, HEATMAP_FORMATS);
+
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_stop);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform);
+  filter_class->temporal = TRUE;
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_set_info);
+  filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cpu);
+#if CUV_HAVE_CUDA
+  filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cuda);
+#endif
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HEATMAP_COLORMAP, static_cast<GstPluginAPIFlags> (0));
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_heatmap_debug, "cudaheatmap", 0, "CUDA heat map");
+}
+
+static void
+gst_cuda_heatmap_init (GstCudaHeatmap *self)
+{
+  self->impl = new GstCudaHeatmapImpl ();
+}

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudanoisemap
+ * @title: cudanoisemap
+ *
+ * Marks the pixels that changed by more than `threshold` since the previous frame: in any of R,
+ * G and B for RGBA, BGRA, RGBx and BGRx, in any of Y, U and V for NV12 and I420 (each pixel
+ * with the U and V of its 2x2 group). `mode=map` outputs a black image with those pixels in
+ * `color`; `mode=overlay` paints them over the current frame. The colour's alpha is its opacity.
+ * The output keeps the input's format. In NV12/I420 a chroma sample is painted when any pixel
+ * of its 2x2 group is noisy.
+ *
+ * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame:
+ * nothing counts as changed (a black map; in overlay mode the frame unchanged).
+ *
+ * Every buffer carries a GstCustomMeta "CudaNoisemapMeta" with pixels, changed-pixels,
+ * changed-ratio (0..1), changed-bytes-estimate (changed pixels times the bytes of a pixel: 4 for
+ * RGB formats, 1.5 for NV12/I420, rounded up: what sending only the changed pixels would cost)
+ * and first-frame. With `post-messages` on, an element message `cudanoisemap` is posted every
+ * `interval` nanoseconds with timestamp, stream-time, running-time, duration (as `level` names
+ * them), frames, pixels, changed-pixels, changed-bytes-estimate (both summed over the interval)
+ * and changed-ratio (of all pixels of the interval).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=30 ! cudaupload ! cudanoisemap ! cudadownload ! fakesink
+ * ]| Prints how many pixels of each frame changed.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudanoisemap mode=overlay threshold=30 color=0x80ffff00 ! videoconvert ! autovideosink
+ * ]| A webcam with its changing pixels painted half-transparent yellow.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudanoisemap.h"
+
+#include <mutex>
+
+#include "cuvcolor.h"
+#include "cuvreport.h"
+#include "cuvslots.h"
+#include "noisemap.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
+#define GST_CAT_DEFAULT gst_cuda_noisemap_debug
+
+#define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define NOISEMAP_META_NAME "CudaNoisemapMeta"
+
+typedef enum {
+  GST_CUDA_NOISEMAP_MODE_MAP,
+  GST_CUDA_NOISEMAP_MODE_OVERLAY,
+} GstCudaNoisemapMode;
+
+#define GST_TYPE_CUDA_NOISEMAP_MODE (gst_cuda_noisemap_mode_get_type ())
+static GType
+gst_cuda_noisemap_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_NOISEMAP_MODE_MAP, "A black image with the changed pixels in the colour", "map"},
+    {GST_CUDA_NOISEMAP_MODE_OVERLAY, "The frame with the changed pixels painted in the colour", "overlay"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaNoisemapMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+enum {
+  PROP_0,
+  PROP_THRESHOLD,
+  PROP_MODE,
+  PROP_COLOR,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+};
+
+struct NoisemapSettings {
+  guint threshold = 20;
+  GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
+  guint color = 0xffff0000; /* ARGB */
+  bool post_messages = true;
+  guint64 interval = 0;
+};
+
+static const NoisemapSettings kDefaults;
+
+struct GstCudaNoisemapImpl {
+  std::mutex lock;
+  NoisemapSettings settings;
+
+  /* streaming thread only */
+  NoisemapSettings frame;
+  cuv::NoisemapParams params{};
+  cuv::PixelLayout layout = cuv::PixelLayout::RGBA;
+  cuv::ColorMatrix matrix{};
+  guint64 pixels = 0;
+  guint bits_per_pixel = 32;
+  const cuv::DiffStats *result = nullptr;
+  cuv::DiffStats cpu_result{};
+  bool first_frame = false;
+#if CUV_HAVE_CUDA
+  cuv::ResultSlots<cuv::DiffStats> slots;
+#endif
+  /* the message interval */
+  cuv::IntervalClock clock;
+  guint64 sum_changed = 0;
+  guint64 sum_pixels = 0;
+};
+
+struct _GstCudaNoisemap {
+  GstCudaVisionFilter parent;
+  GstCudaNoisemapImpl *impl;
+};
+
+#define gst_cuda_noisemap_parent_class parent_class
+G_DEFINE_TYPE (GstCudaNoisemap, gst_cuda_noisemap, GST_TYPE_CUDA_VISION_FILTER);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudanoisemap, "cudanoisemap", GST_RANK_NONE, GST_TYPE_CUDA_NOISEMAP,
+    cuv::register_custom_meta (NOISEMAP_META_NAME));
+
+/* ---- per frame ---- */
+
+/* Copies the settings for this frame and turns the ARGB colour into the kernel's parameters. */
+static void
+gst_cuda_noisemap_prepare_frame (GstCudaNoisemapImpl *impl)
+{
+  {
+    std::lock_guard<std::mutex> lk (impl->lock);
+    impl->frame = impl->settings;
+  }
+  const guint c = impl->frame.color;
+  const int a = c >> 24, r = c >> 16 & 0xff, g = c >> 8 & 0xff, b = c & 0xff;
+  cuv::NoisemapParams &p = impl->params;
+  p.threshold = static_cast<int> (impl->frame.threshold);
+  p.overlay = impl->frame.mode == GST_CUDA_NOISEMAP_MODE_OVERLAY;
+  p.alpha = cuv::alpha256 (a);
+  p.color = cuv::pack_px (impl->layout, r, g, b, 255);
+  int y, u, v;
+  cuv::rgb_to_yuv (impl->matrix.kr, impl->matrix.kb, impl->matrix.full_range, r, g, b, &y, &u, &v);
+  p.yuv[0] = static_cast<uint8_t> (y);
+  p.yuv[1] = static_cast<uint8_t> (u);
+  p.yuv[2] = static_cast<uint8_t> (v);
+  p.y_black = impl->matrix.full_range ? 0 : 16;
+}
+
+static GstFlowReturn
+gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
+  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  impl->first_frame = prev == nullptr;
+  cuv::noisemap_cpu (*in, prev ? *prev : *in, *out, impl->params, &impl->cpu_result);
+  impl->result = &impl->cpu_result;
+  return GST_FLOW_OK;
+}
+
+#if CUV_HAVE_CUDA
+static GstFlowReturn
+gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
+    cudaStream_t stream)
+{
+  GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
+  GstCudaNoisemapImpl *impl = self->impl;
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter))))
+    return GST_FLOW_ERROR;
+  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  impl->first_frame = prev == nullptr;
+  if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->slots.accum (),
+          impl->slots.clear_next (), stream)) ||
+      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
+    impl->slots.reset ();
+    return GST_FLOW_ERROR;
+  }
+  impl->result = &impl->slots.host ();
+  return GST_FLOW_OK;
+}
+#endif
+
+/* ---- results ---- */
+
+static void
+gst_cuda_noisemap_reset_interval (GstCudaNoisemapImpl *impl)
+{
+  impl->clock.reset ();
+  impl->sum_changed = 0;
+  impl->sum_pixels = 0;
+}
+
+static void
+set_results (GstStructure *s, guint64 pixels, guint64 changed, guint bits_per_pixel)
+{
+  gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "changed-pixels", G_TYPE_UINT64, changed, "changed-ratio",
+      G_TYPE_DOUBLE, pixels ? static_cast<double> (changed) / static_cast<double> (pixels) : 0.0,
+      "changed-bytes-estimate", G_TYPE_UINT64, (changed * bits_per_pixel + 7) / 8, nullptr);
+}
+
+static void
+gst_cuda_noisemap_publish (GstCudaNoisemap *self, GstBuffer *buf)
+{
+  GstCudaNoisemapImpl *impl = self->impl;
+  const guint64 changed = impl->result->changed;
+  GstStructure *meta = cuv::custom_meta_structure (buf, NOISEMAP_META_NAME);
+  if (meta) {
+    set_results (meta, impl->pixels, changed, impl->bits_per_pixel);
+    gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+  }
+  if (!impl->frame.post_messages) {
+    gst_cuda_noisemap_reset_interval (impl);
+    return;
+  }
+  impl->sum_changed += changed;
+  impl->sum_pixels += impl->pixels;
+  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
+    return;
+  GstStructure *s = impl->clock.new_structure ("cudanoisemap", GST_BASE_TRANSFORM (self)->segment);
+  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
+  set_results (s, impl->sum_pixels, impl->sum_changed, impl->bits_per_pixel);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_cuda_noisemap_reset_interval (impl);
+}
+
+static GstFlowReturn
+gst_cuda_noisemap_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaNoisemap *self = GST_CUDA_NOISEMAP (trans);
+  gst_cuda_noisemap_prepare_frame (self->impl);
+  self->impl->result = nullptr;
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_OK && self->impl->result)
+    gst_cuda_noisemap_publish (self, outbuf);
+  return ret;
+}
+
+/* ---- caps and state ---- */
+
+/* The output keeps the input's caps, memory type aside (the base class offers both). */
+static gboolean
+gst_cuda_noisemap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_info, const GstVideoInfo *)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
+  if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (in_info), &impl->layout))
+    return FALSE;
+  impl->matrix = cuv::color_matrix (in_info);
+  impl->pixels = static_cast<guint64> (GST_VIDEO_INFO_WIDTH (in_info)) * GST_VIDEO_INFO_HEIGHT (in_info);
+  impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32 : 12;
+  gst_cuda_noisemap_reset_interval (impl);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_noisemap_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_cuda_noisemap_reset_interval (GST_CUDA_NOISEMAP (trans)->impl);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cuda_noisemap_stop (GstBaseTransform *trans)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (trans)->impl;
+#if CUV_HAVE_CUDA
+  impl->slots.reset ();
+#endif
+  impl->result = nullptr;
+  gst_cuda_noisemap_reset_interval (impl);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* ---- properties ---- */
+
+static void
+gst_cuda_noisemap_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  NoisemapSettings &s = impl->settings;
+  switch (prop_id) {
+    case PROP_THRESHOLD:
+      s.threshold = g_value_get_uint (value);
+      break;
+    case PROP_MODE:
+      s.mode = static_cast<GstCudaNoisemapMode> (g_value_get_enum (value));
+      break;
+    case PROP_COLOR:
+      s.color = g_value_get_uint (value);
+      break;
+    case PROP_POST_MESSAGES:
+      s.post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      s.interval = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_noisemap_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (object)->impl;
+  std::lock_guard<std::mutex> lk (impl->lock);
+  const NoisemapSettings &s = impl->settings;
+  switch (prop_id) {
+    case PROP_THRESHOLD:
+      g_value_set_uint (value, s.threshold);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, s.mode);
+      break;
+    case PROP_COLOR:
+      g_value_set_uint (value, s.color);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s.post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, s.interval);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_noisemap_finalize (GObject *object)
+{
+  delete GST_CUDA_NOISEMAP (object)->impl;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+
+  gobject_class->set_property = gst_cuda_noisemap_set_property;
+  gobject_class->get_property = gst_cuda_noisemap_get_property;
+  gobject_class->finalize = gst_cuda_noisemap_finalize;
+
+  /**
+   * GstCudaNoisemap:threshold:
+   *
+   * A pixel is noisy when one of its channels changed by more than this (so 255 marks nothing).
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_uint ("threshold", "Threshold",
+          "A pixel counts as changed when R, G or B (Y, U or V) changed by more than this since the previous frame",
+          0, 255, kDefaults.threshold, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  /**
+   * GstCudaNoisemap:mode:
+   *
+   * `map`: a black image with the changed pixels in `color`; `overlay`: the frame with them painted.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "map: black with the changed pixels in the colour; overlay: the frame with them painted",
+          GST_TYPE_CUDA_NOISEMAP_MODE, kDefaults.mode, flags));
+  /**
+   * GstCudaNoisemap:color:
+   *
+   * The colour of changed pixels as 0xAARRGGBB; its alpha is its opacity.
+   */
+  g_object_class_install_property (gobject_class, PROP_COLOR,
+      g_param_spec_uint ("color", "Colour",
+          "Colour of changed pixels as 0xAARRGGBB (alpha = opacity; default opaque red)", 0, G_MAXUINT32,
+          kDefaults.color, flags));
+  /**
+   * GstCudaNoisemap:post-messages:
+   *
+   * Post a `cudanoisemap` element message every `interval`.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a 'cudanoisemap' element message on the bus every interval", kDefaults.post_messages, flags));
+  /**
+   * GstCudaNoisemap:interval:
+   *
+   * Nanoseconds of stream per message; 0 posts one per frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Nanoseconds of stream between messages (0 = every frame); the counts sum the frames of an interval",
+          0, G_MAXUINT64, kDefaults.interval, flags));
+
+  gst_element_class_set_static_metadata (element_class, "CUDA noise map", "Filter/Analyzer/Video/Hardware",
+      "Marks the pixels that changed by more than a threshold since the previous frame, on the GPU, and counts them",
+      "gst-cudavision developers");
+  gst_cuda_vision_filter_class_add_templates (element_class, NOISEMAP_FORMATS, NOISEMAP_FORMATS);
+
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_stop);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform);
+  filter_class->temporal = TRUE;
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_set_info);
+  filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cpu);
+#if CUV_HAVE_CUDA
+  filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cuda);
+#endif
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_NOISEMAP_MODE, static_cast<GstPluginAPIFlags> (0));
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_noisemap_debug, "cudanoisemap", 0, "CUDA noise map");
+}
+
+static void
+gst_cuda_noisemap_init (GstCudaNoisemap *self)
+{
+  self->impl = new GstCudaNoisemapImpl ();
+}
