@@ -20,7 +20,9 @@
 
 #include "cuvtest.h"
 #include "enhance.h"
+#include "heatmap.h"
 #include "histogram.h"
+#include "noisemap.h"
 #include "sobel.h"
 
 namespace {
@@ -142,6 +144,22 @@ int main (int argc, char **argv)
   CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
   cuv::HistogramResult *dhist, hhist;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), sizeof (cuv::HistogramResult)));
+  /* the difference kernels: two statistics slots as the elements alternate them, a colour table */
+  cuv::DiffStats *dstats, hstats;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dstats), 2 * sizeof (cuv::DiffStats)));
+  CUVTEST_CHECK_CUDA (cudaMemset (dstats, 0, 2 * sizeof (cuv::DiffStats)));
+  uint32_t heat_table[cuv::kHeatmapTableSize], *dheat_table;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dheat_table), sizeof (heat_table)));
+  const cuv::YuvToRgb yuv = cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, false);
+  auto noise_params = [] (bool overlay) {
+    cuv::NoisemapParams p{};
+    p.threshold = 20;
+    p.overlay = overlay;
+    p.alpha = 256;
+    p.color = cuv::pack_px (cuv::PixelLayout::RGBA, 255, 0, 0, 255);
+    p.yuv[0] = 63, p.yuv[1] = 102, p.yuv[2] = 240, p.y_black = 16;
+    return p;
+  };
 
   if (profile) {
     Image src (cuv::PixelLayout::RGBA, 3840, 2160), dst (cuv::PixelLayout::RGBA, 3840, 2160);
@@ -152,6 +170,8 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
       CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, 256, dhist, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::heatmap_cuda (src.dev, dst.dev, dst.dev, {dheat_table, 256, yuv}, dstats, dstats + 1, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::noisemap_cuda (src.dev, dst.dev, dst.dev, noise_params (false), dstats, dstats + 1, b.stream));
     }
     CUVTEST_CHECK_CUDA (cudaStreamSynchronize (b.stream));
     return 0;
@@ -193,6 +213,27 @@ int main (int argc, char **argv)
             return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, dhist, static_cast<uint64_t> (s.w) * s.h, b.stream);
           },
           histogram_cpu);
+      /* the difference kernels read this frame and a previous one (camera-like, other noise) and
+       * write a third; NV12 gives RGBA for the heat map */
+      {
+        Image prev (l, s.w, s.h), heat_out (cuv::heatmap_out_layout (l), s.w, s.h);
+        fill_natural (prev.host, 2);
+        prev.upload ();
+        cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, cuv::heatmap_out_layout (l), heat_table);
+        CUVTEST_CHECK_CUDA (cudaMemcpy (dheat_table, heat_table, sizeof (heat_table), cudaMemcpyHostToDevice));
+        for (int blend : {256, 128}) {
+          const cuv::HeatmapParams dp{dheat_table, blend, yuv}, hp{heat_table, blend, yuv};
+          row (blend == 256 ? "cudaheatmap" : "cudaheatmap blend=0.5",
+              [&] { return cuv::heatmap_cuda (src.dev, prev.dev, heat_out.dev, dp, dstats, dstats + 1, b.stream); },
+              [&] { cuv::heatmap_cpu (src.host, prev.host, heat_out.host, hp, &hstats); });
+        }
+        for (bool overlay : {false, true}) {
+          const cuv::NoisemapParams np = noise_params (overlay);
+          row (overlay ? "cudanoisemap mode=overlay" : "cudanoisemap mode=map",
+              [&] { return cuv::noisemap_cuda (src.dev, prev.dev, dst.dev, np, dstats, dstats + 1, b.stream); },
+              [&] { cuv::noisemap_cpu (src.host, prev.host, dst.host, np, &hstats); });
+        }
+      }
       /* every pixel in one bin: each shared atomic of a warp hits one address */
       CUVTEST_CHECK_CUDA (cudaMemset (src.dbuf, 128, src.bytes));
       row ("cudahistogram (flat content)", histogram, histogram_cpu);
@@ -207,6 +248,8 @@ int main (int argc, char **argv)
       row ("cudahistogram (random content)", histogram, histogram_cpu);
     }
   }
+  cudaFree (dheat_table);
+  cudaFree (dstats);
   cudaFree (dhist);
   cudaFree (dtables);
   return 0;

@@ -4,6 +4,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
 #include <string>
@@ -145,6 +146,25 @@ inline GstMessage *start_error (const char *launch)
   gst_object_unref (bus);
   gst_object_unref (pipe);
   return msg;
+}
+
+/* Runs @launch to its end and returns every buffer its appsink named "sink" received (waiting at
+ * most 10 s for each, so a stalled pipeline returns fewer). */
+inline std::vector<GstBuffer *> collect (const std::string &launch)
+{
+  GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
+  fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<GstBuffer *> frames;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
+    frames.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return frames;
 }
 
 }  // namespace cuvcheck

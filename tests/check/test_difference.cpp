@@ -361,6 +361,9 @@ run_live (const char *middle)
 GST_START_TEST (test_live_source_no_drops_flat_memory)
 {
   run_live ("identity");
+  /* with a GPU: CUDA memory between the elements, each holding its previous input buffer */
+  if (cuvtest::have_gpu ())
+    run_live ("cudaupload ! video/x-raw(memory:CUDAMemory)");
 }
 GST_END_TEST;
 

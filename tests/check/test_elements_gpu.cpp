@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 
-#include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudautils.h>
 
@@ -196,24 +195,6 @@ GST_START_TEST (test_device_id_out_of_range)
   }
 }
 GST_END_TEST;
-
-static std::vector<GstBuffer *>
-collect (const std::string &launch)
-{
-  GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
-  fail_unless (pipe != nullptr);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  std::vector<GstBuffer *> frames;
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
-    frames.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
-    gst_sample_unref (sample);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  return frames;
-}
 
 /* The acceptance pipeline: the two backends give the same bytes, frame by frame. */
 GST_START_TEST (test_pipeline_cuda_equals_cpu)
