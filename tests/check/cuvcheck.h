@@ -148,6 +148,13 @@ inline GstMessage *start_error (const char *launch)
   return msg;
 }
 
+/* The structures of @meta on two buffers are equal (both absent counts as a difference). */
+inline bool same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
+{
+  GstCustomMeta *ma = gst_buffer_get_custom_meta (a, meta), *mb = gst_buffer_get_custom_meta (b, meta);
+  return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
+}
+
 /* Runs @launch to its end and returns every buffer its appsink named "sink" received (waiting at
  * most 10 s for each, so a stalled pipeline returns fewer). */
 inline std::vector<GstBuffer *> collect (const std::string &launch)

@@ -30,13 +30,6 @@ launch_for (const Route &r, const char *format, cuvtest::Size s, const std::stri
       r.after + " ! appsink name=sink sync=false";
 }
 
-static bool
-same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
-{
-  GstCustomMeta *ma = gst_buffer_get_custom_meta (a, meta), *mb = gst_buffer_get_custom_meta (b, meta);
-  return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
-}
-
 static void
 check_element (const char *element, const char *props, const char *meta, bool rgba_out_for_yuv)
 {

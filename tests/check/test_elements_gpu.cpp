@@ -56,14 +56,6 @@ run_route (const Route &r, const std::string &element, const GstVideoInfo &info,
   return out;
 }
 
-/* The structures of @meta on two buffers are equal (both absent counts as a difference). */
-static bool
-same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
-{
-  GstCustomMeta *ma = gst_buffer_get_custom_meta (a, meta), *mb = gst_buffer_get_custom_meta (b, meta);
-  return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
-}
-
 /* Every mismatch is printed; the test fails at the end if there was any. With @meta, the custom
  * meta of that name must be equal too; @keeps_memory: the element keeps the memory type, so only
  * the routes with the same memory on both pads apply. */
