@@ -1,0 +1,154 @@
+/* gst-cudavision: block motion estimation by full-search SAD on luma planes.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Semantics (the CPU reference and the kernel give the same vectors and costs):
+ *   Blocks tile the frame from its top-left corner; only whole blocks are searched, so the grid is
+ *   floor (width / B) x floor (height / B) blocks of B = 4, 8 or 16 (8 for variable blocks: the
+ *   8x8 macroblocks). Pixels of a partial block at the right or bottom edge have no vector, and a
+ *   frame smaller than one block has an empty grid.
+ *   Candidates: every (dx, dy) in [-R, R-1] x [-R, R-1];
+ *   SAD (dx, dy) = sum |cur (x, y) - ref (x + dx, y + dy)| over the block, reference coordinates
+ *   clamped to the frame. So a block whose content was at (x + dx, y + dy) in the previous frame
+ *   gets the vector (dx, dy): it points from the block to where its content came from (MPEG's
+ *   convention), and the content moved by (-dx, -dy).
+ *   Ties: the lowest SAD wins, then the smallest |dx| + |dy|, then the smallest dy, then the
+ *   smallest dx. A key that orders candidates this way fits 32 bits: SAD << 16 | tie_break.
+ *   Variable blocks: for each candidate the SADs of the four 4x4 blocks of a macroblock are summed
+ *   into its 8x4, 4x8 and 8x8 partitions; each of the nine partition blocks keeps its best vector.
+ *   Cost of a partitioning = its summed best SADs + penalty for each vector beyond the first; the
+ *   lowest cost wins, ties in the order 8x8, 8x4, 4x8, 4x4.
+ * Results: one MotionVector per unit of the grid (4x4 for variable blocks, else the block), row by
+ * row. A unit holds the vector of the partition block that covers it, that block's size and its
+ * SAD (the units of one 8x8 partition hold the same vector and cost). */
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "image.h"
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace cuv {
+
+constexpr int kMotionMaxRange = 64;
+
+/* The search block size; Variable searches 8x8 macroblocks split as the cost decides. */
+enum class MotionBlock : int { B4 = 4, B8 = 8, B16 = 16, Variable = 0 };
+
+struct MotionParams {
+  MotionBlock block;
+  int range;    /* R, 1..kMotionMaxRange */
+  int penalty;  /* added per vector beyond the first of a macroblock (Variable only) */
+};
+
+/* 8 bytes, the layout of the meta's `vectors` bytes. */
+struct MotionVector {
+  int8_t dx;
+  int8_t dy;
+  uint8_t width;   /* the partition block that holds this unit: 4, 8 or 16 */
+  uint8_t height;
+  uint32_t cost;   /* that block's SAD at (dx, dy) */
+};
+static_assert (sizeof (MotionVector) == 8, "MotionVector is the meta's 8-byte record");
+
+/* The pixels a search block covers, and a grid unit. */
+inline constexpr int motion_search_size (MotionBlock b) { return b == MotionBlock::Variable ? 8 : static_cast<int> (b); }
+inline constexpr int motion_unit_size (MotionBlock b) { return b == MotionBlock::Variable ? 4 : static_cast<int> (b); }
+
+struct MotionGrid {
+  int cols;  /* units */
+  int rows;
+  int unit;  /* pixels per unit side */
+  int count () const { return cols * rows; }
+};
+
+inline MotionGrid motion_grid (MotionBlock b, int width, int height)
+{
+  const int s = motion_search_size (b), u = motion_unit_size (b);
+  return MotionGrid{width / s * (s / u), height / s * (s / u), u};
+}
+
+/* The tie-break half of a candidate's key: smaller is preferred at equal SAD. */
+CUV_HD uint32_t motion_tie_break (int dx, int dy)
+{
+  const int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+  return static_cast<uint32_t> ((adx + ady) << 8 | (dy + 64) << 1 | (dx > 0 ? 1 : 0));
+}
+
+CUV_HD uint32_t motion_key (uint32_t sad, uint32_t tie_break) { return sad << 16 | tie_break; }
+
+/* The vector a key's tie-break encodes. */
+CUV_HD void motion_key_vector (uint32_t key, int *dx, int *dy)
+{
+  const int y = static_cast<int> ((key >> 1) & 127) - 64;
+  const int ax = static_cast<int> ((key >> 8) & 255) - (y < 0 ? -y : y);
+  *dy = y;
+  *dx = (key & 1) ? ax : -ax;
+}
+
+/* Chooses the partitioning of a macroblock from the best keys of its nine partition blocks
+ * (b4 [row][col], b84 [top, bottom], b48 [left, right], b88) and writes its four units at
+ * @out (@out_pitch units per row). */
+CUV_HD void motion_choose_partition (const uint32_t b4[4], const uint32_t b84[2], const uint32_t b48[2],
+    uint32_t b88, int penalty, MotionVector *out, int out_pitch)
+{
+  const uint32_t p = static_cast<uint32_t> (penalty);
+  const uint32_t c88 = b88 >> 16;
+  const uint32_t c84 = (b84[0] >> 16) + (b84[1] >> 16) + p;
+  const uint32_t c48 = (b48[0] >> 16) + (b48[1] >> 16) + p;
+  const uint32_t c44 = (b4[0] >> 16) + (b4[1] >> 16) + (b4[2] >> 16) + (b4[3] >> 16) + 3 * p;
+  uint32_t keys[4];
+  int w, h;
+  if (c88 <= c84 && c88 <= c48 && c88 <= c44) {
+    keys[0] = keys[1] = keys[2] = keys[3] = b88;
+    w = h = 8;
+  } else if (c84 <= c48 && c84 <= c44) {
+    keys[0] = keys[1] = b84[0];
+    keys[2] = keys[3] = b84[1];
+    w = 8;
+    h = 4;
+  } else if (c48 <= c44) {
+    keys[0] = keys[2] = b48[0];
+    keys[1] = keys[3] = b48[1];
+    w = 4;
+    h = 8;
+  } else {
+    for (int i = 0; i < 4; i++)
+      keys[i] = b4[i];
+    w = h = 4;
+  }
+  for (int i = 0; i < 4; i++) {
+    int dx, dy;
+    motion_key_vector (keys[i], &dx, &dy);
+    MotionVector &v = out[(i >> 1) * out_pitch + (i & 1)];
+    v.dx = static_cast<int8_t> (dx);
+    v.dy = static_cast<int8_t> (dy);
+    v.width = static_cast<uint8_t> (w);
+    v.height = static_cast<uint8_t> (h);
+    v.cost = keys[i] >> 16;
+  }
+}
+
+/* A unit of a fixed-size search from its best key. */
+CUV_HD MotionVector motion_vector_from_key (uint32_t key, int size)
+{
+  int dx, dy;
+  motion_key_vector (key, &dx, &dy);
+  return MotionVector{static_cast<int8_t> (dx), static_cast<int8_t> (dy), static_cast<uint8_t> (size),
+      static_cast<uint8_t> (size), key >> 16};
+}
+
+/* Searches every block of @cur against @prev (luma planes of the same size; any pitch) and writes
+ * motion_grid ().count () vectors to @out, row by row. */
+void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out);
+
+#if CUV_HAVE_CUDA
+/* The same on the device: @out is device memory; launches on @stream, does not synchronize. */
+cudaError_t motion_search_cuda (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out,
+    cudaStream_t stream);
+#endif
+
+}  // namespace cuv

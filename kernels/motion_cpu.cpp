@@ -1,0 +1,83 @@
+/* gst-cudavision: the CPU reference of the motion search; motion.h states the semantics.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "motion.h"
+
+#include <algorithm>
+
+namespace cuv {
+
+namespace {
+
+/* The SAD of the @n x @n block at (x, y) of @cur against @prev displaced by (dx, dy), reference
+ * coordinates clamped to the plane. */
+uint32_t block_sad (const Plane &cur, const Plane &prev, int x, int y, int n, int dx, int dy)
+{
+  uint32_t sad = 0;
+  for (int j = 0; j < n; j++) {
+    const uint8_t *c = cur.data + static_cast<size_t> (y + j) * cur.pitch + x;
+    const int ry = std::clamp (y + j + dy, 0, prev.height - 1);
+    const uint8_t *r = prev.data + static_cast<size_t> (ry) * prev.pitch;
+    for (int i = 0; i < n; i++) {
+      const int rx = std::clamp (x + i + dx, 0, prev.width - 1);
+      sad += static_cast<uint32_t> (std::abs (c[i] - r[rx]));
+    }
+  }
+  return sad;
+}
+
+void search_fixed (const Plane &cur, const Plane &prev, int size, int range, MotionVector *out, const MotionGrid &g)
+{
+  for (int by = 0; by < g.rows; by++) {
+    for (int bx = 0; bx < g.cols; bx++) {
+      uint32_t best = UINT32_MAX;
+      for (int dy = -range; dy < range; dy++)
+        for (int dx = -range; dx < range; dx++)
+          best = std::min (best,
+              motion_key (block_sad (cur, prev, bx * size, by * size, size, dx, dy), motion_tie_break (dx, dy)));
+      out[by * g.cols + bx] = motion_vector_from_key (best, size);
+    }
+  }
+}
+
+void search_variable (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out,
+    const MotionGrid &g)
+{
+  const int range = params.range;
+  for (int my = 0; my < g.rows / 2; my++) {
+    for (int mx = 0; mx < g.cols / 2; mx++) {
+      uint32_t b4[4], b84[2], b48[2], b88 = UINT32_MAX;
+      std::fill (b4, b4 + 4, UINT32_MAX);
+      std::fill (b84, b84 + 2, UINT32_MAX);
+      std::fill (b48, b48 + 2, UINT32_MAX);
+      for (int dy = -range; dy < range; dy++) {
+        for (int dx = -range; dx < range; dx++) {
+          const uint32_t tb = motion_tie_break (dx, dy);
+          uint32_t s[4];
+          for (int i = 0; i < 4; i++) {
+            s[i] = block_sad (cur, prev, mx * 8 + (i & 1) * 4, my * 8 + (i >> 1) * 4, 4, dx, dy);
+            b4[i] = std::min (b4[i], motion_key (s[i], tb));
+          }
+          b84[0] = std::min (b84[0], motion_key (s[0] + s[1], tb));
+          b84[1] = std::min (b84[1], motion_key (s[2] + s[3], tb));
+          b48[0] = std::min (b48[0], motion_key (s[0] + s[2], tb));
+          b48[1] = std::min (b48[1], motion_key (s[1] + s[3], tb));
+          b88 = std::min (b88, motion_key (s[0] + s[1] + s[2] + s[3], tb));
+        }
+      }
+      motion_choose_partition (b4, b84, b48, b88, params.penalty, out + my * 2 * g.cols + mx * 2, g.cols);
+    }
+  }
+}
+
+}  // namespace
+
+void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out)
+{
+  const MotionGrid g = motion_grid (params.block, cur.width, cur.height);
+  if (params.block == MotionBlock::Variable)
+    search_variable (cur, prev, params, out, g);
+  else
+    search_fixed (cur, prev, motion_search_size (params.block), params.range, out, g);
+}
+
+}  // namespace cuv
