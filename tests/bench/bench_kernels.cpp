@@ -2,9 +2,9 @@
  * flushed before every iteration (a 256 MiB write), 20 warm-ups, the median of 100; in the same run
  * a device-to-device copy of the same frame, the floor every kernel is reported against; and the CPU
  * reference's time per frame.
- *   bench_kernels [--quick | --profile]
+ *   bench_kernels [--quick | --profile | --motion]
  * --quick: 1920x1080 only, for a smoke run; --profile: each 3840x2160 RGBA kernel twice and no
- * timing, for Nsight Compute (tests/bench/profile.sh).
+ * timing, for Nsight Compute (tests/bench/profile.sh); --motion: the motion search rows only.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 #include <chrono>
@@ -22,6 +22,8 @@
 #include "enhance.h"
 #include "heatmap.h"
 #include "histogram.h"
+#include "luma.h"
+#include "motion.h"
 #include "noisemap.h"
 #include "sobel.h"
 
@@ -119,6 +121,81 @@ double cpu_ms (const std::function<void ()> &work)
   return t[2];
 }
 
+/* The motion search on luma planes (the figure issue 5 sets): a camera-like frame and the same
+ * frame panned by (3, -2) with other noise, so that the search finds real motion. The CPU
+ * reference is timed once, at 1920x1080 only (it takes seconds). */
+void bench_motion (Bench &b, bool quick)
+{
+  std::vector<cuvtest::Size> sizes = {{1920, 1080}};
+  if (!quick)
+    sizes.push_back ({3840, 2160});
+  for (cuvtest::Size s : sizes) {
+    Image prev (cuv::PixelLayout::GRAY8, s.w, s.h), cur (cuv::PixelLayout::GRAY8, s.w, s.h);
+    Image rgba (cuv::PixelLayout::RGBA, s.w, s.h);
+    fill_natural (prev.host, 3);
+    fill_natural (rgba.host, 4);
+    std::mt19937 rng (5);
+    const cuv::Plane &p = prev.host.planes[0], &c = cur.host.planes[0];
+    for (int y = 0; y < s.h; y++)
+      for (int x = 0; x < s.w; x++)
+        c.data[static_cast<size_t> (y) * c.pitch + x] = static_cast<uint8_t> (std::clamp (
+            p.data[static_cast<size_t> (std::clamp (y - 2, 0, s.h - 1)) * p.pitch + std::clamp (x + 3, 0, s.w - 1)] +
+                static_cast<int> (rng () % 7) - 3,
+            0, 255));
+    prev.upload ();
+    cur.upload ();
+    rgba.upload ();
+    const cuv::Plane &dc = cur.dev.planes[0], &dp = prev.dev.planes[0];
+    char frame[32];
+    std::snprintf (frame, sizeof frame, "%dx%d luma", s.w, s.h);
+    double copy = b.time ([&] { return cudaMemcpyAsync (prev.dbuf, cur.dbuf, cur.bytes, cudaMemcpyDeviceToDevice, b.stream); });
+    std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", "copy (device to device)", frame, copy, 1.0, "-");
+    const cuv::MotionGrid g = cuv::motion_grid (cuv::MotionBlock::B4, s.w, s.h);
+    cuv::MotionVector *dvec;
+    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dvec), g.count () * sizeof (cuv::MotionVector)));
+    std::vector<cuv::MotionVector> hvec (g.count ());
+    CUVTEST_CHECK_CUDA (cudaMemcpy (prev.dbuf, prev.hbuf.data (), prev.bytes, cudaMemcpyHostToDevice));
+    for (cuv::MotionBlock block : {cuv::MotionBlock::Variable, cuv::MotionBlock::B4, cuv::MotionBlock::B8,
+             cuv::MotionBlock::B16}) {
+      const cuv::MotionParams mp{block, 16, 16};
+      const double us = b.time ([&] { return cuv::motion_search_cuda (dc, dp, mp, dvec, b.stream); });
+      std::string cpu = "-";
+      if (s.w <= 1920 && block == cuv::MotionBlock::Variable) {
+        auto a = std::chrono::steady_clock::now ();
+        cuv::motion_search_cpu (cur.host.planes[0], prev.host.planes[0], mp, hvec.data ());
+        cpu = std::to_string (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - a).count ());
+        cpu.resize (cpu.find ('.') + 2);
+      }
+      const char *names[] = {"cudamotionest variable R=16", "cudamotionest 4x4 R=16", "cudamotionest 8x8 R=16",
+          "cudamotionest 16x16 R=16"};
+      const int i = block == cuv::MotionBlock::Variable ? 0 : block == cuv::MotionBlock::B4 ? 1 : block == cuv::MotionBlock::B8 ? 2 : 3;
+      std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", names[i], frame, us, us / copy, cpu.c_str ());
+    }
+    /* what the element adds for RGB input: the luma plane of the frame */
+    const double luma = b.time ([&] { return cuv::luma_plane_cuda (rgba.dev, dc, b.stream); });
+    std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", "cudamotionest luma from RGBA", frame, luma, luma / copy, "-");
+    cudaFree (dvec);
+  }
+}
+
+/* Launches the 3840x2160 motion search (variable, R=16) twice, for Nsight Compute. */
+void profile_motion (Bench &b)
+{
+  Image prev (cuv::PixelLayout::GRAY8, 3840, 2160), cur (cuv::PixelLayout::GRAY8, 3840, 2160);
+  fill_natural (prev.host, 3);
+  fill_natural (cur.host, 4);
+  prev.upload ();
+  cur.upload ();
+  const cuv::MotionGrid g = cuv::motion_grid (cuv::MotionBlock::B4, 3840, 2160);
+  cuv::MotionVector *dvec;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dvec), g.count () * sizeof (cuv::MotionVector)));
+  for (int i = 0; i < 2; i++)
+    CUVTEST_CHECK_CUDA (cuv::motion_search_cuda (cur.dev.planes[0], prev.dev.planes[0],
+        cuv::MotionParams{cuv::MotionBlock::Variable, 16, 16}, dvec, b.stream));
+  CUVTEST_CHECK_CUDA (cudaStreamSynchronize (b.stream));
+  cudaFree (dvec);
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -129,6 +206,7 @@ int main (int argc, char **argv)
   }
   bool quick = argc > 1 && std::strcmp (argv[1], "--quick") == 0;
   bool profile = argc > 1 && std::strcmp (argv[1], "--profile") == 0;
+  bool motion_only = argc > 1 && std::strcmp (argv[1], "--motion") == 0;
   cudaDeviceProp prop;
   CUVTEST_CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
   std::printf ("device: %s, %d SMs, L2 %d MiB; cold L2, median of %d after %d warm-ups\n", prop.name,
@@ -136,6 +214,10 @@ int main (int argc, char **argv)
   std::printf ("%-34s %-10s %10s %8s %10s\n", "kernel", "frame", "GPU us", "x copy", "CPU ms");
 
   Bench b;
+  if (motion_only) {
+    bench_motion (b, false);
+    return 0;
+  }
   auto tables = std::make_unique<cuv::EnhanceTables> ();
   cuv::EnhanceParams ep{1.4, 0.05, 1.3, 0.1};
   cuv::enhance_build_tables (ep, tables.get ());
@@ -174,6 +256,7 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cuv::noisemap_cuda (src.dev, dst.dev, dst.dev, noise_params (false), dstats, dstats + 1, b.stream));
     }
     CUVTEST_CHECK_CUDA (cudaStreamSynchronize (b.stream));
+    profile_motion (b);
     return 0;
   }
   std::vector<cuvtest::Size> sizes = {{1920, 1080}};
@@ -248,6 +331,7 @@ int main (int argc, char **argv)
       row ("cudahistogram (random content)", histogram, histogram_cpu);
     }
   }
+  bench_motion (b, quick);
   cudaFree (dheat_table);
   cudaFree (dstats);
   cudaFree (dhist);
