@@ -15,6 +15,7 @@
 #include "gstcudaenhance.h"
 #include "gstcudaheatmap.h"
 #include "gstcudahistogram.h"
+#include "gstcudamotionest.h"
 #include "gstcudanoisemap.h"
 #include "gstcudasobel.h"
 
@@ -28,6 +29,7 @@ plugin_init (GstPlugin *plugin)
   ok |= GST_ELEMENT_REGISTER (cudahistogram, plugin);
   ok |= GST_ELEMENT_REGISTER (cudaheatmap, plugin);
   ok |= GST_ELEMENT_REGISTER (cudanoisemap, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudamotionest, plugin);
   return ok;
 }
 
