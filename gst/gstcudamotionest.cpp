@@ -153,6 +153,7 @@ struct GstCudaMotionestImpl {
   bool have_previous = false;
   bool first_frame = false;
   const cuv::MotionVector *vectors = nullptr; /* this frame's, on the host once processed */
+  bool processed = false;                     /* vectors are this frame's (NULL for an empty grid) */
   cuv::ArrowColors arrow_colors{};
   uint32_t black = 0;
   std::vector<uint32_t> table;                /* colour wheel for table_range */
@@ -238,6 +239,7 @@ gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
         *out);
   }
   impl->vectors = impl->cpu_vectors.data ();
+  impl->processed = true;
   impl->first_frame = !impl->have_previous;
   impl->have_previous = true;
   impl->current ^= 1;
@@ -329,6 +331,7 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   }
   /* the base class waits for the stream once, after this; then the vectors are on the host */
   impl->vectors = reinterpret_cast<const cuv::MotionVector *> (impl->pinned_vectors.data ());
+  impl->processed = true;
   impl->first_frame = !impl->have_previous;
   impl->have_previous = true;
   impl->current ^= 1;
@@ -447,9 +450,9 @@ gst_cuda_motionest_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   impl->grid = cuv::motion_grid (impl->frame.block, impl->width, impl->height);
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
     impl->have_previous = false;
-  impl->vectors = nullptr;
+  impl->processed = false;
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
-  if (ret == GST_FLOW_OK && impl->vectors)
+  if (ret == GST_FLOW_OK && impl->processed)
     gst_cuda_motionest_publish (self, buf);
   return ret;
 }
@@ -504,7 +507,7 @@ gst_cuda_motionest_stop (GstBaseTransform *trans)
 #if CUV_HAVE_CUDA
   gst_cuda_motionest_release_buffers (impl);
 #endif
-  impl->vectors = nullptr;
+  impl->processed = false;
   gst_cuda_motionest_reset (impl);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }

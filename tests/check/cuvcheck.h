@@ -174,4 +174,81 @@ inline std::vector<GstBuffer *> collect (const std::string &launch)
   return frames;
 }
 
+/* Memory types on the pads of the element under test. */
+struct MemoryRoute {
+  const char *name;
+  const char *before;
+  const char *after;
+};
+
+inline const MemoryRoute kMemoryRoutes[] = {
+  {"system->system", "", " ! video/x-raw"},
+  {"system->cuda", "", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"},
+  {"cuda->cuda", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"},
+  {"cuda->system", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw"},
+};
+
+/* What check_cuda_equals_cpu () runs: @element with @props after a videotestsrc of @source
+ * properties, @frames frames of each format and size; @meta is compared too. */
+struct CompareSpec {
+  const char *element;
+  const char *props;
+  const char *meta;
+  bool rgba_out_for_yuv;            /* NV12/I420 in gives RGBA out */
+  std::vector<const char *> formats; /* formats GStreamer 1.22's CUDA memory lacks (GRAY8) run on system memory only */
+  std::vector<cuvtest::Size> sizes;
+  const char *source;
+  int frames;
+};
+
+/* Runs the spec on the CPU backend (system memory), then on the CUDA backend over every route,
+ * and fails unless every frame and its meta are identical. */
+inline void check_cuda_equals_cpu (const CompareSpec &spec)
+{
+  auto launch_for = [&spec] (const MemoryRoute &r, const char *format, cuvtest::Size s, const char *backend) {
+    return std::string ("videotestsrc num-buffers=") + std::to_string (spec.frames) + " " + spec.source +
+        " ! video/x-raw,format=" + format + ",width=" + std::to_string (s.w) + ",height=" + std::to_string (s.h) + " ! " +
+        r.before + spec.element + " backend=" + backend + " " + spec.props + r.after + " ! appsink name=sink sync=false";
+  };
+  int runs = 0, mismatches = 0;
+  for (const char *format : spec.formats) {
+    const bool yuv = g_str_equal (format, "NV12") || g_str_equal (format, "I420");
+    const bool cuda_memory = !g_str_equal (format, "GRAY8");
+    const GstVideoFormat out_format =
+        spec.rgba_out_for_yuv && yuv ? GST_VIDEO_FORMAT_RGBA : gst_video_format_from_string (format);
+    for (cuvtest::Size s : spec.sizes) {
+      auto ref = collect (launch_for (kMemoryRoutes[0], format, s, "cpu"));
+      fail_unless_equals_int (ref.size (), spec.frames);
+      GstVideoInfo info = info_for (out_format, s.w, s.h);
+      for (const MemoryRoute &r : kMemoryRoutes) {
+        if (!cuda_memory && &r != &kMemoryRoutes[0])
+          continue;
+        const std::string launch = launch_for (r, format, s, "cuda");
+        auto got = collect (launch);
+        fail_unless_equals_int (got.size (), spec.frames);
+        int bad = 0;
+        for (int i = 0; i < spec.frames; i++) {
+          const std::string what = launch + " frame " + std::to_string (i);
+          bad += buffer_diff (got[i], ref[i], info, what) != 0;
+          if (!same_meta (got[i], ref[i], spec.meta)) {
+            g_printerr ("META MISMATCH: %s\n", what.c_str ());
+            bad++;
+          }
+          gst_buffer_unref (got[i]);
+        }
+        runs++;
+        if (bad) {
+          mismatches++;
+          g_printerr ("MISMATCH: %s (%s)\n", launch.c_str (), r.name);
+        }
+      }
+      for (GstBuffer *b : ref)
+        gst_buffer_unref (b);
+    }
+  }
+  g_printerr ("%s %s: %d of %d %d-frame runs differ from the CPU reference\n", spec.element, spec.props, mismatches,
+      runs, spec.frames);
+  fail_unless_equals_int (mismatches, 0);
+}
+
 }  // namespace cuvcheck

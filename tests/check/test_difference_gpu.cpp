@@ -7,70 +7,12 @@
 
 using namespace cuvcheck;
 
-struct Route {
-  const char *name;
-  const char *before;
-  const char *after;
-};
-
-static const Route kRoutes[] = {
-  {"system->system", "", " ! video/x-raw"},
-  {"system->cuda", "", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"},
-  {"cuda->cuda", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"},
-  {"cuda->system", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw"},
-};
-
-static const int kFrames = 4;
-
-static std::string
-launch_for (const Route &r, const char *format, cuvtest::Size s, const std::string &element)
-{
-  return std::string ("videotestsrc num-buffers=") + std::to_string (kFrames) + " pattern=ball ! video/x-raw,format=" +
-      format + ",width=" + std::to_string (s.w) + ",height=" + std::to_string (s.h) + " ! " + r.before + element +
-      r.after + " ! appsink name=sink sync=false";
-}
-
 static void
 check_element (const char *element, const char *props, const char *meta, bool rgba_out_for_yuv)
 {
-  const char *formats[] = {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420"};
-  const cuvtest::Size sizes[] = {{1, 1}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}};
-  int runs = 0, mismatches = 0;
-  for (const char *format : formats) {
-    const bool yuv = g_str_equal (format, "NV12") || g_str_equal (format, "I420");
-    const GstVideoFormat out_format =
-        rgba_out_for_yuv && yuv ? GST_VIDEO_FORMAT_RGBA : gst_video_format_from_string (format);
-    for (cuvtest::Size s : sizes) {
-      const std::string props_s = std::string (" ") + props;
-      auto ref = collect (launch_for (kRoutes[0], format, s, std::string (element) + " backend=cpu" + props_s));
-      fail_unless_equals_int (ref.size (), kFrames);
-      GstVideoInfo info = info_for (out_format, s.w, s.h);
-      for (const Route &r : kRoutes) {
-        const std::string launch = launch_for (r, format, s, std::string (element) + " backend=cuda" + props_s);
-        auto got = collect (launch);
-        fail_unless_equals_int (got.size (), kFrames);
-        int bad = 0;
-        for (int i = 0; i < kFrames; i++) {
-          const std::string what = launch + " frame " + std::to_string (i);
-          bad += buffer_diff (got[i], ref[i], info, what) != 0;
-          if (!same_meta (got[i], ref[i], meta)) {
-            g_printerr ("META MISMATCH: %s\n", what.c_str ());
-            bad++;
-          }
-          gst_buffer_unref (got[i]);
-        }
-        runs++;
-        if (bad) {
-          mismatches++;
-          g_printerr ("MISMATCH: %s (%s)\n", launch.c_str (), r.name);
-        }
-      }
-      for (GstBuffer *b : ref)
-        gst_buffer_unref (b);
-    }
-  }
-  g_printerr ("%s %s: %d of %d %d-frame runs differ from the CPU reference\n", element, props, mismatches, runs, kFrames);
-  fail_unless_equals_int (mismatches, 0);
+  check_cuda_equals_cpu (CompareSpec{element, props, meta, rgba_out_for_yuv,
+      {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420"}, {{1, 1}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}},
+      "pattern=ball", 4});
 }
 
 GST_START_TEST (test_heatmap_cuda_equals_cpu_on_every_route)

@@ -1,0 +1,353 @@
+/* cudamotionest on the CPU backend: known shifts found for every interior block (RGBA and NV12,
+ * every block size), read through the public accessor; the first frame; frames smaller than a
+ * block; partial blocks; the draw modes; search-range changed while flowing; resets on a flush, a
+ * DISCONT buffer and a caps change; interval messages; a live pipeline. Runs without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "cuvcheck.h"
+#include "gstcudamotionmeta.h"
+
+using namespace cuvcheck;
+
+static GstHarness *
+harness (const std::string &launch, const GstVideoInfo &info)
+{
+  GstHarness *h = gst_harness_new_parse (launch.c_str ());
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  return h;
+}
+
+static GstBuffer *
+push_pull (GstHarness *h, GstBuffer *buf)
+{
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  return gst_harness_pull (h);
+}
+
+/* A textured frame of @info moved so that frame (x, y) = texture (x + dx, y + dy), clamped: in
+ * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift). */
+static GstBuffer *
+texture_frame (const GstVideoInfo &info, int dx, int dy, int index)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
+  GstVideoFrame f;
+  GstVideoInfo i = info;
+  fail_unless (gst_video_frame_map (&f, &i, buf, GST_MAP_WRITE));
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+    const int w = GST_VIDEO_FRAME_COMP_WIDTH (&f, p == 0 ? 0 : 1) * (GST_VIDEO_INFO_IS_RGB (&info) ? 4 : 1) *
+        (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_NV12 && p == 1 ? 2 : 1);
+    const int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, p == 0 ? 0 : 1);
+    const int bpp = GST_VIDEO_INFO_IS_RGB (&info) ? 4 : GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_NV12 && p == 1 ? 2 : 1;
+    const int sx = p == 0 ? dx : dx / 2, sy = p == 0 ? dy : dy / 2;
+    guint8 *data = static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, p));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+    for (int y = 0; y < h; y++) {
+      for (int x = 0; x < w; x++) {
+        const int px = std::clamp (x / bpp + sx, 0, w / bpp - 1), py = std::clamp (y + sy, 0, h - 1);
+        /* a hash of the source position: texture without repeats */
+        guint32 v = static_cast<guint32> (px * 73856093u ^ py * 19349663u ^ (x % bpp + p * 4) * 83492791u);
+        v ^= v >> 13;
+        v *= 0x5bd1e995u;
+        data[y * stride + x] = static_cast<guint8> (v >> 24);
+      }
+    }
+  }
+  gst_video_frame_unmap (&f);
+  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 30);
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+struct Vectors {
+  const GstCudaMotionVector *v;
+  guint cols, rows, unit;
+};
+
+static Vectors
+vectors_of (GstBuffer *buf)
+{
+  Vectors r;
+  fail_unless (gst_cuda_motion_meta_get_structure (buf) != nullptr, "no CudaMotionMeta on the buffer");
+  r.v = gst_cuda_motion_meta_get_vectors (buf, &r.cols, &r.rows, &r.unit);
+  return r;
+}
+
+static gboolean
+first_frame (GstBuffer *buf)
+{
+  gboolean v = FALSE;
+  fail_unless (gst_structure_get_boolean (gst_cuda_motion_meta_get_structure (buf), "first-frame", &v));
+  return v;
+}
+
+/* Every vector is (0, 0) at cost 0 */
+static bool
+all_still (GstBuffer *buf)
+{
+  Vectors r = vectors_of (buf);
+  for (guint i = 0; i < r.cols * r.rows; i++)
+    if (r.v[i].dx || r.v[i].dy || r.v[i].cost)
+      return false;
+  return r.v != nullptr;
+}
+
+/* The units whose block finds its content inside the frame have (dx, dy) at cost 0. */
+static void
+expect_shift (GstBuffer *buf, int w, int h, int search, int dx, int dy, const std::string &what)
+{
+  Vectors r = vectors_of (buf);
+  fail_unless (r.v != nullptr, "%s: no vectors", what.c_str ());
+  int checked = 0, wrong = 0;
+  for (guint uy = 0; uy < r.rows; uy++) {
+    for (guint ux = 0; ux < r.cols; ux++) {
+      const int bx = ux * r.unit / search * search, by = uy * r.unit / search * search;
+      if (bx + dx < 0 || by + dy < 0 || bx + dx + search > w || by + dy + search > h)
+        continue;
+      const GstCudaMotionVector &m = r.v[uy * r.cols + ux];
+      checked++;
+      wrong += !(m.dx == dx && m.dy == dy && m.cost == 0);
+    }
+  }
+  fail_unless (checked > 0 && wrong == 0, "%s: %d of %d interior units without the shift (%d, %d)", what.c_str (), wrong,
+      checked, dx, dy);
+}
+
+GST_START_TEST (test_known_shifts_every_block_size)
+{
+  const struct {
+    const char *props;
+    int search;
+    guint unit;
+  } modes[] = {{"", 8, 4}, {"block-size=4x4", 4, 4}, {"block-size=8x8", 8, 8}, {"block-size=16x16", 16, 16}};
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_GRAY8}) {
+    GstVideoInfo info = info_for (format, 96, 64);
+    for (const auto &m : modes) {
+      const std::string launch = std::string ("cudamotionest backend=cpu search-range=8 ") + m.props;
+      GstHarness *h = harness (launch, info);
+      GstBuffer *out = push_pull (h, texture_frame (info, 0, 0, 0));
+      fail_unless (first_frame (out) && all_still (out), "%s: the first frame has vectors", launch.c_str ());
+      Vectors r = vectors_of (out);
+      fail_unless_equals_int (r.unit, m.unit);
+      fail_unless_equals_int (r.cols, 96 / m.search * (m.search / m.unit));
+      gst_buffer_unref (out);
+      /* each frame is the texture moved by a new shift; the vector is the step from the last one */
+      const int shifts[][2] = {{2, 0}, {2 + 7, -8}, {2 + 7 - 8, -8 + 7}, {1 - 3, -1 + 2}};
+      int px = 0, py = 0;
+      for (int k = 0; k < 4; k++) {
+        out = push_pull (h, texture_frame (info, shifts[k][0], shifts[k][1], k + 1));
+        fail_if (first_frame (out));
+        expect_shift (out, 96, 64, m.search, shifts[k][0] - px, shifts[k][1] - py,
+            launch + " " + gst_video_format_to_string (format) + " step " + std::to_string (k));
+        px = shifts[k][0];
+        py = shifts[k][1];
+        gst_buffer_unref (out);
+      }
+      gst_harness_teardown (h);
+    }
+  }
+}
+GST_END_TEST;
+
+/* Frames smaller than one block: an empty grid, the frame passes; partial blocks are left out. */
+GST_START_TEST (test_small_frames_and_partial_blocks)
+{
+  const struct {
+    int w, h;
+    const char *props;
+    guint cols, rows;
+  } cases[] = {{1, 1, "", 0, 0}, {7, 7, "", 0, 0}, {3, 3, "block-size=4x4", 0, 0}, {15, 40, "block-size=16x16", 0, 2},
+      {21, 13, "block-size=8x8", 2, 1}, {21, 13, "", 4, 2}, {17, 13, "block-size=4x4", 4, 3}};
+  for (const auto &k : cases) {
+    GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, k.w, k.h);
+    for (const char *draw : {"none", "arrows", "color"}) {
+      const std::string launch = std::string ("cudamotionest backend=cpu draw=") + draw + " " + k.props;
+      GstHarness *h = harness (launch, info);
+      for (int i = 0; i < 3; i++) {
+        GstBuffer *out = push_pull (h, texture_frame (info, i, -i, i));
+        fail_unless (out != nullptr);
+        Vectors r = vectors_of (out);
+        fail_unless (r.cols == k.cols && r.rows == k.rows, "%s %dx%d: grid %ux%u", launch.c_str (), k.w, k.h, r.cols, r.rows);
+        fail_unless ((r.v == nullptr) == (k.cols * k.rows == 0));
+        gst_buffer_unref (out);
+      }
+      gst_harness_teardown (h);
+    }
+  }
+}
+GST_END_TEST;
+
+/* draw=none: the bytes pass untouched; arrows: some pixels change; color: the first frame is black. */
+GST_START_TEST (test_draw_modes)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  GstBuffer *a = texture_frame (info, 0, 0, 0), *b = texture_frame (info, 3, -2, 1);
+  for (const char *draw : {"none", "arrows", "color"}) {
+    GstHarness *h = harness (std::string ("cudamotionest backend=cpu search-range=4 draw=") + draw, info);
+    GstBuffer *first = push_pull (h, gst_buffer_copy_deep (a));
+    GstBuffer *second = push_pull (h, gst_buffer_copy_deep (b));
+    const int d1 = buffer_diff (first, a, info, "first"), d2 = buffer_diff (second, b, info, "second");
+    if (g_str_equal (draw, "none")) {
+      fail_unless (d1 == 0 && d2 == 0, "draw=none changed the frame");
+    } else if (g_str_equal (draw, "arrows")) {
+      fail_unless (d1 == 0, "arrows drawn on the first frame, which has no motion");
+      fail_unless (d2 > 0, "no arrows drawn on a moving frame");
+    } else {
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (first, &map, GST_MAP_READ));
+      bool black = true;
+      for (gsize i = 0; i < map.size; i += 4)
+        black = black && map.data[i] == 0 && map.data[i + 1] == 0 && map.data[i + 2] == 0 && map.data[i + 3] == 255;
+      gst_buffer_unmap (first, &map);
+      fail_unless (black, "color: the first frame (no motion) is not black");
+      fail_unless (d2 > 0);
+    }
+    gst_buffer_unref (first);
+    gst_buffer_unref (second);
+    gst_harness_teardown (h);
+  }
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+}
+GST_END_TEST;
+
+/* A shift of 6 is outside R = 4 and inside R = 8, which applies from the next frame. */
+GST_START_TEST (test_search_range_change_while_flowing)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 96, 64);
+  GstHarness *h = harness ("cudamotionest backend=cpu search-range=4 block-size=8x8", info);
+  gst_buffer_unref (push_pull (h, texture_frame (info, 0, 0, 0)));
+  GstBuffer *out = push_pull (h, texture_frame (info, 6, 0, 1));
+  Vectors r = vectors_of (out);
+  for (guint i = 0; i < r.cols * r.rows; i++)
+    fail_unless (r.v[i].dx >= -4 && r.v[i].dx < 4, "a vector beyond R = 4");
+  gst_buffer_unref (out);
+  g_object_set (gst_harness_find_element (h, "cudamotionest"), "search-range", 8u, nullptr);
+  out = push_pull (h, texture_frame (info, 12, 0, 2));
+  expect_shift (out, 96, 64, 8, 6, 0, "after search-range=8");
+  guint range = 0;
+  fail_unless (gst_structure_get_uint (gst_cuda_motion_meta_get_structure (out), "search-range", &range));
+  fail_unless_equals_int (range, 8);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_flush_discont_and_caps_change_reset)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 64, 48);
+  GstHarness *h = harness ("cudamotionest backend=cpu search-range=6", info);
+  gst_buffer_unref (push_pull (h, texture_frame (info, 0, 0, 0)));
+  GstBuffer *out = push_pull (h, texture_frame (info, 4, 2, 1));
+  expect_shift (out, 64, 48, 8, 4, 2, "before the resets");
+  gst_buffer_unref (out);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  out = push_pull (h, texture_frame (info, 0, 0, 2));
+  fail_unless (first_frame (out) && all_still (out), "a flush did not reset");
+  gst_buffer_unref (out);
+
+  GstBuffer *d = texture_frame (info, 4, 0, 3);
+  GST_BUFFER_FLAG_SET (d, GST_BUFFER_FLAG_DISCONT);
+  out = push_pull (h, d);
+  fail_unless (first_frame (out) && all_still (out), "a DISCONT buffer did not reset");
+  gst_buffer_unref (out);
+  out = push_pull (h, texture_frame (info, 0, 0, 4));
+  expect_shift (out, 64, 48, 8, -4, 0, "after DISCONT");
+  gst_buffer_unref (out);
+
+  GstVideoInfo small = info_for (GST_VIDEO_FORMAT_NV12, 32, 16);
+  gst_harness_set_src_caps_str (h, caps_for (small).c_str ());
+  out = push_pull (h, texture_frame (small, 2, 0, 5));
+  fail_unless (first_frame (out) && all_still (out), "a caps change did not reset");
+  Vectors r = vectors_of (out);
+  fail_unless (r.cols == 8 && r.rows == 4);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* interval = two frames: a message per two frames with the global vector, the moving share and
+ * the mean length; the meta of two identical runs is identical. */
+GST_START_TEST (test_interval_messages)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  BusHarness bh ("cudamotionest backend=cpu search-range=8 block-size=8x8 interval=66666666");
+  gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+  gst_harness_set_sink_caps_str (bh.h, "video/x-raw");
+  std::vector<GstBuffer *> outs;
+  for (int i = 0; i < 4; i++)
+    outs.push_back (push_pull (bh.h, texture_frame (info, 3 * i, -i, i)));
+  for (int k = 0; k < 2; k++) {
+    GstMessage *msg = gst_bus_pop_filtered (bh.bus, GST_MESSAGE_ELEMENT);
+    fail_unless (msg != nullptr, "message %d missing", k);
+    const GstStructure *s = gst_message_get_structure (msg);
+    fail_unless (gst_structure_has_name (s, "cudamotionest"));
+    guint frames = 0;
+    guint64 units = 0;
+    GstClockTime ts = 0, dur = 0;
+    gint gdx = 0, gdy = 0;
+    gdouble moving = 0, magnitude = 0;
+    fail_unless (gst_structure_get (s, "frames", G_TYPE_UINT, &frames, "units", G_TYPE_UINT64, &units, "timestamp",
+        G_TYPE_UINT64, &ts, "duration", G_TYPE_UINT64, &dur, "global-dx", G_TYPE_INT, &gdx, "global-dy", G_TYPE_INT, &gdy,
+        "moving-ratio", G_TYPE_DOUBLE, &moving, "mean-magnitude", G_TYPE_DOUBLE, &magnitude, nullptr));
+    fail_unless_equals_int (frames, 2);
+    fail_unless_equals_uint64 (units, 2 * 8 * 6);
+    fail_unless_equals_uint64 (ts, k * 2 * (GST_SECOND / 30));
+    fail_unless_equals_uint64 (dur, 2 * (GST_SECOND / 30));
+    /* the first interval: the first frame's 48 still units outvote the second frame's */
+    fail_unless (k == 0 ? gdx == 0 && gdy == 0 : gdx == 3 && gdy == -1, "global vector (%d, %d)", gdx, gdy);
+    /* the first interval holds the first frame (no motion): at most half its units move */
+    fail_unless (k == 0 ? moving > 0.3 && moving <= 0.5 : moving > 0.6, "moving-ratio %f", moving);
+    fail_unless (magnitude > 0.0 && magnitude <= std::sqrt (10.0), "mean-magnitude %f", magnitude);
+    gst_message_unref (msg);
+  }
+  /* the same input again gives the same meta */
+  GstHarness *h = harness ("cudamotionest backend=cpu search-range=8 block-size=8x8", info);
+  for (int i = 0; i < 4; i++) {
+    GstBuffer *again = push_pull (h, texture_frame (info, 3 * i, -i, i));
+    fail_unless (same_meta (again, outs[i], GST_CUDA_MOTION_META_NAME), "frame %d: meta differs between runs", i);
+    gst_buffer_unref (again);
+    gst_buffer_unref (outs[i]);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A live source: every frame arrives (a small search, so the CPU backend keeps up). */
+GST_START_TEST (test_live_source)
+{
+  auto frames = collect ("videotestsrc is-live=true pattern=pinwheel horizontal-speed=2 num-buffers=60 ! "
+      "video/x-raw,format=NV12,width=320,height=240,framerate=30/1 ! cudamotionest backend=cpu block-size=16x16 "
+      "search-range=4 draw=arrows ! appsink name=sink sync=true");
+  fail_unless_equals_int (frames.size (), 60);
+  for (GstBuffer *b : frames)
+    gst_buffer_unref (b);
+}
+GST_END_TEST;
+
+static Suite *
+cudamotionest_suite (void)
+{
+  Suite *s = suite_create ("cudamotionest");
+  TCase *tc = tcase_create ("cpu");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_known_shifts_every_block_size);
+  tcase_add_test (tc, test_small_frames_and_partial_blocks);
+  tcase_add_test (tc, test_draw_modes);
+  tcase_add_test (tc, test_search_range_change_while_flowing);
+  tcase_add_test (tc, test_flush_discont_and_caps_change_reset);
+  tcase_add_test (tc, test_interval_messages);
+  tcase_add_test (tc, test_live_source);
+  return s;
+}
+
+GST_CHECK_MAIN (cudamotionest);

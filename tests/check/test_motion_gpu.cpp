@@ -1,0 +1,75 @@
+/* cudamotionest on the CUDA backend against the CPU backend, frame by frame over moving content:
+ * every format, sizes from 1x1 (an empty grid) to 1920x1080, every pairing of memory types on the
+ * pads, each draw mode and block size; H.264 decoded by nvh264dec straight into cudamotionest.
+ * Exits 77 without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cuvcheck.h"
+#include "gstcudamotionmeta.h"
+
+using namespace cuvcheck;
+
+static const char *kSource = "pattern=pinwheel horizontal-speed=3";
+
+static void
+check_motion (const char *props, std::vector<cuvtest::Size> sizes)
+{
+  check_cuda_equals_cpu (CompareSpec{"cudamotionest", props, GST_CUDA_MOTION_META_NAME, false,
+      {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8"}, sizes, kSource, 3});
+}
+
+GST_START_TEST (test_motionest_cuda_equals_cpu_on_every_route)
+{
+  /* the CPU reference takes about 4 s per 1920x1080 frame at R = 16: the large frame runs R = 4 */
+  check_motion ("", {{1, 1}, {7, 7}, {17, 13}, {641, 479}});
+  check_motion ("search-range=4 draw=color", {{1920, 1080}});
+  check_motion ("block-size=16x16 search-range=20 draw=arrows", {{3, 3}, {33, 17}, {641, 479}});
+  check_motion ("block-size=4x4 search-range=5 draw=color", {{17, 13}, {641, 479}});
+  check_motion ("block-size=8x8 search-range=64 partition-penalty=0 draw=arrows", {{130, 70}});
+}
+GST_END_TEST;
+
+/* A decoder's output straight into cudamotionest: all frames arrive, with the vectors the CPU
+ * finds in the same decoded frames. */
+GST_START_TEST (test_nvh264dec_into_motionest)
+{
+  const int n = 30;
+  const std::string decode = "videotestsrc num-buffers=" + std::to_string (n) + " " + kSource +
+      " ! video/x-raw,format=I420,width=352,height=288 ! openh264enc ! h264parse ! nvh264dec ! ";
+  auto gpu = collect (decode + "cudamotionest backend=cuda draw=arrows ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
+  auto cpu = collect (decode + "cudadownload ! video/x-raw ! cudamotionest backend=cpu draw=arrows ! appsink name=sink sync=false");
+  fail_unless_equals_int (gpu.size (), n);
+  fail_unless_equals_int (cpu.size (), n);
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 352, 288);
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    bad += buffer_diff (gpu[i], cpu[i], info, "nvh264dec frame " + std::to_string (i)) != 0;
+    bad += !same_meta (gpu[i], cpu[i], GST_CUDA_MOTION_META_NAME);
+    gst_buffer_unref (gpu[i]);
+    gst_buffer_unref (cpu[i]);
+  }
+  fail_unless_equals_int (bad, 0);
+}
+GST_END_TEST;
+
+static Suite *
+cudamotionest_gpu_suite (void)
+{
+  Suite *s = suite_create ("cudamotionest-gpu");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_motionest_cuda_equals_cpu_on_every_route);
+  tcase_add_test (tc, test_nvh264dec_into_motionest);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  if (!cuvtest::have_gpu ()) {
+    g_print ("no usable CUDA device: skipped\n");
+    return cuvtest::kSkip;
+  }
+  return gst_check_run_suite (cudamotionest_gpu_suite (), "cudamotionest_gpu", __FILE__);
+}
