@@ -195,6 +195,7 @@ struct CompareSpec {
   const char *props;
   const char *meta;
   bool rgba_out_for_yuv;            /* NV12/I420 in gives RGBA out */
+  bool same_memory;                 /* the element keeps the memory type (in-place analysers): no mixed routes */
   std::vector<const char *> formats; /* formats GStreamer 1.22's CUDA memory lacks (GRAY8) run on system memory only */
   std::vector<cuvtest::Size> sizes;
   const char *source;
@@ -221,7 +222,8 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
       fail_unless_equals_int (ref.size (), spec.frames);
       GstVideoInfo info = info_for (out_format, s.w, s.h);
       for (const MemoryRoute &r : kMemoryRoutes) {
-        if (!cuda_memory && &r != &kMemoryRoutes[0])
+        const bool mixed = &r == &kMemoryRoutes[1] || &r == &kMemoryRoutes[3];
+        if ((!cuda_memory && &r != &kMemoryRoutes[0]) || (spec.same_memory && mixed))
           continue;
         const std::string launch = launch_for (r, format, s, "cuda");
         auto got = collect (launch);

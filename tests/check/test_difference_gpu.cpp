@@ -10,7 +10,7 @@ using namespace cuvcheck;
 static void
 check_element (const char *element, const char *props, const char *meta, bool rgba_out_for_yuv)
 {
-  check_cuda_equals_cpu (CompareSpec{element, props, meta, rgba_out_for_yuv,
+  check_cuda_equals_cpu (CompareSpec{element, props, meta, rgba_out_for_yuv, false,
       {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420"}, {{1, 1}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}},
       "pattern=ball", 4});
 }

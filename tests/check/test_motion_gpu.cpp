@@ -1,6 +1,6 @@
 /* cudamotionest on the CUDA backend against the CPU backend, frame by frame over moving content:
- * every format, sizes from 1x1 (an empty grid) to 1920x1080, every pairing of memory types on the
- * pads, each draw mode and block size; H.264 decoded by nvh264dec straight into cudamotionest.
+ * every format, sizes from 1x1 (an empty grid) to 1920x1080, system and CUDA memory (the element
+ * keeps the memory type: it works in place), each draw mode and block size; H.264 decoded by nvh264dec straight into cudamotionest.
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "cuvcheck.h"
@@ -13,7 +13,7 @@ static const char *kSource = "pattern=pinwheel horizontal-speed=3";
 static void
 check_motion (const char *props, std::vector<cuvtest::Size> sizes)
 {
-  check_cuda_equals_cpu (CompareSpec{"cudamotionest", props, GST_CUDA_MOTION_META_NAME, false,
+  check_cuda_equals_cpu (CompareSpec{"cudamotionest", props, GST_CUDA_MOTION_META_NAME, false, true,
       {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8"}, sizes, kSource, 3});
 }
 
