@@ -40,6 +40,7 @@
 
 #include "copy.h"
 #include "cuvreport.h"
+#include "cuvslots.h"
 #include "gstcudahistogrammeta.h"
 #include "histogram.h"
 
@@ -109,8 +110,7 @@ struct GstCudaHistogramImpl {
   const cuv::HistogramResult *result = nullptr;     /* this frame's, on the host once processed */
   cuv::HistogramResult cpu_result{};
 #if CUV_HAVE_CUDA
-  cuv::CudaBuffer device_result;
-  cuv::CudaBuffer pinned_result;
+  cuv::ResultSlots<cuv::HistogramResult> slots;
 #endif
   /* the message interval */
   cuv::IntervalClock clock;
@@ -199,28 +199,21 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramImpl *impl = self->impl;
-  const size_t bytes = sizeof (cuv::HistogramResult);
-  if (!impl->device_result) {
-    GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
-    if (!CUV_CUDA_OK (self, impl->device_result.allocate (ctx, cuv::CudaBuffer::Kind::Device, bytes)) ||
-        !CUV_CUDA_OK (self, impl->pinned_result.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, bytes))) {
-      impl->device_result.reset ();
-      return GST_FLOW_ERROR;
-    }
-  }
-  auto dres = reinterpret_cast<cuv::HistogramResult *> (impl->device_result.data ());
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter))))
+    return GST_FLOW_ERROR;
+  cuv::HistogramResult *dres = impl->slots.accum ();
   const int bins = static_cast<int> (impl->frame.bins);
   if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
     return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, dres, stream)))
+  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, dres, impl->slots.clear_next (), stream)) ||
+      (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
+                                                bins, dres, roi_pixels (impl->roi), stream))) ||
+      /* the base class waits for the stream once, after this; then the results are on the host */
+      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
+    impl->slots.reset ();
     return GST_FLOW_ERROR;
-  if (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
-          bins, dres, roi_pixels (impl->roi), stream)))
-    return GST_FLOW_ERROR;
-  /* the base class waits for the stream once, after this; then the results are on the host */
-  if (!CUV_CUDA_OK (self, cudaMemcpyAsync (impl->pinned_result.data (), dres, bytes, cudaMemcpyDeviceToHost, stream)))
-    return GST_FLOW_ERROR;
-  impl->result = reinterpret_cast<const cuv::HistogramResult *> (impl->pinned_result.data ());
+  }
+  impl->result = &impl->slots.host ();
   return GST_FLOW_OK;
 }
 #endif
@@ -346,8 +339,7 @@ gst_cuda_histogram_stop (GstBaseTransform *trans)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (trans)->impl;
 #if CUV_HAVE_CUDA
-  impl->device_result.reset ();
-  impl->pinned_result.reset ();
+  impl->slots.reset ();
 #endif
   impl->result = nullptr;
   gst_cuda_histogram_reset_interval (impl);

@@ -12,6 +12,7 @@
 
 #include "cuda_access.cuh"
 #include "difference.h"
+#include "resident.h"
 
 namespace cuv {
 namespace diff {
@@ -77,17 +78,12 @@ __device__ __forceinline__ void block_stats (unsigned long long sum, unsigned in
 template <typename Kernel>
 cudaError_t grid_for (Kernel kernel, int width, int height, dim3 *grid)
 {
-  int device = 0, sms = 0, per_sm = 0;
-  cudaError_t err = cudaGetDevice (&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, kThreads, 0);
+  int resident = 0;
+  cudaError_t err = resident_blocks (reinterpret_cast<const void *> (kernel), kThreads, &resident);
   if (err != cudaSuccess)
     return err;
   const int gx = div_up (div_up (width, kTilePix), kBlockX);
   const int tile_rows = div_up (height, kTileRows);
-  const int resident = std::max (1, sms * per_sm);
   const int gy = std::max (1, std::min (resident / gx, div_up (tile_rows, kBlockY)));
   *grid = dim3 (gx, gy);
   return cudaSuccess;

@@ -1,26 +1,39 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * One read of each pixel: every thread takes a column of 16-byte chunks of the region's rows (4
- * RGB pixels or 16 luma samples), counts them into its warp's own histogram in shared memory and
- * keeps its sums in registers. A block then merges its warps' histograms and sums and adds them to
- * the result with one global atomic per non-empty bin. The grid is as many blocks as stay
- * resident, so the merge happens once per block, not once per tile. Neighbouring pixels often share a bin:
- * a thread adds runs of equal bins with one shared atomic. */
+ * RGB pixels or 16 luma samples), counts each pixel's luma into its warp's own 256-entry histogram
+ * in shared memory and keeps the R, G, B sums in registers. The luma sum and sum of squares are
+ * not accumulated per pixel: they follow exactly from the 256 luma counts at the block's end
+ * (sum k * n_k and sum k^2 * n_k), and so do the requested bins (each a range of luma values). A
+ * block then merges its warps' histograms and sums and adds them to the result with one global
+ * atomic per non-empty bin. The grid is as many blocks as stay resident, so the merge happens once
+ * per block, not once per tile. Neighbouring pixels often share a luma value: a thread adds runs of
+ * equal values with one shared atomic. The first block zeroes the other result slot, for the next
+ * frame, so no memset is needed per frame. */
 #include "histogram.h"
 
 #include <algorithm>
 
 #include "cuda_access.cuh"
 #include "histogram_math.h"
+#include "resident.h"
 
 namespace cuv {
 
 namespace {
 
+/* CUV_HISTOGRAM_ROWS / CUV_HISTOGRAM_IN_FLIGHT: for benchmark variants (tests/bench/meson.build) */
+#ifndef CUV_HISTOGRAM_ROWS
+#define CUV_HISTOGRAM_ROWS 16
+#endif
+#ifndef CUV_HISTOGRAM_IN_FLIGHT
+#define CUV_HISTOGRAM_IN_FLIGHT 2
+#endif
 constexpr int kBlockX = 32;
-constexpr int kBlockY = 16;
+constexpr int kBlockY = CUV_HISTOGRAM_ROWS;
 constexpr int kThreads = kBlockX * kBlockY;
 constexpr int kWarps = kThreads / 32;
+constexpr int kInFlight = CUV_HISTOGRAM_IN_FLIGHT; /* rows per pipeline stage */
 /* chunks one thread may take before its 32-bit channel sums could overflow (16 * 255 * 2^16 < 2^32) */
 constexpr uint32_t kMaxChunksPerThread = 1u << 16;
 
@@ -45,8 +58,6 @@ struct Region {
 
 struct Sums {
   uint32_t c[3] = {0, 0, 0}; /* bytes 0, 1, 2 of RGB pixels */
-  uint32_t y = 0;
-  unsigned long long y2 = 0;
 };
 
 /* Adds @n to shared-memory @addr when @p, as a predicated reduction: no branch, so no divergence. */
@@ -78,21 +89,17 @@ __device__ __forceinline__ int rgb_luma (uint32_t px, uint32_t weights)
 /* Four RGB pixels of a chunk inside the region: the common case, without per-pixel checks. */
 __device__ __forceinline__ void rgb_full (const uint32_t (&px)[4], const Region &g, uint32_t *hist, Sums &s)
 {
-  int l[4], b[4];
+  int l[4];
 #pragma unroll
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 4; k++)
     l[k] = rgb_luma (px[k], g.luma_weights);
-    b[k] = histogram_bin (l[k], g.bins);
-  }
   /* bytes 0 and 2 of four pixels add up in 16-bit halves without carrying over */
   const uint32_t lo = (px[0] & 0x00ff00ffu) + (px[1] & 0x00ff00ffu) + (px[2] & 0x00ff00ffu) + (px[3] & 0x00ff00ffu);
   const uint32_t hi = ((px[0] >> 8) & 0xffu) + ((px[1] >> 8) & 0xffu) + ((px[2] >> 8) & 0xffu) + ((px[3] >> 8) & 0xffu);
   s.c[0] += lo & 0xffff;
   s.c[2] += lo >> 16;
   s.c[1] += hi;
-  s.y += l[0] + l[1] + l[2] + l[3];
-  s.y2 += static_cast<uint32_t> (l[0] * l[0] + l[1] * l[1] + l[2] * l[2] + l[3] * l[3]);
-  count_runs (hist, b);
+  count_runs (hist, l);
 }
 
 /* Some of four RGB pixels, at a row's ends; @valid masks the ones inside the region. */
@@ -109,36 +116,28 @@ __device__ __forceinline__ void rgb_chunk (const uint32_t (&px)[4], uint32_t val
       s.c[0] += px[k] & 0xff;
       s.c[1] += (px[k] >> 8) & 0xff;
       s.c[2] += (px[k] >> 16) & 0xff;
-      s.y += l;
-      s.y2 += l * l;
-      atomicAdd (hist + histogram_bin (l, g.bins), 1u);
+      atomicAdd (hist + l, 1u);
     }
   }
 }
 
 /* Four words of luma samples; @valid has a bit per sample inside the region. */
-__device__ __forceinline__ void luma_chunk (const uint32_t (&w)[4], uint32_t valid, const Region &g, uint32_t *hist,
-    Sums &s)
+__device__ __forceinline__ void luma_chunk (const uint32_t (&w)[4], uint32_t valid, uint32_t *hist)
 {
   if (valid == 0xffff) {
     int b[16];
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-      s.y += __dp4a (w[k], 0x01010101u, 0u);
-      s.y2 += __dp4a (w[k], w[k], 0u);
+    for (int k = 0; k < 4; k++)
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        b[4 * k + j] = histogram_bin ((w[k] >> (8 * j)) & 0xff, g.bins);
-    }
+        b[4 * k + j] = (w[k] >> (8 * j)) & 0xff;
     count_runs (hist, b);
     return;
   }
   for (int k = 0; k < 16; k++) {
     if (valid & (1u << k)) {
       int l = (w[k / 4] >> (8 * (k % 4))) & 0xff;
-      s.y += l;
-      s.y2 += l * l;
-      atomicAdd (hist + histogram_bin (l, g.bins), 1u);
+      atomicAdd (hist + l, 1u);
     }
   }
 }
@@ -199,7 +198,7 @@ __device__ __forceinline__ void count_chunk (const Region &g, const Chunk &k, ui
   if (!k.valid)
     return;
   if (kAccess == Access::LumaChunks)
-    luma_chunk (k.w, k.valid, g, hist, s);
+    luma_chunk (k.w, k.valid, hist);
   else
     rgb_chunk (k.w, k.valid, g, hist, s);
 }
@@ -213,17 +212,24 @@ __device__ __forceinline__ unsigned long long warp_sum (unsigned long long v)
 }
 
 /* Block (kBlockX, kBlockY): a column of kBlockX chunks by g.rows_per_block rows; each thread keeps
- * one chunk column and walks down the rows, two rows' loads in flight. */
+ * one chunk column and walks down the rows, kInFlight rows' loads in flight. */
 template <Access kAccess>
-__global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramResult *res)
+__global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramResult *res, HistogramResult *clear_next)
 {
-  __shared__ uint32_t hist[kWarps][kHistogramMaxBins];
+  constexpr int kLuma = kHistogramMaxBins; /* luma values */
+  __shared__ uint32_t hist[kWarps][kLuma];
+  __shared__ uint32_t merged[kHistogramMaxBins];
   __shared__ unsigned long long block_sums[5];
   const int tid = threadIdx.y * kBlockX + threadIdx.x;
-  for (int i = tid; i < kWarps * kHistogramMaxBins; i += kThreads)
+  for (int i = tid; i < kWarps * kLuma; i += kThreads)
     (&hist[0][0])[i] = 0;
+  for (int i = tid; i < kHistogramMaxBins; i += kThreads)
+    merged[i] = 0;
   if (tid < 5)
     block_sums[tid] = 0;
+  if (clear_next && (blockIdx.x | blockIdx.y) == 0)
+    for (int i = tid; i < static_cast<int> (sizeof (HistogramResult) / sizeof (uint64_t)); i += kThreads)
+      reinterpret_cast<uint64_t *> (clear_next)[i] = 0;
   __syncthreads ();
 
   uint32_t *warp_hist = hist[tid / 32];
@@ -234,32 +240,60 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
   uint32_t r = r0 + threadIdx.y;
   const size_t step = static_cast<size_t> (g.pitch) * kBlockY;
   const uint8_t *row = g.data + static_cast<size_t> (r) * g.pitch;
-  for (; r + kBlockY < r1; r += 2 * kBlockY, row += 2 * step) {
-    Chunk a = load_chunk<kAccess> (g, row, c);
-    Chunk b = load_chunk<kAccess> (g, row + step, c);
-    count_chunk<kAccess> (g, a, warp_hist, s);
-    count_chunk<kAccess> (g, b, warp_hist, s);
-  }
-  if (r < r1)
-    count_chunk<kAccess> (g, load_chunk<kAccess> (g, row, c), warp_hist, s);
-
-  const unsigned long long v[5] = {s.c[0], s.c[1], s.c[2], s.y, s.y2};
+  /* software pipeline: the next kInFlight rows' loads are issued before this group is counted,
+   * so a thread always has loads in flight while it counts */
+  Chunk cur[kInFlight], next[kInFlight];
 #pragma unroll
-  for (int k = 0; k < 5; k++) {
-    unsigned long long t = warp_sum (v[k]);
-    if (tid % 32 == 0 && t)
-      atomicAdd (block_sums + k, t);
+  for (int i = 0; i < kInFlight; i++)
+    cur[i] = r + i * kBlockY < r1 ? load_chunk<kAccess> (g, row + i * step, c) : Chunk{{0, 0, 0, 0}, 0};
+  while (r < r1) {
+    r += kInFlight * kBlockY;
+    row += kInFlight * step;
+#pragma unroll
+    for (int i = 0; i < kInFlight; i++)
+      next[i] = r + i * kBlockY < r1 ? load_chunk<kAccess> (g, row + i * step, c) : Chunk{{0, 0, 0, 0}, 0};
+#pragma unroll
+    for (int i = 0; i < kInFlight; i++)
+      count_chunk<kAccess> (g, cur[i], warp_hist, s);
+#pragma unroll
+    for (int i = 0; i < kInFlight; i++)
+      cur[i] = next[i];
+  }
+
+  if (kAccess != Access::LumaChunks) {
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+      unsigned long long t = warp_sum (s.c[k]);
+      if (tid % 32 == 0 && t)
+        atomicAdd (block_sums + k, t);
+    }
   }
   __syncthreads ();
 
-  for (int bin = tid; bin < g.bins; bin += kThreads) {
+  /* thread k < 256 owns luma value k: its count over the warps gives its bin and its share of the
+   * luma sums */
+  unsigned long long y = 0, y2 = 0;
+  if (tid < kLuma) {
     uint32_t n = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; w++)
-      n += hist[w][bin];
+      n += hist[w][tid];
+    y = static_cast<unsigned long long> (tid) * n;
+    y2 = static_cast<unsigned long long> (tid * tid) * n;
     if (n)
-      atomicAdd (reinterpret_cast<unsigned long long *> (res->counts + bin), static_cast<unsigned long long> (n));
+      atomicAdd (merged + histogram_bin (tid, g.bins), n);
   }
+  y = warp_sum (y);
+  y2 = warp_sum (y2);
+  if (tid % 32 == 0 && y) {
+    atomicAdd (block_sums + 3, y);
+    atomicAdd (block_sums + 4, y2);
+  }
+  __syncthreads ();
+
+  for (int bin = tid; bin < g.bins; bin += kThreads)
+    if (merged[bin])
+      atomicAdd (reinterpret_cast<unsigned long long *> (res->counts + bin), static_cast<unsigned long long> (merged[bin]));
   if (tid < 5 && block_sums[tid]) {
     /* byte 0 is R unless the layout is BGR */
     uint64_t *dst[5] = {g.bgr ? &res->sum_b : &res->sum_r, &res->sum_g, g.bgr ? &res->sum_r : &res->sum_b,
@@ -272,23 +306,19 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
  * thread's 32-bit sums can overflow). */
 template <Access kAccess>
 cudaError_t
-launch_histogram (Region g, HistogramResult *res, cudaStream_t stream)
+launch_histogram (Region g, HistogramResult *res, HistogramResult *clear_next, cudaStream_t stream)
 {
-  int device = 0, sms = 0, per_sm = 0;
-  cudaError_t err = cudaGetDevice (&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, histogram_kernel<kAccess>, kThreads, 0);
+  int blocks = 0;
+  cudaError_t err = resident_blocks (reinterpret_cast<const void *> (histogram_kernel<kAccess>), kThreads, &blocks);
   if (err != cudaSuccess)
     return err;
   const uint32_t gx = (g.chunks + kBlockX - 1) / kBlockX;
-  const uint32_t resident = static_cast<uint32_t> (std::max (1, sms * per_sm));
+  const uint32_t resident = static_cast<uint32_t> (blocks);
   uint32_t gy = std::max (1u, std::min (resident / gx, (g.rows + kBlockY - 1) / kBlockY));
   gy = std::max (gy, (g.rows + kBlockY * kMaxChunksPerThread - 1) / (kBlockY * kMaxChunksPerThread));
   g.rows_per_block = (g.rows + gy - 1) / gy;
   gy = (g.rows + g.rows_per_block - 1) / g.rows_per_block;
-  histogram_kernel<kAccess><<<dim3 (gx, gy), dim3 (kBlockX, kBlockY), 0, stream>>> (g, res);
+  histogram_kernel<kAccess><<<dim3 (gx, gy), dim3 (kBlockX, kBlockY), 0, stream>>> (g, res, clear_next);
   return cudaGetLastError ();
 }
 
@@ -300,11 +330,16 @@ constexpr uint32_t pack_weights (int b0, int b1, int b2)
 }  // namespace
 
 cudaError_t
-histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *result, cudaStream_t stream)
+histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *result, HistogramResult *clear_next,
+    cudaStream_t stream)
 {
-  cudaError_t err = cudaMemsetAsync (result, 0, sizeof (*result), stream);
-  if (err != cudaSuccess || roi.width <= 0 || roi.height <= 0)
+  if (roi.width <= 0 || roi.height <= 0) {
+    /* no launch to do the zeroing: @result must come out empty, @clear_next too */
+    cudaError_t err = cudaMemsetAsync (result, 0, sizeof (*result), stream);
+    if (err == cudaSuccess && clear_next)
+      err = cudaMemsetAsync (clear_next, 0, sizeof (*clear_next), stream);
     return err;
+  }
   const Plane &pl = src.planes[0];
   const bool rgb = layout_is_rgb (src.layout);
   const int bpp = rgb ? 4 : 1;
@@ -322,11 +357,11 @@ histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *res
   const int head = aligned ? (reinterpret_cast<uintptr_t> (g.data) + g.first_byte) % 16 : 15;
   g.chunks = (head + g.row_bytes + 15) / 16;
   if (!rgb)
-    return launch_histogram<Access::LumaChunks> (g, result, stream);
+    return launch_histogram<Access::LumaChunks> (g, result, clear_next, stream);
   if (reinterpret_cast<uintptr_t> (pl.data) % 4 == 0 && pl.pitch % 4 == 0)
-    return launch_histogram<Access::RgbChunks> (g, result, stream);
+    return launch_histogram<Access::RgbChunks> (g, result, clear_next, stream);
   g.chunks = roi.width;
-  return launch_histogram<Access::RgbBytes> (g, result, stream);
+  return launch_histogram<Access::RgbBytes> (g, result, clear_next, stream);
 }
 
 /* ---- overlay ---- */

@@ -63,9 +63,12 @@ void histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bin
     uint64_t pixels);
 
 #if CUV_HAVE_CUDA
-/* Zeroes @result (device memory) and accumulates the region into it. Launches on @stream; never
+/* Adds the region into @result (device memory), which must be zero (as the previous launch's
+ * @clear_next left it, or cudaMemset), and zeroes @clear_next (may be null) for the next frame:
+ * alternating two slots needs no memset per frame (cuv::ResultSlots). Launches on @stream; never
  * synchronizes. */
-cudaError_t histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *result, cudaStream_t stream);
+cudaError_t histogram_cuda (const Frame &src, const Roi &roi, int bins, HistogramResult *result,
+    HistogramResult *clear_next, cudaStream_t stream);
 
 /* The overlay from a device-side @result, in stream order after histogram_cuda. */
 cudaError_t histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins,

@@ -224,8 +224,11 @@ int main (int argc, char **argv)
   cuv::EnhanceTables *dtables;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+  /* the histogram's two result slots, alternated as the element does (each launch zeroes the other) */
   cuv::HistogramResult *dhist, hhist;
-  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), sizeof (cuv::HistogramResult)));
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), 2 * sizeof (cuv::HistogramResult)));
+  CUVTEST_CHECK_CUDA (cudaMemset (dhist, 0, 2 * sizeof (cuv::HistogramResult)));
+  int hist_parity = 0;
   /* the difference kernels: two statistics slots as the elements alternate them, a colour table */
   cuv::DiffStats *dstats, hstats;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dstats), 2 * sizeof (cuv::DiffStats)));
@@ -251,7 +254,8 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
-      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, 256, dhist, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, 256, dhist + hist_parity, dhist + (1 - hist_parity), b.stream));
+      hist_parity ^= 1;
       CUVTEST_CHECK_CUDA (cuv::heatmap_cuda (src.dev, dst.dev, dst.dev, {dheat_table, 256, yuv}, dstats, dstats + 1, b.stream));
       CUVTEST_CHECK_CUDA (cuv::noisemap_cuda (src.dev, dst.dev, dst.dev, noise_params (false), dstats, dstats + 1, b.stream));
     }
@@ -285,15 +289,21 @@ int main (int argc, char **argv)
           [&] { cuv::enhance_cpu (src.host, dst.host, *tables); });
       row ("cudaenhance in place", [&] { return cuv::enhance_cuda (src.dev, src.dev, dtables, b.stream); },
           [&] { cuv::enhance_cpu (src.host, src.host, *tables); });
-      /* the histogram's figure includes the zeroing of its result, which every frame needs */
+      /* each launch adds into one slot and zeroes the other, for the next frame: no memset per frame */
       const cuv::Roi all{0, 0, s.w, s.h};
       const cuv::OverlayRect rect = cuv::histogram_overlay_rect (s.w, s.h, cuv::OverlayCorner::TopRight, 25);
-      auto histogram = [&] { return cuv::histogram_cuda (src.dev, all, 256, dhist, b.stream); };
+      auto histogram = [&] {
+        cudaError_t e = cuv::histogram_cuda (src.dev, all, 256, dhist + hist_parity, dhist + (1 - hist_parity), b.stream);
+        hist_parity ^= 1;
+        return e;
+      };
       auto histogram_cpu = [&] { cuv::histogram_cpu (src.host, all, 256, &hhist); };
       row ("cudahistogram (camera-like)", histogram, histogram_cpu);
       row ("cudahistogram + overlay", [&] {
-            cudaError_t e = cuv::histogram_cuda (src.dev, all, 256, dhist, b.stream);
-            return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, dhist, static_cast<uint64_t> (s.w) * s.h, b.stream);
+            cuv::HistogramResult *res = dhist + hist_parity;
+            cudaError_t e = cuv::histogram_cuda (src.dev, all, 256, res, dhist + (1 - hist_parity), b.stream);
+            hist_parity ^= 1;
+            return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, res, static_cast<uint64_t> (s.w) * s.h, b.stream);
           },
           histogram_cpu);
       /* the difference kernels read this frame and a previous one (camera-like, other noise) and

@@ -24,15 +24,39 @@ std::string result_diff (const cuv::HistogramResult &a, const cuv::HistogramResu
   return "";
 }
 
+/* Two result slots, as the element alternates them: a launch adds into ptr (zero on entry) and
+ * zeroes next. */
 struct DeviceResult {
   cuv::HistogramResult *ptr = nullptr;
-  DeviceResult () { CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&ptr), sizeof (*ptr))); }
+  cuv::HistogramResult *next = nullptr;
+  DeviceResult ()
+  {
+    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&ptr), 2 * sizeof (*ptr)));
+    next = ptr + 1;
+    prepare ();
+  }
   ~DeviceResult () { cudaFree (ptr); }
-  cuv::HistogramResult get () const
+  /* ptr zero, next holding stale values that the launch must clear */
+  void prepare ()
+  {
+    CUVTEST_CHECK_CUDA (cudaMemset (ptr, 0, sizeof (*ptr)));
+    CUVTEST_CHECK_CUDA (cudaMemset (next, 0x5a, sizeof (*next)));
+  }
+  static cuv::HistogramResult get (const cuv::HistogramResult *p)
   {
     cuv::HistogramResult r;
-    CUVTEST_CHECK_CUDA (cudaMemcpy (&r, ptr, sizeof (r), cudaMemcpyDeviceToHost));
+    CUVTEST_CHECK_CUDA (cudaMemcpy (&r, p, sizeof (r), cudaMemcpyDeviceToHost));
     return r;
+  }
+  cuv::HistogramResult get () const { return get (ptr); }
+  bool next_cleared () const
+  {
+    const cuv::HistogramResult r = get (next);
+    const uint8_t *b = reinterpret_cast<const uint8_t *> (&r);
+    for (size_t i = 0; i < sizeof (r); i++)
+      if (b[i])
+        return false;
+    return true;
   }
 };
 
@@ -56,12 +80,12 @@ void compare (Checker &c, const HostImage &img, const cuv::Roi &roi, int bins, D
   d.upload (img);
   cuv::HistogramResult ref;
   cuv::histogram_cpu (img.frame, roi, bins, &ref);
-  /* stale values in the result must not survive: the kernel zeroes it */
-  CUVTEST_CHECK_CUDA (cudaMemset (dres.ptr, 0x5a, sizeof (cuv::HistogramResult)));
-  CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.ptr, nullptr));
+  dres.prepare ();
+  CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.ptr, dres.next, nullptr));
   CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
   std::string diff = result_diff (ref, dres.get ());
   c.expect (diff.empty (), what + ": GPU differs from the CPU reference (" + diff + ")");
+  c.expect (dres.next_cleared (), what + ": the next frame's result slot was not zeroed");
 }
 
 void test_histogram (Checker &c, DeviceResult &dres)
@@ -122,7 +146,8 @@ void test_overlay (Checker &c, DeviceResult &dres)
           for (int p = 0; p < want.frame.n_planes; p++)
             want.frame.planes[p].data = want.storage.data () + (img.frame.planes[p].data - img.storage.data ());
           cuv::histogram_overlay_cpu (want.frame, rect, bins, ref, static_cast<uint64_t> (s.w) * s.h);
-          CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.ptr, nullptr));
+          dres.prepare ();
+          CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.ptr, dres.next, nullptr));
           CUVTEST_CHECK_CUDA (cuv::histogram_overlay_cuda (d.frame, rect, bins, dres.ptr, static_cast<uint64_t> (s.w) * s.h, nullptr));
           CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
           HostImage got = want;
