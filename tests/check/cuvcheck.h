@@ -253,4 +253,27 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
   fail_unless_equals_int (mismatches, 0);
 }
 
+/* @n frames of @source encoded with openh264enc, decoded by nvh264dec straight into @element with
+ * backend=cuda, against cudadownload and @element with backend=cpu on the same decoded frames:
+ * every frame arrives, with the same bytes (of @out, the element's output format) and, unless
+ * @meta is NULL, the same meta. */
+inline void check_nvh264dec_into (const std::string &source, int n, const std::string &element, GstVideoInfo out,
+    const char *meta)
+{
+  const std::string decode = "videotestsrc num-buffers=" + std::to_string (n) + " " + source +
+      " ! video/x-raw,format=I420,width=352,height=288 ! openh264enc ! h264parse ! nvh264dec ! ";
+  auto gpu = collect (decode + element + " backend=cuda ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
+  auto cpu = collect (decode + "cudadownload ! video/x-raw ! " + element + " backend=cpu ! appsink name=sink sync=false");
+  fail_unless_equals_int (gpu.size (), n);
+  fail_unless_equals_int (cpu.size (), n);
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    bad += buffer_diff (gpu[i], cpu[i], out, "nvh264dec frame " + std::to_string (i)) != 0;
+    bad += meta && !same_meta (gpu[i], cpu[i], meta);
+    gst_buffer_unref (gpu[i]);
+    gst_buffer_unref (cpu[i]);
+  }
+  fail_unless_equals_int (bad, 0);
+}
+
 }  // namespace cuvcheck
