@@ -324,11 +324,14 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 
 /* ---- caps ---- */
 
-/* The same caps in CUDA memory first, then in system memory; the operation keeps format and size. */
+/* The same caps in CUDA memory first, then in system memory; the operation keeps format and size.
+ * With keeps_caps: the very same caps, memory type included. */
 static GstCaps *
 gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
     GstCaps *filter)
 {
+  if (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps)
+    return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (caps);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   GstCaps *ret = gst_caps_new_empty ();
   for (int pass = priv->cuda_memory_possible ? 0 : 1; pass < 2; pass++) {

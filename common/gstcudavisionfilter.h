@@ -43,6 +43,10 @@ struct _GstCudaVisionFilterClass {
    * and a staged frame is not copied back. Unset means TRUE. */
   gboolean (*writes_frame) (GstCudaVisionFilter *self);
 
+  /* TRUE for analysers that pass the frame through in place (drawing on it at most): both pads
+   * then carry the same caps, memory type included, so the base class always works in place. */
+  gboolean keeps_caps;
+
   /* TRUE for elements that compare each frame with the one before (DESIGN.md rule 8): the base
    * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
    * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. */

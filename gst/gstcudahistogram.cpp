@@ -291,7 +291,7 @@ gst_cuda_histogram_publish (GstCudaHistogram *self, GstBuffer *buf)
   gst_cuda_histogram_reset_interval (impl);
 }
 
-/* transform_caps keeps the caps, so the base class always works in place: this is the only path. */
+/* keeps_caps: the base class always works in place, so this is the only path. */
 static GstFlowReturn
 gst_cuda_histogram_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
@@ -305,15 +305,6 @@ gst_cuda_histogram_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 }
 
 /* ---- caps and state ---- */
-
-/* The frame passes through: the same caps, memory type included, on both pads. */
-static GstCaps *
-gst_cuda_histogram_transform_caps (GstBaseTransform *, GstPadDirection, GstCaps *caps, GstCaps *filter)
-{
-  if (filter)
-    return gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-  return gst_caps_ref (caps);
-}
 
 static gboolean
 gst_cuda_histogram_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_info, const GstVideoInfo *)
@@ -536,11 +527,11 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, HISTOGRAM_CUDA_FORMATS, HISTOGRAM_SYSTEM_FORMATS);
 
-  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_histogram_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_ip);
   filter_class->supports_in_place = TRUE;
+  filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_writes_frame);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_histogram_set_info);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cpu);
