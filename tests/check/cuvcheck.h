@@ -82,14 +82,38 @@ inline int buffer_diff (GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, co
   return d;
 }
 
-/* Pushes @in (a ref is taken) through @launch and returns what comes out (NULL if nothing). */
-inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info, GstBuffer *in)
+/* A harness on @launch fed with @info's caps, taking system memory out: on a GPU machine CUDA
+ * memory would be preferred, and GStreamer 1.22's host mapping of CUDA I420 memory does not give
+ * the planes where its video meta says. */
+inline GstHarness *harness (const std::string &launch, const GstVideoInfo &info)
 {
   GstHarness *h = gst_harness_new_parse (launch.c_str ());
   gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
-  /* system memory out: on a GPU machine CUDA memory would be preferred, and GStreamer 1.22's host
-   * mapping of CUDA I420 memory does not give the planes where its video meta says */
   gst_harness_set_sink_caps_str (h, "video/x-raw");
+  return h;
+}
+
+/* Pushes @buf (taken) and returns the buffer that comes out. */
+inline GstBuffer *push_pull (GstHarness *h, GstBuffer *buf)
+{
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  return gst_harness_pull (h);
+}
+
+/* A flushing seek's events as they reach the element: flush start, flush stop, a new segment. */
+inline void push_flush (GstHarness *h)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+}
+
+/* Pushes @in (a ref is taken) through @launch and returns what comes out (NULL if nothing). */
+inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info, GstBuffer *in)
+{
+  GstHarness *h = harness (launch, info);
   GstFlowReturn ret = gst_harness_push (h, gst_buffer_ref (in));
   GstBuffer *out = ret == GST_FLOW_OK ? gst_harness_pull (h) : nullptr;
   gst_harness_teardown (h);
@@ -274,6 +298,17 @@ inline void check_nvh264dec_into (const std::string &source, int n, const std::s
     gst_buffer_unref (cpu[i]);
   }
   fail_unless_equals_int (bad, 0);
+}
+
+/* main () of a test that needs a GPU: exits 77 (skipped) without one. */
+inline int run_gpu_suite (int argc, char **argv, Suite *(*make_suite) (), const char *name, const char *file)
+{
+  gst_check_init (&argc, &argv);
+  if (!cuvtest::have_gpu ()) {
+    g_print ("no usable CUDA device: skipped\n");
+    return cuvtest::kSkip;
+  }
+  return gst_check_run_suite (make_suite (), name, file);
 }
 
 }  // namespace cuvcheck

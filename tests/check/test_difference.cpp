@@ -79,22 +79,6 @@ all_pixels (GstBuffer *buf, const GstVideoInfo &info, const guint8 px[4])
   return ok;
 }
 
-static GstHarness *
-harness (const char *launch, const GstVideoInfo &info)
-{
-  GstHarness *h = gst_harness_new_parse (launch);
-  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
-  gst_harness_set_sink_caps_str (h, "video/x-raw");
-  return h;
-}
-
-static GstBuffer *
-push_pull (GstHarness *h, GstBuffer *buf)
-{
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  return gst_harness_pull (h);
-}
-
 static const guint8 kBlue[4] = {0, 0, 255, 255};
 static const guint8 kRed[4] = {255, 0, 0, 255};
 
@@ -230,11 +214,7 @@ GST_START_TEST (test_flush_discont_and_caps_change_reset)
   gst_buffer_unref (out);
 
   /* flush */
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  GstSegment seg;
-  gst_segment_init (&seg, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_flush (h);
   out = push_pull (h, solid_buffer (info, 0, 2));
   fail_unless_equals_int (changed_pixels (out), 0);
   fail_unless (first_frame (out, "CudaNoisemapMeta"), "a flush did not reset");

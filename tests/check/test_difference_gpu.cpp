@@ -54,10 +54,5 @@ cudadifference_gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  gst_check_init (&argc, &argv);
-  if (!cuvtest::have_gpu ()) {
-    g_print ("no usable CUDA device: skipped\n");
-    return cuvtest::kSkip;
-  }
-  return gst_check_run_suite (cudadifference_gpu_suite (), "cudadifference_gpu", __FILE__);
+  return run_gpu_suite (argc, argv, cudadifference_gpu_suite, "cudadifference_gpu", __FILE__);
 }

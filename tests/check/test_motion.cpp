@@ -12,22 +12,6 @@
 
 using namespace cuvcheck;
 
-static GstHarness *
-harness (const std::string &launch, const GstVideoInfo &info)
-{
-  GstHarness *h = gst_harness_new_parse (launch.c_str ());
-  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
-  gst_harness_set_sink_caps_str (h, "video/x-raw");
-  return h;
-}
-
-static GstBuffer *
-push_pull (GstHarness *h, GstBuffer *buf)
-{
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  return gst_harness_pull (h);
-}
-
 /* A textured frame of @info moved so that frame (x, y) = texture (x + dx, y + dy), clamped: in
  * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift). */
 static GstBuffer *
@@ -245,11 +229,7 @@ GST_START_TEST (test_flush_discont_and_caps_change_reset)
   expect_shift (out, 64, 48, 8, 4, 2, "before the resets");
   gst_buffer_unref (out);
 
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  GstSegment seg;
-  gst_segment_init (&seg, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_flush (h);
   out = push_pull (h, texture_frame (info, 0, 0, 2));
   fail_unless (first_frame (out) && all_still (out), "a flush did not reset");
   gst_buffer_unref (out);

@@ -53,10 +53,5 @@ cudamotionest_gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  gst_check_init (&argc, &argv);
-  if (!cuvtest::have_gpu ()) {
-    g_print ("no usable CUDA device: skipped\n");
-    return cuvtest::kSkip;
-  }
-  return gst_check_run_suite (cudamotionest_gpu_suite (), "cudamotionest_gpu", __FILE__);
+  return run_gpu_suite (argc, argv, cudamotionest_gpu_suite, "cudamotionest_gpu", __FILE__);
 }
