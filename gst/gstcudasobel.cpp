@@ -73,6 +73,11 @@ struct GstCudaSobelImpl {
   GstCudaSobelMode mode = DEFAULT_MODE;
   gdouble scale = DEFAULT_SCALE;
   guint threshold = DEFAULT_THRESHOLD;
+  /* streaming thread only: whether the approximate root is exact for fast_root_scale on
+   * fast_root_device (checked when either changes) */
+  float fast_root_scale = -1.0f;
+  int fast_root_device = -1;
+  bool fast_root = false;
 };
 
 struct _GstCudaSobel {
@@ -105,7 +110,21 @@ gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in
     cudaStream_t stream)
 {
   GstCudaSobel *self = GST_CUDA_SOBEL (filter);
-  if (!CUV_CUDA_OK (self, cuv::sobel_cuda (*in, *out, gst_cuda_sobel_params (self), stream)))
+  GstCudaSobelImpl *impl = self->impl;
+  cuv::SobelParams params = gst_cuda_sobel_params (self);
+  int device = -1;
+  if (!CUV_CUDA_OK (self, cudaGetDevice (&device)))
+    return GST_FLOW_ERROR;
+  if (params.threshold == 0 && (params.scale != impl->fast_root_scale || device != impl->fast_root_device)) {
+    /* once per scale: one check on every energy, and a wait for it */
+    if (!CUV_CUDA_OK (self, cuv::sobel_fast_root_exact_cuda (params.scale, &impl->fast_root, stream)))
+      return GST_FLOW_ERROR;
+    impl->fast_root_scale = params.scale;
+    impl->fast_root_device = device;
+    GST_DEBUG_OBJECT (self, "scale %g: %s square root", params.scale, impl->fast_root ? "approximate (exact here)" : "exact");
+  }
+  params.fast_root = params.threshold == 0 && impl->fast_root;
+  if (!CUV_CUDA_OK (self, cuv::sobel_cuda (*in, *out, params, stream)))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }

@@ -8,6 +8,8 @@
  * from three columns, so each sample is unpacked once per row. */
 #include "sobel.h"
 
+#include <type_traits>
+
 #include "cuda_access.cuh"
 #include "sobel_math.h"
 
@@ -29,6 +31,11 @@ constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
 enum class Kind { RgbColor, RgbLuma, BgrLuma, Gray };
+
+/* What an energy becomes: the magnitude by the exact root or by the hardware's approximate one
+ * (where sobel_fast_root_exact_cuda proved it gives the same bytes), or 255/0 against the
+ * threshold's energy bound. */
+enum class Output { Exact, Fast, Threshold };
 
 template <Kind K> constexpr int kBytes = K == Kind::Gray ? 1 : 4;
 
@@ -93,16 +100,18 @@ template <Kind K> __device__ __forceinline__ uint32_t to_luma (uint32_t raw)
  * (luma, or the byte of an 8-bit plane). */
 /* The output byte (in the low byte) for an energy: the magnitude, or 255/0 against the threshold's
  * energy bound in threshold mode. */
-template <bool kThreshold, typename Energy>
+template <Output kOut, typename Energy>
 __device__ __forceinline__ uint32_t output_bits (Energy e, float scale, int thr_energy)
 {
-  if constexpr (kThreshold)
+  if constexpr (kOut == Output::Threshold)
     return e >= static_cast<Energy> (thr_energy) ? 0xffu : 0u;
+  else if constexpr (kOut == Output::Fast)
+    return sobel_magnitude_bits_fast (e, scale);
   else
     return sobel_magnitude_bits (e, scale);
 }
 
-template <bool kThreshold>
+template <Output kOut>
 __device__ __forceinline__ void sobel4 (const uint32_t *a, const uint32_t *b, const uint32_t *c, float scale,
     int thr_energy, uint32_t m[kPix])
 {
@@ -117,7 +126,7 @@ __device__ __forceinline__ void sobel4 (const uint32_t *a, const uint32_t *b, co
   for (int k = 0; k < kPix; k++) {
     int gx = smooth[k + 2] - smooth[k];
     int gy = diff[k] + 2 * diff[k + 1] + diff[k + 2];
-    m[k] = output_bits<kThreshold> (gx * gx + gy * gy, scale, thr_energy) & 0xff;
+    m[k] = output_bits<kOut> (gx * gx + gy * gy, scale, thr_energy) & 0xff;
   }
 }
 
@@ -136,7 +145,7 @@ __device__ __forceinline__ float lane_energy (uint32_t gx, uint32_t gy, int lane
   return __fmaf_rn (x, x, __fmaf_rn (y, y, kEnergyZeroLift));
 }
 
-template <bool kThreshold>
+template <Output kOut>
 __device__ __forceinline__ void sobel4_color (const uint32_t (&lo)[3][6], const uint32_t (&hi)[3][6], float scale,
     int thr_energy, uint32_t out[kPix])
 {
@@ -154,15 +163,15 @@ __device__ __forceinline__ void sobel4_color (const uint32_t (&lo)[3][6], const 
     uint32_t gx_hi = sm_hi[k + 2] + 0x04000400u - sm_hi[k];
     uint32_t gy_lo = df_lo[k] + 2 * df_lo[k + 1] + df_lo[k + 2];
     uint32_t gy_hi = df_hi[k] + 2 * df_hi[k + 1] + df_hi[k + 2];
-    uint32_t c0 = output_bits<kThreshold> (lane_energy (gx_lo, gy_lo, 0), scale, thr_energy);
-    uint32_t c1 = output_bits<kThreshold> (lane_energy (gx_hi, gy_hi, 0), scale, thr_energy);
-    uint32_t c2 = output_bits<kThreshold> (lane_energy (gx_lo, gy_lo, 1), scale, thr_energy);
+    uint32_t c0 = output_bits<kOut> (lane_energy (gx_lo, gy_lo, 0), scale, thr_energy);
+    uint32_t c1 = output_bits<kOut> (lane_energy (gx_hi, gy_hi, 0), scale, thr_energy);
+    uint32_t c2 = output_bits<kOut> (lane_energy (gx_lo, gy_lo, 1), scale, thr_energy);
     /* low bytes of c0, c1, c2, then alpha (byte 2 of the centre's hi word) */
     out[k] = __byte_perm (__byte_perm (c0, c1, 0x0040), __byte_perm (c2, hi[1][k + 1], 0x0060), 0x5410);
   }
 }
 
-template <Kind K, bool kVec, bool kThreshold>
+template <Kind K, bool kVec, Output kOut>
 __global__ void __launch_bounds__ (kBlockX * kBlockY, CUV_SOBEL_MIN_BLOCKS)
 sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restrict__ dst,
     int dst_pitch, int width, int height, float scale, int thr_energy)
@@ -221,10 +230,10 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
           a_lo[j][x] = lo[(r + j) % 3][x];
           a_hi[j][x] = hi[(r + j) % 3][x];
         }
-      sobel4_color<kThreshold> (a_lo, a_hi, scale, thr_energy, out);
+      sobel4_color<kOut> (a_lo, a_hi, scale, thr_energy, out);
     } else {
       uint32_t m[kPix];
-      sobel4<kThreshold> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);
+      sobel4<kOut> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);
 #pragma unroll
       for (int k = 0; k < kPix; k++)
         out[k] = kBytes<K> == 4 ? (m[k] | m[k] << 8 | m[k] << 16 | (win[r + 1][k + 1] & 0xff000000u)) : m[k];
@@ -261,28 +270,67 @@ cudaError_t launch (const Plane &s, const Plane &d, const SobelParams &p, cudaSt
       s.pitch % align == 0 && d.pitch % align == 0;
   const bool thr = p.threshold > 0;
   const int thr_energy = thr ? sobel_threshold_energy (p.scale, p.threshold) : 0;
-  auto kernel = vec ? (thr ? sobel_kernel<K, true, true> : sobel_kernel<K, true, false>)
-                    : (thr ? sobel_kernel<K, false, true> : sobel_kernel<K, false, false>);
+  auto pick = [&] (auto vec_tag) {
+    constexpr bool kV = decltype (vec_tag)::value;
+    return thr ? sobel_kernel<K, kV, Output::Threshold>
+               : p.fast_root ? sobel_kernel<K, kV, Output::Fast> : sobel_kernel<K, kV, Output::Exact>;
+  };
+  auto kernel = vec ? pick (std::true_type{}) : pick (std::false_type{});
   kernel<<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, p.scale, thr_energy);
   return cudaGetLastError ();
 }
 
-__global__ void magnitude_table_kernel (float scale, int thr_energy, bool thr, int count, uint8_t *out)
+__global__ void magnitude_table_kernel (float scale, int thr_energy, bool thr, bool fast, int count, uint8_t *out)
 {
   int e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e < count)
-    out[e] = (thr ? output_bits<true> (e, scale, thr_energy) : output_bits<false> (e, scale, thr_energy)) & 0xff;
+    out[e] = (thr ? output_bits<Output::Threshold> (e, scale, thr_energy)
+                  : fast ? output_bits<Output::Fast> (e, scale, thr_energy)
+                         : output_bits<Output::Exact> (e, scale, thr_energy)) & 0xff;
+}
+
+/* Counts the energies whose output byte the approximate root gets wrong. */
+__global__ void fast_root_check_kernel (float scale, int count, unsigned int *wrong)
+{
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < count && (sobel_magnitude_bits_fast (e, scale) & 0xff) != (sobel_magnitude_bits (e, scale) & 0xff))
+    atomicAdd (wrong, 1u);
 }
 
 }  // namespace
 
-cudaError_t sobel_output_table_cuda (float scale, int threshold, uint8_t *out, cudaStream_t stream)
+cudaError_t sobel_output_table_cuda (float scale, int threshold, bool fast_root, uint8_t *out, cudaStream_t stream)
 {
   const int count = kSobelMaxEnergy + 1;
   const bool thr = threshold > 0;
   magnitude_table_kernel<<<div_up (count, 256), 256, 0, stream>>> (scale, thr ? sobel_threshold_energy (scale, threshold) : 0,
-      thr, count, out);
+      thr, fast_root, count, out);
   return cudaGetLastError ();
+}
+
+cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t stream)
+{
+  *exact = false;
+  const int count = kSobelMaxEnergy + 1;
+  unsigned int *wrong = nullptr, host_wrong = 1;
+  cudaError_t err = cudaMallocAsync (reinterpret_cast<void **> (&wrong), sizeof (*wrong), stream);
+  if (err != cudaSuccess)
+    return err;
+  err = cudaMemsetAsync (wrong, 0, sizeof (*wrong), stream);
+  if (err == cudaSuccess) {
+    fast_root_check_kernel<<<div_up (count, 256), 256, 0, stream>>> (scale, count, wrong);
+    err = cudaGetLastError ();
+  }
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (&host_wrong, wrong, sizeof (host_wrong), cudaMemcpyDeviceToHost, stream);
+  cudaError_t free_err = cudaFreeAsync (wrong, stream);
+  if (err == cudaSuccess)
+    err = free_err;
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (stream);
+  if (err == cudaSuccess)
+    *exact = host_wrong == 0;
+  return err;
 }
 
 cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &params, cudaStream_t stream)

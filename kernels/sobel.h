@@ -28,6 +28,9 @@ struct SobelParams {
   SobelMode mode;
   float scale;
   int threshold;
+  /* GPU only: take the magnitude from the hardware's approximate square root, which is faster;
+   * set it only where sobel_fast_root_exact_cuda found it exact for this scale and device */
+  bool fast_root = false;
 };
 
 /* src and dst have the same layout and size and must not overlap. */
@@ -46,7 +49,14 @@ cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &p
 
 /* The same table as the GPU kernels compute it (device memory, kSobelMaxEnergy + 1 bytes), so a test
  * can compare the two backends on every possible energy. */
-cudaError_t sobel_output_table_cuda (float scale, int threshold, uint8_t *out, cudaStream_t stream);
+cudaError_t sobel_output_table_cuda (float scale, int threshold, bool fast_root, uint8_t *out, cudaStream_t stream);
+
+/* Whether the approximate square root gives the exact magnitude bytes for @scale on the current
+ * device, checked there on every energy 0..kSobelMaxEnergy. It does for scale 1 (the default):
+ * sqrt(e) for integer e < 255.5^2 is never within 4.8e-4 of a half integer, far more than the
+ * approximation's error. Launches on @stream and synchronizes it once: call it when the scale
+ * changes, not per frame. */
+cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t stream);
 #endif
 
 }  // namespace cuv

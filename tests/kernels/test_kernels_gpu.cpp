@@ -59,14 +59,24 @@ void test_sobel (Checker &c)
     bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;
     for (Size s : sizes (big)) {
       for (Stride st : strides_for (s)) {
-        for (const cuv::SobelParams &p : params) {
-          if (s.w >= 3840 && p.scale != 1.0f)
+        for (const cuv::SobelParams &base : params) {
+          if (s.w >= 3840 && base.scale != 1.0f)
             continue;
-          std::string what = std::string ("sobel ") + (p.mode == cuv::SobelMode::Luma ? "luma" : "color") + " scale " +
-              std::to_string (p.scale) + " threshold " + std::to_string (p.threshold);
-          compare (c, l, s, st, seed++, false, what,
-              [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::sobel_cuda (a, b, p, nullptr); },
-              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_cpu (a, b, p); });
+          /* the root the element would take (the approximate one where it is exact for the scale),
+           * and below 3840 wide the exact one as well */
+          bool fast = false;
+          CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (base.scale, &fast, nullptr));
+          for (bool fast_root : {true, false}) {
+            if ((fast_root && (!fast || base.threshold > 0)) || (!fast_root && fast && s.w >= 3840))
+              continue;
+            cuv::SobelParams p = base;
+            p.fast_root = fast_root;
+            std::string what = std::string ("sobel ") + (p.mode == cuv::SobelMode::Luma ? "luma" : "color") + " scale " +
+                std::to_string (p.scale) + " threshold " + std::to_string (p.threshold) + (fast_root ? " fast root" : "");
+            compare (c, l, s, st, seed++, false, what,
+                [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::sobel_cuda (a, b, p, nullptr); },
+                [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_cpu (a, b, p); });
+          }
         }
       }
     }
@@ -81,22 +91,35 @@ void test_sobel_every_energy (Checker &c)
   std::vector<uint8_t> want (n), got (n);
   uint8_t *dev = nullptr;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dev), n));
-  for (float scale : {1.0f, 0.37f, 1.5f, 2.5f, 0.01f, 0.0f, 63.99f, 64.0f, 0.70710678f}) {
+  int fast_scales = 0;
+  for (float scale : {1.0f, 0.37f, 1.5f, 2.5f, 0.01f, 0.0f, 63.99f, 64.0f, 0.70710678f, 2.0f, 0.5f}) {
+    bool fast = false;
+    CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (scale, &fast, nullptr));
+    fast_scales += fast;
+    /* scale 1 (the default) is exact with the approximate root: sobel.h gives the margin */
+    if (scale == 1.0f)
+      c.expect (fast, "the approximate root must be exact for scale 1");
     for (int threshold : {0, 1, 40, 128, 254, 255}) {
       cuv::sobel_output_table_cpu (scale, threshold, want.data ());
-      CUVTEST_CHECK_CUDA (cuv::sobel_output_table_cuda (scale, threshold, dev, nullptr));
-      CUVTEST_CHECK_CUDA (cudaMemcpy (got.data (), dev, n, cudaMemcpyDeviceToHost));
-      int bad = 0, first = -1;
-      for (int e = 0; e < n; e++)
-        if (want[e] != got[e]) {
-          bad++;
-          if (first < 0)
-            first = e;
-        }
-      c.expect (bad == 0, "sobel output for every energy, scale " + std::to_string (scale) + " threshold " +
-          std::to_string (threshold) + ": " + std::to_string (bad) + " differ, first at energy " + std::to_string (first));
+      for (bool fast_root : {false, true}) {
+        if (fast_root && !fast)
+          continue;
+        CUVTEST_CHECK_CUDA (cuv::sobel_output_table_cuda (scale, threshold, fast_root, dev, nullptr));
+        CUVTEST_CHECK_CUDA (cudaMemcpy (got.data (), dev, n, cudaMemcpyDeviceToHost));
+        int bad = 0, first = -1;
+        for (int e = 0; e < n; e++)
+          if (want[e] != got[e]) {
+            bad++;
+            if (first < 0)
+              first = e;
+          }
+        c.expect (bad == 0, "sobel output for every energy, scale " + std::to_string (scale) + " threshold " +
+            std::to_string (threshold) + (fast_root ? " fast root" : "") + ": " + std::to_string (bad) +
+            " differ, first at energy " + std::to_string (first));
+      }
     }
   }
+  std::printf ("sobel: the approximate root is exact for %d of 11 scales\n", fast_scales);
   cudaFree (dev);
 }
 
