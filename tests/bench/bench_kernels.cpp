@@ -2,9 +2,11 @@
  * flushed before every iteration (a 256 MiB write), 20 warm-ups, the median of 100; in the same run
  * a device-to-device copy of the same frame, the floor every kernel is reported against; and the CPU
  * reference's time per frame.
- *   bench_kernels [--quick | --profile | --motion]
+ *   bench_kernels [--quick | --profile | --motion | --gpu]
  * --quick: 1920x1080 only, for a smoke run; --profile: each 3840x2160 RGBA kernel twice and no
- * timing, for Nsight Compute (tests/bench/profile.sh); --motion: the motion search rows only.
+ * timing, for Nsight Compute (tests/bench/profile.sh); --motion: the motion search rows only;
+ * --gpu: the frame kernels' GPU times only (no CPU column, no motion rows), for comparing the
+ * kernel variants the build makes.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 #include <chrono>
@@ -109,8 +111,12 @@ struct Image {
   void upload () { CUVTEST_CHECK_CUDA (cudaMemcpy (dbuf, hbuf.data (), bytes, cudaMemcpyHostToDevice)); }
 };
 
+bool g_skip_cpu = false;
+
 double cpu_ms (const std::function<void ()> &work)
 {
+  if (g_skip_cpu)
+    return 0.0;
   std::vector<double> t;
   for (int i = 0; i < 5; i++) {
     auto a = std::chrono::steady_clock::now ();
@@ -207,6 +213,7 @@ int main (int argc, char **argv)
   bool quick = argc > 1 && std::strcmp (argv[1], "--quick") == 0;
   bool profile = argc > 1 && std::strcmp (argv[1], "--profile") == 0;
   bool motion_only = argc > 1 && std::strcmp (argv[1], "--motion") == 0;
+  g_skip_cpu = argc > 1 && std::strcmp (argv[1], "--gpu") == 0;
   cudaDeviceProp prop;
   CUVTEST_CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
   std::printf ("device: %s, %d SMs, L2 %d MiB; cold L2, median of %d after %d warm-ups\n", prop.name,
@@ -279,9 +286,16 @@ int main (int argc, char **argv)
         double us = b.time (gpu);
         std::printf ("%-34s %-10s %10.1f %8.2f %10.1f\n", name, frame, us, us / copy, cpu_ms (cpu));
       };
-      cuv::SobelParams color{cuv::SobelMode::Color, 1.0f, 0}, luma{cuv::SobelMode::Luma, 1.0f, 0};
+      /* as the element runs them: the approximate root, which is exact for scale 1 */
+      bool fast = false;
+      CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (1.0f, &fast, b.stream));
+      cuv::SobelParams color{cuv::SobelMode::Color, 1.0f, 0, fast}, luma{cuv::SobelMode::Luma, 1.0f, 0, fast};
+      cuv::SobelParams color_exact{cuv::SobelMode::Color, 1.0f, 0, false};
       row ("cudasobel mode=color", [&] { return cuv::sobel_cuda (src.dev, dst.dev, color, b.stream); },
           [&] { cuv::sobel_cpu (src.host, dst.host, color); });
+      if (l == cuv::PixelLayout::RGBA)
+        row ("cudasobel mode=color, exact root", [&] { return cuv::sobel_cuda (src.dev, dst.dev, color_exact, b.stream); },
+            [&] { cuv::sobel_cpu (src.host, dst.host, color_exact); });
       if (l == cuv::PixelLayout::RGBA)
         row ("cudasobel mode=luma", [&] { return cuv::sobel_cuda (src.dev, dst.dev, luma, b.stream); },
             [&] { cuv::sobel_cpu (src.host, dst.host, luma); });
@@ -341,7 +355,8 @@ int main (int argc, char **argv)
       row ("cudahistogram (random content)", histogram, histogram_cpu);
     }
   }
-  bench_motion (b, quick);
+  if (!g_skip_cpu)
+    bench_motion (b, quick);
   cudaFree (dheat_table);
   cudaFree (dstats);
   cudaFree (dhist);
