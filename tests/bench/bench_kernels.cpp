@@ -27,6 +27,7 @@
 #include "luma.h"
 #include "motion.h"
 #include "noisemap.h"
+#include "read_floor.h"
 #include "sobel.h"
 
 namespace {
@@ -284,6 +285,10 @@ int main (int argc, char **argv)
       std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", "copy (device to device)", frame, copy, 1.0, "-");
       auto row = [&] (const char *name, const std::function<cudaError_t ()> &gpu, const std::function<void ()> &cpu) {
         double us = b.time (gpu);
+        if (!cpu) {
+          std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", name, frame, us, us / copy, "-");
+          return;
+        }
         std::printf ("%-34s %-10s %10.1f %8.2f %10.1f\n", name, frame, us, us / copy, cpu_ms (cpu));
       };
       /* as the element runs them: the approximate root, which is exact for scale 1 */
@@ -303,6 +308,11 @@ int main (int argc, char **argv)
           [&] { cuv::enhance_cpu (src.host, dst.host, *tables); });
       row ("cudaenhance in place", [&] { return cuv::enhance_cuda (src.dev, src.dev, dtables, b.stream); },
           [&] { cuv::enhance_cpu (src.host, src.host, *tables); });
+      /* the floor of the analysers, which only read the frame (cudahistogram) */
+      uint32_t *sink = nullptr;
+      CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&sink), sizeof (*sink)));
+      row ("read only (analysers' floor)", [&] { return read_floor_cuda (src.dbuf, src.bytes, sink, b.stream); }, nullptr);
+      cudaFree (sink);
       /* each launch adds into one slot and zeroes the other, for the next frame: no memset per frame */
       const cuv::Roi all{0, 0, s.w, s.h};
       const cuv::OverlayRect rect = cuv::histogram_overlay_rect (s.w, s.h, cuv::OverlayCorner::TopRight, 25);
