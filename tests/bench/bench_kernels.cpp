@@ -285,7 +285,7 @@ int main (int argc, char **argv)
       std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", "copy (device to device)", frame, copy, 1.0, "-");
       auto row = [&] (const char *name, const std::function<cudaError_t ()> &gpu, const std::function<void ()> &cpu) {
         double us = b.time (gpu);
-        if (!cpu) {
+        if (!cpu || g_skip_cpu) {
           std::printf ("%-34s %-10s %10.1f %8.2f %10s\n", name, frame, us, us / copy, "-");
           return;
         }
