@@ -313,7 +313,8 @@ cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t s
   *exact = false;
   const int count = kSobelMaxEnergy + 1;
   unsigned int *wrong = nullptr, host_wrong = 1;
-  cudaError_t err = cudaMallocAsync (reinterpret_cast<void **> (&wrong), sizeof (*wrong), stream);
+  /* plain cudaMalloc: stream-ordered allocation is not on every device, and this waits anyway */
+  cudaError_t err = cudaMalloc (reinterpret_cast<void **> (&wrong), sizeof (*wrong));
   if (err != cudaSuccess)
     return err;
   err = cudaMemsetAsync (wrong, 0, sizeof (*wrong), stream);
@@ -323,11 +324,11 @@ cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t s
   }
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (&host_wrong, wrong, sizeof (host_wrong), cudaMemcpyDeviceToHost, stream);
-  cudaError_t free_err = cudaFreeAsync (wrong, stream);
-  if (err == cudaSuccess)
-    err = free_err;
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (stream);
+  cudaError_t free_err = cudaFree (wrong);
+  if (err == cudaSuccess)
+    err = free_err;
   if (err == cudaSuccess)
     *exact = host_wrong == 0;
   return err;
