@@ -69,6 +69,14 @@ constexpr float kEnergyZeroLift = 9.31322574615478515625e-10f;
  * the low byte of a float's bit pattern (0x4B0000vv). The square root is the IEEE-correct sequence
  * nvcc emits for normal inputs (rsqrt estimate, one Newton step with the residual), without its
  * branch to the special-value path, which no energy needs. */
+/* The output byte from the root @s: floor (fma (scale, s, 0.5)) clipped to 255, as the low byte
+ * of a float's bit pattern. */
+__device__ __forceinline__ uint32_t sobel_root_bits (float s, float scale)
+{
+  float t = fminf (__fmaf_rn (scale, s, 0.5f), 255.5f);
+  return __float_as_uint (__fadd_rd (t, 8388608.0f));
+}
+
 __device__ __forceinline__ uint32_t sobel_magnitude_bits (float x, float scale)
 {
   float r;
@@ -77,8 +85,7 @@ __device__ __forceinline__ uint32_t sobel_magnitude_bits (float x, float scale)
   float h = __fmul_rn (r, 0.5f);
   float res = __fmaf_rn (-s, s, x);
   s = __fmaf_rn (res, h, s);
-  float t = fminf (__fmaf_rn (scale, s, 0.5f), 255.5f);
-  return __float_as_uint (__fadd_rd (t, 8388608.0f));
+  return sobel_root_bits (s, scale);
 }
 
 __device__ __forceinline__ uint32_t sobel_magnitude_bits (int energy, float scale)
@@ -93,8 +100,7 @@ __device__ __forceinline__ uint32_t sobel_magnitude_bits_fast (float x, float sc
 {
   float s;
   asm ("sqrt.approx.ftz.f32 %0, %1;" : "=f"(s) : "f"(x));
-  float t = fminf (__fmaf_rn (scale, s, 0.5f), 255.5f);
-  return __float_as_uint (__fadd_rd (t, 8388608.0f));
+  return sobel_root_bits (s, scale);
 }
 
 __device__ __forceinline__ uint32_t sobel_magnitude_bits_fast (int energy, float scale)

@@ -54,20 +54,22 @@ void test_sobel (Checker &c)
     {cuv::SobelMode::Color, 1.0f, 0}, {cuv::SobelMode::Luma, 1.0f, 0}, {cuv::SobelMode::Color, 2.5f, 0},
     {cuv::SobelMode::Luma, 1.0f, 60}, {cuv::SobelMode::Color, 0.37f, 200}, {cuv::SobelMode::Luma, 0.0f, 0},
   };
+  /* the root the element would take for each setting: the approximate one where it is exact */
+  bool fast[sizeof params / sizeof params[0]];
+  for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+    CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (params[i].scale, &fast[i], nullptr));
   uint32_t seed = 1;
   for (cuv::PixelLayout l : kAll) {
     bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;
     for (Size s : sizes (big)) {
       for (Stride st : strides_for (s)) {
-        for (const cuv::SobelParams &base : params) {
+        for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+          const cuv::SobelParams &base = params[i];
           if (s.w >= 3840 && base.scale != 1.0f)
             continue;
-          /* the root the element would take (the approximate one where it is exact for the scale),
-           * and below 3840 wide the exact one as well */
-          bool fast = false;
-          CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (base.scale, &fast, nullptr));
+          /* the element's root, and below 3840 wide the exact one as well */
           for (bool fast_root : {true, false}) {
-            if ((fast_root && (!fast || base.threshold > 0)) || (!fast_root && fast && s.w >= 3840))
+            if ((fast_root && (!fast[i] || base.threshold > 0)) || (!fast_root && fast[i] && s.w >= 3840))
               continue;
             cuv::SobelParams p = base;
             p.fast_root = fast_root;
