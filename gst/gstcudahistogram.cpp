@@ -110,7 +110,11 @@ struct GstCudaHistogramImpl {
   const cuv::HistogramResult *result = nullptr;     /* this frame's, on the host once processed */
   cuv::HistogramResult cpu_result{};
 #if CUV_HAVE_CUDA
-  cuv::ResultSlots<cuv::HistogramResult> slots;
+  cuv::ResultSlots<cuv::HistogramPartials> slots;
+  /* this frame's GPU partials, on the host once processed, and what they sum up to */
+  const cuv::HistogramPartials *partials = nullptr;
+  cuv::PixelLayout partials_layout = cuv::PixelLayout::RGBA;
+  cuv::HistogramResult gpu_result{};
 #endif
   /* the message interval */
   cuv::IntervalClock clock;
@@ -201,11 +205,11 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   GstCudaHistogramImpl *impl = self->impl;
   if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter))))
     return GST_FLOW_ERROR;
-  cuv::HistogramResult *dres = impl->slots.accum ();
+  cuv::HistogramPartials *dres = impl->slots.accum ();
   const int bins = static_cast<int> (impl->frame.bins);
   if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
     return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, dres, impl->slots.clear_next (), stream)) ||
+  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, dres, impl->slots.clear_next (), stream)) ||
       (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
                                                 bins, dres, roi_pixels (impl->roi), stream))) ||
       /* the base class waits for the stream once, after this; then the results are on the host */
@@ -213,7 +217,9 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
     impl->slots.reset ();
     return GST_FLOW_ERROR;
   }
-  impl->result = &impl->slots.host ();
+  impl->partials = &impl->slots.host ();
+  impl->partials_layout = in->layout;
+  impl->result = &impl->gpu_result;
   return GST_FLOW_OK;
 }
 #endif
@@ -264,8 +270,12 @@ static void
 gst_cuda_histogram_publish (GstCudaHistogram *self, GstBuffer *buf)
 {
   GstCudaHistogramImpl *impl = self->impl;
-  const cuv::HistogramResult &r = *impl->result;
   const guint bins = impl->frame.bins;
+#if CUV_HAVE_CUDA
+  if (impl->result == &impl->gpu_result)
+    cuv::histogram_finish (*impl->partials, static_cast<int> (bins), impl->partials_layout, &impl->gpu_result);
+#endif
+  const cuv::HistogramResult &r = *impl->result;
   const guint64 pixels = roi_pixels (impl->roi);
 
   GstStructure *meta = cuv::custom_meta_structure (buf, GST_CUDA_HISTOGRAM_META_NAME);

@@ -233,10 +233,13 @@ int main (int argc, char **argv)
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
   /* the histogram's two result slots, alternated as the element does (each launch zeroes the other) */
-  cuv::HistogramResult *dhist, hhist;
-  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), 2 * sizeof (cuv::HistogramResult)));
-  CUVTEST_CHECK_CUDA (cudaMemset (dhist, 0, 2 * sizeof (cuv::HistogramResult)));
+  cuv::HistogramPartials *dhist;
+  cuv::HistogramResult hhist;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), 2 * sizeof (cuv::HistogramPartials)));
+  CUVTEST_CHECK_CUDA (cudaMemset (dhist, 0, 2 * sizeof (cuv::HistogramPartials)));
   int hist_parity = 0;
+  cuv::HistogramPartials *hpartials;
+  CUVTEST_CHECK_CUDA (cudaMallocHost (reinterpret_cast<void **> (&hpartials), sizeof (*hpartials)));
   /* the difference kernels: two statistics slots as the elements alternate them, a colour table */
   cuv::DiffStats *dstats, hstats;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dstats), 2 * sizeof (cuv::DiffStats)));
@@ -262,7 +265,7 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
-      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, 256, dhist + hist_parity, dhist + (1 - hist_parity), b.stream));
+      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, dhist + hist_parity, dhist + (1 - hist_parity), b.stream));
       hist_parity ^= 1;
       CUVTEST_CHECK_CUDA (cuv::heatmap_cuda (src.dev, dst.dev, dst.dev, {dheat_table, 256, yuv}, dstats, dstats + 1, b.stream));
       CUVTEST_CHECK_CUDA (cuv::noisemap_cuda (src.dev, dst.dev, dst.dev, noise_params (false), dstats, dstats + 1, b.stream));
@@ -317,15 +320,22 @@ int main (int argc, char **argv)
       const cuv::Roi all{0, 0, s.w, s.h};
       const cuv::OverlayRect rect = cuv::histogram_overlay_rect (s.w, s.h, cuv::OverlayCorner::TopRight, 25);
       auto histogram = [&] {
-        cudaError_t e = cuv::histogram_cuda (src.dev, all, 256, dhist + hist_parity, dhist + (1 - hist_parity), b.stream);
+        cudaError_t e = cuv::histogram_cuda (src.dev, all, dhist + hist_parity, dhist + (1 - hist_parity), b.stream);
         hist_parity ^= 1;
         return e;
       };
       auto histogram_cpu = [&] { cuv::histogram_cpu (src.host, all, 256, &hhist); };
       row ("cudahistogram (camera-like)", histogram, histogram_cpu);
+      /* what the element adds per frame: the partials' copy to pinned host memory (the host sums them) */
+      row ("cudahistogram + copy to host", [&] {
+            cuv::HistogramPartials *res = dhist + hist_parity;
+            cudaError_t e = histogram ();
+            return e != cudaSuccess ? e : cudaMemcpyAsync (hpartials, res, sizeof (*res), cudaMemcpyDeviceToHost, b.stream);
+          },
+          nullptr);
       row ("cudahistogram + overlay", [&] {
-            cuv::HistogramResult *res = dhist + hist_parity;
-            cudaError_t e = cuv::histogram_cuda (src.dev, all, 256, res, dhist + (1 - hist_parity), b.stream);
+            cuv::HistogramPartials *res = dhist + hist_parity;
+            cudaError_t e = cuv::histogram_cuda (src.dev, all, res, dhist + (1 - hist_parity), b.stream);
             hist_parity ^= 1;
             return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, res, static_cast<uint64_t> (s.w) * s.h, b.stream);
           },
@@ -370,6 +380,7 @@ int main (int argc, char **argv)
   cudaFree (dheat_table);
   cudaFree (dstats);
   cudaFree (dhist);
+  cudaFreeHost (hpartials);
   cudaFree (dtables);
   return 0;
 }

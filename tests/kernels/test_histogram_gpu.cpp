@@ -24,11 +24,11 @@ std::string result_diff (const cuv::HistogramResult &a, const cuv::HistogramResu
   return "";
 }
 
-/* Two result slots, as the element alternates them: a launch adds into ptr (zero on entry) and
+/* Two partials slots, as the element alternates them: a launch adds into ptr (zero on entry) and
  * zeroes next. */
 struct DeviceResult {
-  cuv::HistogramResult *ptr = nullptr;
-  cuv::HistogramResult *next = nullptr;
+  cuv::HistogramPartials *ptr = nullptr;
+  cuv::HistogramPartials *next = nullptr;
   DeviceResult ()
   {
     CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&ptr), 2 * sizeof (*ptr)));
@@ -42,16 +42,23 @@ struct DeviceResult {
     CUVTEST_CHECK_CUDA (cudaMemset (ptr, 0, sizeof (*ptr)));
     CUVTEST_CHECK_CUDA (cudaMemset (next, 0x5a, sizeof (*next)));
   }
-  static cuv::HistogramResult get (const cuv::HistogramResult *p)
+  static cuv::HistogramPartials get (const cuv::HistogramPartials *p)
   {
-    cuv::HistogramResult r;
+    cuv::HistogramPartials r;
     CUVTEST_CHECK_CUDA (cudaMemcpy (&r, p, sizeof (r), cudaMemcpyDeviceToHost));
     return r;
   }
-  cuv::HistogramResult get () const { return get (ptr); }
+  /* this launch's partials, summed as the element sums them */
+  cuv::HistogramResult get (int bins, cuv::PixelLayout l) const
+  {
+    const cuv::HistogramPartials p = get (ptr);
+    cuv::HistogramResult r;
+    cuv::histogram_finish (p, bins, l, &r);
+    return r;
+  }
   bool next_cleared () const
   {
-    const cuv::HistogramResult r = get (next);
+    const cuv::HistogramPartials r = get (next);
     const uint8_t *b = reinterpret_cast<const uint8_t *> (&r);
     for (size_t i = 0; i < sizeof (r); i++)
       if (b[i])
@@ -81,9 +88,9 @@ void compare (Checker &c, const HostImage &img, const cuv::Roi &roi, int bins, D
   cuv::HistogramResult ref;
   cuv::histogram_cpu (img.frame, roi, bins, &ref);
   dres.prepare ();
-  CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.ptr, dres.next, nullptr));
+  CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, dres.ptr, dres.next, nullptr));
   CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
-  std::string diff = result_diff (ref, dres.get ());
+  std::string diff = result_diff (ref, dres.get (bins, img.frame.layout));
   c.expect (diff.empty (), what + ": GPU differs from the CPU reference (" + diff + ")");
   c.expect (dres.next_cleared (), what + ": the next frame's result slot was not zeroed");
 }
@@ -123,6 +130,16 @@ void test_flat (Checker &c, DeviceResult &dres)
   }
 }
 
+/* A region of 2^32 pixels or more would overflow the 32-bit partial counts: refused, no launch. */
+void test_too_large (Checker &c, DeviceResult &dres)
+{
+  HostImage img (cuv::PixelLayout::GRAY8, 16, 16, 0);
+  DeviceImage d (img);
+  c.expect (cuv::histogram_cuda (d.frame, {0, 0, 65536, 65536}, dres.ptr, dres.next, nullptr) == cudaErrorInvalidValue,
+      "a region of 2^32 pixels is refused");
+  c.expect (cudaGetLastError () == cudaSuccess, "the refusal leaves no CUDA error behind");
+}
+
 void test_overlay (Checker &c, DeviceResult &dres)
 {
   const cuv::OverlayCorner corners[] = {cuv::OverlayCorner::TopLeft, cuv::OverlayCorner::TopRight,
@@ -147,7 +164,7 @@ void test_overlay (Checker &c, DeviceResult &dres)
             want.frame.planes[p].data = want.storage.data () + (img.frame.planes[p].data - img.storage.data ());
           cuv::histogram_overlay_cpu (want.frame, rect, bins, ref, static_cast<uint64_t> (s.w) * s.h);
           dres.prepare ();
-          CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.ptr, dres.next, nullptr));
+          CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, dres.ptr, dres.next, nullptr));
           CUVTEST_CHECK_CUDA (cuv::histogram_overlay_cuda (d.frame, rect, bins, dres.ptr, static_cast<uint64_t> (s.w) * s.h, nullptr));
           CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
           HostImage got = want;
@@ -176,6 +193,7 @@ int main ()
   Checker c;
   DeviceResult dres;
   test_flat (c, dres);
+  test_too_large (c, dres);
   test_histogram (c, dres);
   test_overlay (c, dres);
   return c.finish ("test_histogram_gpu");
