@@ -111,10 +111,9 @@ struct GstCudaHistogramImpl {
   cuv::HistogramResult cpu_result{};
 #if CUV_HAVE_CUDA
   cuv::ResultSlots<cuv::HistogramPartials> slots;
-  /* this frame's GPU partials, on the host once processed, and what they sum up to */
-  const cuv::HistogramPartials *partials = nullptr;
-  cuv::PixelLayout partials_layout = cuv::PixelLayout::RGBA;
+  /* what this frame's GPU partials (slots.host () once processed) sum up to, for its layout */
   cuv::HistogramResult gpu_result{};
+  cuv::PixelLayout gpu_layout = cuv::PixelLayout::RGBA;
 #endif
   /* the message interval */
   cuv::IntervalClock clock;
@@ -217,8 +216,7 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
     impl->slots.reset ();
     return GST_FLOW_ERROR;
   }
-  impl->partials = &impl->slots.host ();
-  impl->partials_layout = in->layout;
+  impl->gpu_layout = in->layout;
   impl->result = &impl->gpu_result;
   return GST_FLOW_OK;
 }
@@ -273,7 +271,7 @@ gst_cuda_histogram_publish (GstCudaHistogram *self, GstBuffer *buf)
   const guint bins = impl->frame.bins;
 #if CUV_HAVE_CUDA
   if (impl->result == &impl->gpu_result)
-    cuv::histogram_finish (*impl->partials, static_cast<int> (bins), impl->partials_layout, &impl->gpu_result);
+    cuv::histogram_finish (impl->slots.host (), static_cast<int> (bins), impl->gpu_layout, &impl->gpu_result);
 #endif
   const cuv::HistogramResult &r = *impl->result;
   const guint64 pixels = roi_pixels (impl->roi);
