@@ -6,6 +6,9 @@
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
 
 #include <string>
 #include <vector>
@@ -82,12 +85,56 @@ inline int buffer_diff (GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, co
   return d;
 }
 
+/* One CUDA context for every pipeline and harness of a test program. Without it each one makes a
+ * CUcontext of its own (gst_cuda_ensure_element_context creates one when no neighbour answers),
+ * and creating and destroying a context costs more than the frames a comparison pushes; parallel
+ * test programs also queue on the driver for it. test_context_shared_with_cudaupload and the
+ * start-error tests still let the elements find or create their context themselves.
+ * CUV_TEST_CONTEXT_PER_PIPELINE=1 turns the sharing off (to time what it saves). */
+inline GstContext *shared_cuda_context ()
+{
+  static GstContext *context = [] () -> GstContext * {
+    if (g_getenv ("CUV_TEST_CONTEXT_PER_PIPELINE") || !cuvtest::have_gpu () || !gst_cuda_load_library ())
+      return nullptr;
+    GstCudaContext *cuda = gst_cuda_context_new (0);
+    if (!cuda)
+      return nullptr;
+    GstContext *c = gst_context_new_cuda_context (cuda);
+    gst_object_unref (cuda);
+    return c;
+  }();
+  return context;
+}
+
+/* @launch as a pipeline on the shared CUDA context (NULL when it does not parse). */
+inline GstElement *new_pipeline (const std::string &launch)
+{
+  GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
+  if (pipe && shared_cuda_context ())
+    gst_element_set_context (pipe, shared_cuda_context ());
+  return pipe;
+}
+
+/* gst_harness_new_parse () on the shared CUDA context: the harness starts a filter as it wraps
+ * it, so the context goes on the bin first. */
+inline GstHarness *new_harness (const std::string &launch)
+{
+  GError *err = nullptr;
+  GstElement *bin = gst_parse_bin_from_description (launch.c_str (), TRUE, &err);
+  fail_unless (bin != nullptr, "cannot parse %s: %s", launch.c_str (), err ? err->message : "");
+  if (shared_cuda_context ())
+    gst_element_set_context (bin, shared_cuda_context ());
+  GstHarness *h = gst_harness_new_with_element (bin, "sink", "src");
+  gst_object_unref (bin);
+  return h;
+}
+
 /* A harness on @launch fed with @info's caps, taking system memory out: on a GPU machine CUDA
  * memory would be preferred, and GStreamer 1.22's host mapping of CUDA I420 memory does not give
  * the planes where its video meta says. */
 inline GstHarness *harness (const std::string &launch, const GstVideoInfo &info)
 {
-  GstHarness *h = gst_harness_new_parse (launch.c_str ());
+  GstHarness *h = new_harness (launch);
   gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
   gst_harness_set_sink_caps_str (h, "video/x-raw");
   return h;
@@ -183,7 +230,7 @@ inline bool same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
  * most 10 s for each, so a stalled pipeline returns fewer). */
 inline std::vector<GstBuffer *> collect (const std::string &launch)
 {
-  GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
+  GstElement *pipe = new_pipeline (launch);
   fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
@@ -242,6 +289,8 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
     const GstVideoFormat out_format =
         spec.rgba_out_for_yuv && yuv ? GST_VIDEO_FORMAT_RGBA : gst_video_format_from_string (format);
     for (cuvtest::Size s : spec.sizes) {
+      cuvtest::Timer timer (std::string (spec.element) + " " + spec.props + " " + format + " " + std::to_string (s.w) +
+          "x" + std::to_string (s.h));
       auto ref = collect (launch_for (kMemoryRoutes[0], format, s, "cpu"));
       fail_unless_equals_int (ref.size (), spec.frames);
       GstVideoInfo info = info_for (out_format, s.w, s.h);
@@ -284,6 +333,7 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
 inline void check_nvh264dec_into (const std::string &source, int n, const std::string &element, GstVideoInfo out,
     const char *meta)
 {
+  cuvtest::Timer timer ("nvh264dec ! " + element);
   const std::string decode = "videotestsrc num-buffers=" + std::to_string (n) + " " + source +
       " ! video/x-raw,format=I420,width=352,height=288 ! openh264enc ! h264parse ! nvh264dec ! ";
   auto gpu = collect (decode + element + " backend=cuda ! cudadownload ! video/x-raw ! appsink name=sink sync=false");

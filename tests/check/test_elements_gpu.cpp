@@ -44,7 +44,7 @@ static GstBuffer *
 run_route (const Route &r, const std::string &element, const GstVideoInfo &info, GstBuffer *in)
 {
   std::string launch = std::string (r.before) + element + " name=f" + r.after;
-  GstHarness *h = gst_harness_new_parse (launch.c_str ());
+  GstHarness *h = new_harness (launch);
   gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
   gst_harness_set_sink_caps_str (h, "video/x-raw");
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -68,6 +68,8 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
   uint32_t seed = 1;
   for (size_t i = 0; i < n_formats; i++) {
     for (cuvtest::Size s : sizes) {
+      cuvtest::Timer timer (std::string (element) + " " + props + " " + gst_video_format_to_string (formats[i]) + " " +
+          std::to_string (s.w) + "x" + std::to_string (s.h));
       for (int pad : {0, 48}) {
         GstVideoInfo info = info_for (formats[i], s.w, s.h);
         GstBuffer *in = make_buffer (info, pad, seed++);

@@ -2,9 +2,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -132,6 +136,33 @@ inline size_t padding_written (const cuv::Frame &f, uint8_t poison)
   return n;
 }
 
+/* Wall time of one part of a test, printed when it ends (stderr, and appended to the file that
+ * CUV_TEST_TIMES names, one line per part from every test program), so that a slow suite shows
+ * where its time goes. */
+class Timer {
+ public:
+  explicit Timer (std::string what) : what_ (std::move (what)), t0_ (std::chrono::steady_clock::now ()) {}
+  ~Timer ()
+  {
+    double ms = std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - t0_).count ();
+    std::fprintf (stderr, "time %9.1f ms  %s\n", ms, what_.c_str ());
+    if (const char *path = std::getenv ("CUV_TEST_TIMES")) {
+      /* one fwrite of one short line: programs running in parallel append whole lines */
+      if (FILE *f = std::fopen (path, "a")) {
+        std::string line = std::to_string (static_cast<long> (ms)) + " ms  " + what_ + "\n";
+        std::fwrite (line.data (), 1, line.size (), f);
+        std::fclose (f);
+      }
+    }
+  }
+  Timer (const Timer &) = delete;
+  Timer &operator= (const Timer &) = delete;
+
+ private:
+  std::string what_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 /* Counts failures and prints a summary line; the exit code of a test program. */
 struct Checker {
   int checks = 0, failures = 0;
@@ -149,5 +180,34 @@ struct Checker {
     return failures == 0 && checks > 0 ? 0 : 1;
   }
 };
+
+/* A named part of a test program. */
+struct Part {
+  const char *name;
+  std::function<void ()> run;
+};
+
+/* Runs the parts named on the command line (every part without arguments), each timed, and
+ * returns the program's exit code: meson runs the parts of a long program as tests of their own,
+ * in parallel. An unknown name is a failure, so a renamed part cannot silently drop out. */
+inline int run_parts (int argc, char **argv, const char *program, Checker &c, std::initializer_list<Part> parts)
+{
+  for (int i = 1; i < argc; i++) {
+    bool known = false;
+    for (const Part &p : parts)
+      known |= std::strcmp (p.name, argv[i]) == 0;
+    c.expect (known, std::string ("no part named ") + argv[i]);
+  }
+  for (const Part &p : parts) {
+    bool chosen = argc < 2;
+    for (int i = 1; i < argc; i++)
+      chosen |= std::strcmp (p.name, argv[i]) == 0;
+    if (chosen) {
+      Timer t (std::string (program) + " " + p.name);
+      p.run ();
+    }
+  }
+  return c.finish (program);
+}
 
 }  // namespace cuvtest

@@ -162,14 +162,14 @@ void test_noisemap (Checker &c)
 
 }  // namespace
 
-int main ()
+int main (int argc, char **argv)
 {
   if (!have_gpu ()) {
-    std::printf ("no CUDA device: skipped\n");
+    std::printf ("no usable CUDA device: skipped\n");
     return kSkip;
   }
   Checker c;
-  test_heatmap (c);
-  test_noisemap (c);
-  return c.finish ("difference-gpu");
+  return run_parts (argc, argv, "difference-gpu", c, {
+      {"heatmap", [&] { test_heatmap (c); }},
+      {"noisemap", [&] { test_noisemap (c); }}});
 }

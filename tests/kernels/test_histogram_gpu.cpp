@@ -184,7 +184,7 @@ void test_overlay (Checker &c, DeviceResult &dres)
 
 }  // namespace
 
-int main ()
+int main (int argc, char **argv)
 {
   if (!have_gpu ()) {
     std::printf ("no usable CUDA device: skipped\n");
@@ -192,9 +192,9 @@ int main ()
   }
   Checker c;
   DeviceResult dres;
-  test_flat (c, dres);
-  test_too_large (c, dres);
-  test_histogram (c, dres);
-  test_overlay (c, dres);
-  return c.finish ("test_histogram_gpu");
+  return run_parts (argc, argv, "test_histogram_gpu", c, {
+      {"flat", [&] { test_flat (c, dres); }},
+      {"too_large", [&] { test_too_large (c, dres); }},
+      {"histogram", [&] { test_histogram (c, dres); }},
+      {"overlay", [&] { test_overlay (c, dres); }}});
 }

@@ -159,15 +159,15 @@ void test_enhance (Checker &c)
 
 }  // namespace
 
-int main ()
+int main (int argc, char **argv)
 {
   if (!have_gpu ()) {
     std::printf ("no usable CUDA device: skipped\n");
     return kSkip;
   }
   Checker c;
-  test_sobel_every_energy (c);
-  test_sobel (c);
-  test_enhance (c);
-  return c.finish ("test_kernels_gpu");
+  return run_parts (argc, argv, "test_kernels_gpu", c, {
+      {"sobel_every_energy", [&] { test_sobel_every_energy (c); }},
+      {"sobel", [&] { test_sobel (c); }},
+      {"enhance", [&] { test_enhance (c); }}});
 }

@@ -178,15 +178,15 @@ void test_draw (Checker &c)
 
 }  // namespace
 
-int main ()
+int main (int argc, char **argv)
 {
   if (!have_gpu ()) {
-    std::printf ("no CUDA device: skipped\n");
+    std::printf ("no usable CUDA device: skipped\n");
     return kSkip;
   }
   Checker c;
-  test_luma (c);
-  test_draw (c);
-  test_search (c);
-  return c.finish ("motion-gpu");
+  return run_parts (argc, argv, "motion-gpu", c, {
+      {"luma", [&] { test_luma (c); }},
+      {"draw", [&] { test_draw (c); }},
+      {"search", [&] { test_search (c); }}});
 }
