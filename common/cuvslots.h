@@ -13,8 +13,10 @@ namespace cuv {
 #if CUV_HAVE_CUDA
 template <typename T> class ResultSlots {
  public:
-  /* Allocates and zeroes both slots on first use. */
-  cudaError_t ensure (GstCudaContext *ctx)
+  /* Allocates both slots on first use and zeroes them on @stream, ahead of the first launch:
+   * the element's streams are non-blocking, so a zeroing on the legacy default stream (cudaMemset)
+   * would race the kernel, which then adds into whatever the allocation last held. */
+  cudaError_t ensure (GstCudaContext *ctx, cudaStream_t stream)
   {
     if (device_)
       return cudaSuccess;
@@ -22,7 +24,7 @@ template <typename T> class ResultSlots {
     if (err == cudaSuccess)
       err = pinned_.allocate (ctx, CudaBuffer::Kind::Pinned, sizeof (T));
     if (err == cudaSuccess)
-      err = cudaMemset (device_.data (), 0, 2 * sizeof (T));
+      err = cudaMemsetAsync (device_.data (), 0, 2 * sizeof (T), stream);
     if (err != cudaSuccess)
       reset ();
     parity_ = 0;

@@ -178,7 +178,7 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
   if (!impl->device_table && !CUV_CUDA_OK (self, impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device,
           sizeof (impl->table))))
     return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (ctx)))
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (ctx, stream)))
     return GST_FLOW_ERROR;
   /* ordered on the stream before the kernel; the host table is not touched until the next frame */
   if (impl->device_table_stale) {

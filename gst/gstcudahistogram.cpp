@@ -202,7 +202,7 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter))))
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
     return GST_FLOW_ERROR;
   cuv::HistogramPartials *dres = impl->slots.accum ();
   const int bins = static_cast<int> (impl->frame.bins);

@@ -165,7 +165,7 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame 
 {
   GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
   GstCudaNoisemapImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter))))
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
     return GST_FLOW_ERROR;
   const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
   impl->first_frame = prev == nullptr;

@@ -8,6 +8,8 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "cuvcheck.h"
+#include "cuvslots.h"
+#include "histogram.h"
 
 using namespace cuvcheck;
 
@@ -64,7 +66,7 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
     const char *meta = nullptr, bool keeps_memory = false)
 {
   int mismatches = 0, runs = 0;
-  const cuvtest::Size sizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}};
+  const auto sizes = cuvtest::sizes (false);
   uint32_t seed = 1;
   for (size_t i = 0; i < n_formats; i++) {
     for (cuvtest::Size s : sizes) {
@@ -213,6 +215,86 @@ GST_START_TEST (test_pipeline_cuda_equals_cpu)
 }
 GST_END_TEST;
 
+
+/* Holds back the stream it is queued on until opened (or for 5 s, so that a wrong order shows as
+ * a failure, never as a hang). */
+struct Gate {
+  GMutex lock;
+  GCond cond;
+  bool open = false;
+  Gate () { g_mutex_init (&lock); g_cond_init (&cond); }
+  ~Gate () { g_cond_clear (&cond); g_mutex_clear (&lock); }
+  static void CUDART_CB wait (void *data)
+  {
+    auto *g = static_cast<Gate *> (data);
+    const gint64 end = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+    g_mutex_lock (&g->lock);
+    while (!g->open && g_cond_wait_until (&g->cond, &g->lock, end))
+      ;
+    g_mutex_unlock (&g->lock);
+  }
+  void release ()
+  {
+    g_mutex_lock (&lock);
+    open = true;
+    g_cond_signal (&cond);
+    g_mutex_unlock (&lock);
+  }
+};
+
+/* The result slots that cudahistogram, cudaheatmap and cudanoisemap add into are zero, in the
+ * order of the element's (non-blocking) stream, before the first kernel reads them: here the legacy
+ * default stream is held back, and the memory last held other bytes. (A zeroing with cudaMemset
+ * raced the first frame's kernel and gave wrong counts once the memory had been used before.) */
+GST_START_TEST (test_result_slots_zeroed_in_stream_order)
+{
+  using Slots = cuv::ResultSlots<cuv::HistogramPartials>;
+  GstCudaContext *ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != nullptr);
+  {
+    cuv::ContextGuard guard (ctx);
+    fail_unless (guard.ok ());
+    cudaStream_t stream = nullptr;
+    fail_unless_equals_int (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), cudaSuccess);
+    int reused = 0;
+    for (int round = 0; round < 4; round++) {
+      void *dirty_at = nullptr;
+      {
+        cuv::CudaBuffer dirty;
+        fail_unless_equals_int (dirty.allocate (ctx, cuv::CudaBuffer::Kind::Device, 2 * sizeof (cuv::HistogramPartials)),
+            cudaSuccess);
+        fail_unless_equals_int (cudaMemset (dirty.data (), 0xA5, dirty.size ()), cudaSuccess);
+        fail_unless_equals_int (cudaDeviceSynchronize (), cudaSuccess);
+        dirty_at = dirty.data ();
+      }
+      Gate gate;
+      fail_unless_equals_int (cudaLaunchHostFunc (cudaStreamLegacy, Gate::wait, &gate), cudaSuccess);
+      Slots slots;
+      fail_unless_equals_int (slots.ensure (ctx, stream), cudaSuccess);
+      reused += slots.accum () == dirty_at;
+      cuv::HistogramPartials got[2];
+      for (auto &g : got) {
+        fail_unless_equals_int (slots.download (stream), cudaSuccess);
+        fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
+        g = slots.host ();
+      }
+      gate.release ();
+      fail_unless_equals_int (cudaStreamSynchronize (cudaStreamLegacy), cudaSuccess);
+      int nonzero = 0;
+      for (const auto &g : got) {
+        const uint8_t *bytes = reinterpret_cast<const uint8_t *> (&g);
+        for (size_t i = 0; i < sizeof g; i++)
+          nonzero += bytes[i] != 0;
+      }
+      fail_unless_equals_int (nonzero, 0);
+    }
+    g_printerr ("result slots: %d of 4 allocations reused the dirtied memory\n", reused);
+    cudaStreamDestroy (stream);
+  }
+  gst_object_unref (ctx);
+}
+GST_END_TEST;
+
 static Suite *
 cudavision_gpu_suite (void)
 {
@@ -226,6 +308,7 @@ cudavision_gpu_suite (void)
   tcase_add_test (tc, test_context_shared_with_cudaupload);
   tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_pipeline_cuda_equals_cpu);
+  tcase_add_test (tc, test_result_slots_zeroed_in_stream_order);
   return s;
 }
 
