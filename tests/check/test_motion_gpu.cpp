@@ -18,12 +18,23 @@ check_motion (const char *props, std::vector<cuvtest::Size> sizes)
       {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8"}, sizes, kSource, 3});
 }
 
-GST_START_TEST (test_motionest_cuda_equals_cpu_on_every_route)
+/* Three test functions of about equal length, so that meson runs them in parallel. */
+GST_START_TEST (test_motionest_variable_blocks_on_every_route)
 {
-  /* the CPU reference takes about 4 s per 1920x1080 frame at R = 16: the large frame runs R = 4 */
   check_motion ("", {{1, 1}, {7, 7}, {17, 13}, {641, 479}});
+  /* the CPU reference takes about 4 s per 1920x1080 frame at R = 16: the large frame runs R = 4 */
   check_motion ("search-range=4 draw=color", {{1920, 1080}});
+}
+GST_END_TEST;
+
+GST_START_TEST (test_motionest_16x16_on_every_route)
+{
   check_motion ("block-size=16x16 search-range=20 draw=arrows", {{3, 3}, {33, 17}, {641, 479}});
+}
+GST_END_TEST;
+
+GST_START_TEST (test_motionest_4x4_and_long_range_on_every_route)
+{
   check_motion ("block-size=4x4 search-range=5 draw=color", {{17, 13}, {641, 479}});
   check_motion ("block-size=8x8 search-range=64 partition-penalty=0 draw=arrows", {{130, 70}});
 }
@@ -45,7 +56,9 @@ cudamotionest_gpu_suite (void)
   TCase *tc = tcase_create ("general");
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_motionest_cuda_equals_cpu_on_every_route);
+  tcase_add_test (tc, test_motionest_variable_blocks_on_every_route);
+  tcase_add_test (tc, test_motionest_16x16_on_every_route);
+  tcase_add_test (tc, test_motionest_4x4_and_long_range_on_every_route);
   tcase_add_test (tc, test_nvh264dec_into_motionest);
   return s;
 }
