@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Configures (once) and builds gst-cudavision in ./build. Extra arguments go to meson setup.
+# Configures (once) and builds gst-cudavision in ./build, or in CUV_BUILD_DIR. Extra arguments go to
+# meson setup.
 set -eu
 cd "$(dirname "$0")/.."
 . tools/deps.sh
-[ -d build ] || meson setup build "$@"
-meson compile -C build
+b=${CUV_BUILD_DIR:-build}
+[ -d "$b" ] || meson setup "$b" "$@"
+meson compile -C "$b"

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
 #include "cuvcheck.h"
