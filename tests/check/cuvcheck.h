@@ -122,6 +122,7 @@ inline GstHarness *new_harness (const std::string &launch)
   GError *err = nullptr;
   GstElement *bin = gst_parse_bin_from_description (launch.c_str (), TRUE, &err);
   fail_unless (bin != nullptr, "cannot parse %s: %s", launch.c_str (), err ? err->message : "");
+  g_clear_error (&err);
   if (shared_cuda_context ())
     gst_element_set_context (bin, shared_cuda_context ());
   GstHarness *h = gst_harness_new_with_element (bin, "sink", "src");
