@@ -68,14 +68,13 @@ inline std::vector<Size> quick_sizes (const std::vector<Size> &s)
   if (!quick ())
     return s;
   std::vector<Size> r;
-  bool capped = false;
   for (Size z : s) {
-    if (z.w <= 641 && z.h <= 479 && !(z.w == 641 && z.h == 479))
-      r.push_back (z);
-    else if (!capped) {
-      r.push_back ({641, 479});
-      capped = true;
-    }
+    const Size c = z.w > 641 || z.h > 479 ? Size{641, 479} : z;
+    bool seen = false;
+    for (Size q : r)
+      seen |= q.w == c.w && q.h == c.h;
+    if (!seen)
+      r.push_back (c);
   }
   return r;
 }
