@@ -25,6 +25,46 @@ post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *i
           gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
 }
 
+/* Whether every plane of @vf lies inside the memory mapped for it, rows apart by at least a row:
+ * a video meta (a source's or an application's) can describe planes that the buffer does not
+ * hold, and gst_video_frame_map () does not check that. Without a meta the mapping already
+ * checked the buffer against the caps' layout. */
+static bool
+planes_fit (const GstVideoFrame *vf, cuv::PixelLayout layout)
+{
+  if (!vf->meta)
+    return true;
+  const cuv::Frame f = gst_cuda_vision_frame_from_video_frame (vf, layout);
+  for (int p = 0; p < f.n_planes; p++) {
+    const cuv::Plane &pl = f.planes[p];
+    const GstMapInfo &map = vf->map[p];
+    const uintptr_t row = static_cast<uintptr_t> (pl.width) * cuv::plane_sample_bytes (layout, p);
+    const uintptr_t begin = reinterpret_cast<uintptr_t> (map.data), at = reinterpret_cast<uintptr_t> (pl.data);
+    if (pl.pitch < 0 || static_cast<uintptr_t> (pl.pitch) < row || at < begin ||
+        at - begin + static_cast<uintptr_t> (pl.height - 1) * pl.pitch + row > map.size)
+      return false;
+  }
+  return true;
+}
+
+/* gst_video_frame_map () of one side, with its planes checked; posts the error a user sees. */
+static bool
+map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *info, cuv::PixelLayout layout,
+    GstBuffer *buf, GstMapFlags flags, const char *side)
+{
+  GstVideoInfo i = *info;
+  if (!gst_video_frame_map (vf, &i, buf, flags)) {
+    post_map_error (self, buf, info, side);
+    return false;
+  }
+  if (!planes_fit (vf, layout)) {
+    gst_video_frame_unmap (vf);
+    post_map_error (self, buf, info, side);
+    return false;
+  }
+  return true;
+}
+
 /* In place, whether the frame is written (see writes_frame); out of place it always is. */
 static bool
 writes_frame (GstCudaVisionFilter *self, bool in_place)
@@ -112,13 +152,11 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
   auto flags = [] (GstMapFlags f, bool dev) { return dev ? static_cast<GstMapFlags> (f | GST_MAP_CUDA) : f; };
 
   GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes, in_dev))) {
-    post_map_error (self, inbuf, &st.in_info, "input");
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes, in_dev), "input"))
     return GST_FLOW_ERROR;
-  }
-  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, flags (GST_MAP_WRITE, out_dev))) {
+  if (!in_place &&
+      !map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, flags (GST_MAP_WRITE, out_dev), "output")) {
     gst_video_frame_unmap (&vin);
-    post_map_error (self, outbuf, &st.out_info, "output");
     return GST_FLOW_ERROR;
   }
   cuv::Frame in_view = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
@@ -155,13 +193,11 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
 #endif
   const bool in_place = inbuf == outbuf;
   GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes_frame (self, in_place), false))) {
-    post_map_error (self, inbuf, &st.in_info, "input");
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes_frame (self, in_place), false),
+          "input"))
     return GST_FLOW_ERROR;
-  }
-  if (!in_place && !gst_video_frame_map (&vout, &st.out_info, outbuf, GST_MAP_WRITE)) {
+  if (!in_place && !map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, "output")) {
     gst_video_frame_unmap (&vin);
-    post_map_error (self, outbuf, &st.out_info, "output");
     return GST_FLOW_ERROR;
   }
   cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
@@ -217,15 +253,12 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
   }
 
   GstVideoFrame vin, vout;
-  if (!gst_video_frame_map (&vin, &st.in_info, inbuf, in_map_flags (in_place, writes, in_dev))) {
-    post_map_error (self, inbuf, &st.in_info, "input");
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes, in_dev), "input"))
     return GST_FLOW_ERROR;
-  }
   if (!in_place) {
     GstMapFlags out_flags = out_dev ? static_cast<GstMapFlags> (GST_MAP_WRITE | GST_MAP_CUDA) : GST_MAP_WRITE;
-    if (!gst_video_frame_map (&vout, &st.out_info, outbuf, out_flags)) {
+    if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, out_flags, "output")) {
       gst_video_frame_unmap (&vin);
-      post_map_error (self, outbuf, &st.out_info, "output");
       return GST_FLOW_ERROR;
     }
   }
