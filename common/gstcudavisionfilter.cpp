@@ -392,10 +392,14 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   state->out_cuda_caps = caps_are_cuda (outcaps);
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
+  bool had_state;
   {
     std::lock_guard<std::mutex> lk (priv->lock);
+    had_state = priv->state != nullptr;
     priv->state = state;
   }
+  if (had_state && klass->temporal)
+    GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
     return FALSE;
   return TRUE;
@@ -513,8 +517,10 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
       std::lock_guard<std::mutex> lk (priv->lock);
       state = priv->state;
     }
-    if (state)
+    if (state) {
+      GST_DEBUG_OBJECT (trans, "FLUSH_STOP: forgetting the previous frame");
       state->previous.reset ();
+    }
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }

@@ -351,10 +351,12 @@ gst_cuda_motionest_reset_interval (GstCudaMotionestImpl *impl)
   std::fill (impl->votes.begin (), impl->votes.end (), 0);
 }
 
-/* Forgets the previous frame (DESIGN.md rule 8). */
+/* Forgets the previous frame (DESIGN.md rule 8), saying @why in the debug log. */
 static void
-gst_cuda_motionest_reset (GstCudaMotionestImpl *impl)
+gst_cuda_motionest_reset (GstCudaMotionest *self, const char *why)
 {
+  GstCudaMotionestImpl *impl = self->impl;
+  GST_DEBUG_OBJECT (self, "%s: forgetting the previous frame", why);
   impl->have_previous = false;
   gst_cuda_motionest_reset_interval (impl);
 }
@@ -448,8 +450,10 @@ gst_cuda_motionest_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
     impl->frame = impl->settings;
   }
   impl->grid = cuv::motion_grid (impl->frame.block, impl->width, impl->height);
-  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT))
+  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT) && impl->have_previous) {
+    GST_DEBUG_OBJECT (self, "DISCONT: forgetting the previous frame");
     impl->have_previous = false;
+  }
   impl->processed = false;
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
   if (ret == GST_FLOW_OK && impl->processed)
@@ -479,7 +483,7 @@ gst_cuda_motionest_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
 #endif
   impl->cpu_luma[0].clear ();
   impl->cpu_luma[1].clear ();
-  gst_cuda_motionest_reset (impl);
+  gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (filter), "new caps");
   return TRUE;
 }
 
@@ -487,7 +491,7 @@ static gboolean
 gst_cuda_motionest_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (trans)->impl);
+    gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (trans), "FLUSH_STOP");
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -499,7 +503,7 @@ gst_cuda_motionest_stop (GstBaseTransform *trans)
   gst_cuda_motionest_release_buffers (impl);
 #endif
   impl->processed = false;
-  gst_cuda_motionest_reset (impl);
+  gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (trans), "stop");
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
