@@ -91,7 +91,7 @@ inline int buffer_diff (GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, co
  * test programs also queue on the driver for it. test_context_shared_with_cudaupload and the
  * start-error tests still let the elements find or create their context themselves.
  * CUV_TEST_CONTEXT_PER_PIPELINE=1 turns the sharing off (to time what it saves). */
-inline GstContext *shared_cuda_context ()
+inline GstContext *&shared_cuda_context_slot ()
 {
   static GstContext *context = [] () -> GstContext * {
     if (g_getenv ("CUV_TEST_CONTEXT_PER_PIPELINE") || !cuvtest::have_gpu () || !gst_cuda_load_library ())
@@ -104,6 +104,20 @@ inline GstContext *shared_cuda_context ()
     return c;
   }();
   return context;
+}
+
+inline GstContext *shared_cuda_context ()
+{
+  return shared_cuda_context_slot ();
+}
+
+/* Drops the shared context, before gst_deinit () (where the leaks tracer counts what is alive). */
+inline void release_shared_cuda_context ()
+{
+  if (GstContext *&c = shared_cuda_context_slot ()) {
+    gst_context_unref (c);
+    c = nullptr;
+  }
 }
 
 /* @launch as a pipeline on the shared CUDA context (NULL when it does not parse). */
