@@ -5,13 +5,34 @@
 
 #include "cuvcuda.h"
 
+#include <atomic>
+#include <cstdlib>
+
 GST_DEBUG_CATEGORY (gst_cuda_vision_debug);
 
 namespace cuv {
 
 #if CUV_HAVE_CUDA
+namespace {
+const long fail_at = [] {
+  const char *v = g_getenv ("CUV_CUDA_FAIL_AT");
+  return v ? std::atol (v) : 0L;
+}();
+std::atomic<long> checked_calls{0};
+}  // namespace
+
+bool inject_fault ()
+{
+  if (G_LIKELY (fail_at <= 0) || ++checked_calls != fail_at)
+    return false;
+  GST_CAT_ERROR (gst_cuda_vision_debug, "CUDA call %ld fails: injected by CUV_CUDA_FAIL_AT", fail_at);
+  return true;
+}
+
 bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *file, int line)
 {
+  if (G_UNLIKELY (inject_fault ()) && err == cudaSuccess)
+    err = cudaErrorMemoryAllocation;
   if (G_LIKELY (err == cudaSuccess))
     return true;
   gst_debug_log (gst_cuda_vision_debug, GST_LEVEL_ERROR, file, "cuda", line, G_OBJECT (obj),

@@ -20,6 +20,12 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_vision_debug);
 namespace cuv {
 
 #if CUV_HAVE_CUDA
+/* Fault injection, for tests: with CUV_CUDA_FAIL_AT=N in the environment, the Nth checked CUDA
+ * call of the process (CUV_CUDA_OK, and making a context current in ContextGuard) reports a
+ * failure, as if the device ran out of memory, so that every error path can be driven.
+ * Returns whether this call is the one to fail; without the variable it only reads a flag. */
+bool inject_fault ();
+
 /* Logs a failed CUDA runtime call with its file and line against @obj; returns whether it
  * succeeded. Use through CUV_CUDA_OK. */
 bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *file, int line);
@@ -28,7 +34,7 @@ bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *fil
 /* Makes @ctx current on this thread for the guard's lifetime. */
 class ContextGuard {
  public:
-  explicit ContextGuard (GstCudaContext *ctx) : ok_ (ctx && gst_cuda_context_push (ctx)) {}
+  explicit ContextGuard (GstCudaContext *ctx) : ok_ (ctx && !inject_fault () && gst_cuda_context_push (ctx)) {}
   ~ContextGuard () { if (ok_) gst_cuda_context_pop (nullptr); }
   ContextGuard (const ContextGuard &) = delete;
   ContextGuard &operator= (const ContextGuard &) = delete;
