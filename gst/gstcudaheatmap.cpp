@@ -40,7 +40,6 @@
 #include <mutex>
 
 #include "cuvcolor.h"
-#include "cuvreport.h"
 #include "cuvslots.h"
 #include "heatmap.h"
 
@@ -74,16 +73,12 @@ enum {
   PROP_COLORMAP,
   PROP_GAIN,
   PROP_BLEND,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
 };
 
 struct HeatmapSettings {
   cuv::Colormap colormap = cuv::Colormap::Sine;
   double gain = 1.0;
   double blend = 1.0;
-  bool post_messages = true;
-  guint64 interval = 0;
 };
 
 static const HeatmapSettings kDefaults;
@@ -111,29 +106,29 @@ struct GstCudaHeatmapImpl {
   cuv::CudaBuffer device_table;
   cuv::ResultSlots<cuv::DiffStats> slots;
 #endif
-  /* the message interval */
-  cuv::IntervalClock clock;
+  /* the message interval's sums */
   guint64 sum_difference = 0;
   guint64 sum_pixels = 0;
   guint max_difference = 0;
 };
 
 struct _GstCudaHeatmap {
-  GstCudaVisionFilter parent;
+  GstCudaVisionAnalyser parent;
   GstCudaHeatmapImpl *impl;
 };
 
 #define gst_cuda_heatmap_parent_class parent_class
-G_DEFINE_TYPE (GstCudaHeatmap, gst_cuda_heatmap, GST_TYPE_CUDA_VISION_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudaheatmap, "cudaheatmap", GST_RANK_NONE, GST_TYPE_CUDA_HEATMAP,
-    cuv::register_custom_meta (HEATMAP_META_NAME));
+G_DEFINE_TYPE (GstCudaHeatmap, gst_cuda_heatmap, GST_TYPE_CUDA_VISION_ANALYSER);
+GST_ELEMENT_REGISTER_DEFINE (cudaheatmap, "cudaheatmap", GST_RANK_NONE, GST_TYPE_CUDA_HEATMAP);
 
 /* ---- per frame ---- */
 
 /* Copies the settings for this frame and rebuilds the colour table when they changed it. */
 static void
-gst_cuda_heatmap_prepare_frame (GstCudaHeatmapImpl *impl)
+gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 {
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
+  impl->result = nullptr;
   {
     std::lock_guard<std::mutex> lk (impl->lock);
     impl->frame = impl->settings;
@@ -204,15 +199,6 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
 /* ---- results ---- */
 
 static void
-gst_cuda_heatmap_reset_interval (GstCudaHeatmapImpl *impl)
-{
-  impl->clock.reset ();
-  impl->sum_difference = 0;
-  impl->sum_pixels = 0;
-  impl->max_difference = 0;
-}
-
-static void
 set_results (GstStructure *s, guint64 pixels, guint64 sum, guint max)
 {
   gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "mean-difference", G_TYPE_DOUBLE,
@@ -220,43 +206,43 @@ set_results (GstStructure *s, guint64 pixels, guint64 sum, guint max)
       nullptr);
 }
 
-static void
-gst_cuda_heatmap_publish (GstCudaHeatmap *self, GstBuffer *buf)
+static gboolean
+gst_cuda_heatmap_end_frame (GstCudaVisionAnalyser *analyser)
 {
-  GstCudaHeatmapImpl *impl = self->impl;
-  const cuv::DiffStats &r = *impl->result;
-  const guint64 pixels = impl->pixels;
-  GstStructure *meta = cuv::custom_meta_structure (buf, HEATMAP_META_NAME);
-  if (meta) {
-    set_results (meta, pixels, r.sum_difference, r.max_difference);
-    gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
-  }
-  if (!impl->frame.post_messages) {
-    gst_cuda_heatmap_reset_interval (impl);
-    return;
-  }
-  impl->sum_difference += r.sum_difference;
-  impl->sum_pixels += pixels;
-  impl->max_difference = std::max (impl->max_difference, r.max_difference);
-  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
-    return;
-  GstStructure *s = impl->clock.new_structure ("cudaheatmap", GST_BASE_TRANSFORM (self)->segment);
-  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
-  set_results (s, impl->sum_pixels, impl->sum_difference, impl->max_difference);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
-  gst_cuda_heatmap_reset_interval (impl);
+  return GST_CUDA_HEATMAP (analyser)->impl->result != nullptr;
 }
 
-static GstFlowReturn
-gst_cuda_heatmap_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+static void
+gst_cuda_heatmap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
-  GstCudaHeatmap *self = GST_CUDA_HEATMAP (trans);
-  gst_cuda_heatmap_prepare_frame (self->impl);
-  self->impl->result = nullptr;
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
-  if (ret == GST_FLOW_OK && self->impl->result)
-    gst_cuda_heatmap_publish (self, outbuf);
-  return ret;
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
+  set_results (meta, impl->pixels, impl->result->sum_difference, impl->result->max_difference);
+  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+}
+
+static void
+gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
+  impl->sum_difference += impl->result->sum_difference;
+  impl->sum_pixels += impl->pixels;
+  impl->max_difference = std::max (impl->max_difference, impl->result->max_difference);
+}
+
+static void
+gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
+  set_results (message, impl->sum_pixels, impl->sum_difference, impl->max_difference);
+}
+
+static void
+gst_cuda_heatmap_reset_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
+  impl->sum_difference = 0;
+  impl->sum_pixels = 0;
+  impl->max_difference = 0;
 }
 
 /* ---- caps and state ---- */
@@ -343,16 +329,7 @@ gst_cuda_heatmap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_i
   const cuv::ColorMatrix m = cuv::color_matrix (in_info);
   impl->yuv = cuv::yuv_to_rgb_coefficients (m.kr, m.kb, m.full_range);
   impl->pixels = static_cast<guint64> (GST_VIDEO_INFO_WIDTH (in_info)) * GST_VIDEO_INFO_HEIGHT (in_info);
-  gst_cuda_heatmap_reset_interval (impl);
   return TRUE;
-}
-
-static gboolean
-gst_cuda_heatmap_sink_event (GstBaseTransform *trans, GstEvent *event)
-{
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_cuda_heatmap_reset_interval (GST_CUDA_HEATMAP (trans)->impl);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static gboolean
@@ -365,7 +342,6 @@ gst_cuda_heatmap_stop (GstBaseTransform *trans)
 #endif
   impl->device_table_stale = true;
   impl->result = nullptr;
-  gst_cuda_heatmap_reset_interval (impl);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
@@ -387,14 +363,9 @@ gst_cuda_heatmap_set_property (GObject *object, guint prop_id, const GValue *val
     case PROP_BLEND:
       s.blend = g_value_get_double (value);
       break;
-    case PROP_POST_MESSAGES:
-      s.post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      s.interval = g_value_get_uint64 (value);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -415,14 +386,9 @@ gst_cuda_heatmap_get_property (GObject *object, guint prop_id, GValue *value, GP
     case PROP_BLEND:
       g_value_set_double (value, s.blend);
       break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s.post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, s.interval);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -441,6 +407,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   const auto controllable = static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE);
 
@@ -482,19 +449,13 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
    *
    * Post a `cudaheatmap` element message every `interval`.
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'cudaheatmap' element message on the bus every interval", kDefaults.post_messages, flags));
   /**
    * GstCudaHeatmap:interval:
    *
    * Nanoseconds of stream per message; 0 posts one per frame.
    */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Nanoseconds of stream between messages (0 = every frame); mean-difference averages the interval, "
-          "max-difference is its largest",
-          0, G_MAXUINT64, kDefaults.interval, flags));
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudaheatmap", HEATMAP_META_NAME,
+      "mean-difference averages the interval, max-difference is its largest");
 
   gst_element_class_set_static_metadata (element_class, "CUDA heat map", "Filter/Analyzer/Video/Hardware",
       "The difference of each frame to the previous one as a colour-mapped heat map, computed on the GPU",
@@ -502,15 +463,19 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
   gst_cuda_vision_filter_class_add_templates (element_class, HEATMAP_FORMATS, HEATMAP_FORMATS);
 
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_caps);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_stop);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform);
   filter_class->temporal = TRUE;
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_set_info);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cuda);
 #endif
+  analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_begin_frame);
+  analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_end_frame);
+  analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_frame_results);
+  analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_add_to_interval);
+  analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_interval_results);
+  analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_reset_interval);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HEATMAP_COLORMAP, static_cast<GstPluginAPIFlags> (0));
   GST_DEBUG_CATEGORY_INIT (gst_cuda_heatmap_debug, "cudaheatmap", 0, "CUDA heat map");

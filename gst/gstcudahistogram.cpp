@@ -77,8 +77,6 @@ enum {
   PROP_ROI_Y,
   PROP_ROI_WIDTH,
   PROP_ROI_HEIGHT,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
   PROP_OVERLAY,
   PROP_OVERLAY_POSITION,
   PROP_OVERLAY_SIZE,
@@ -87,8 +85,6 @@ enum {
 struct HistogramSettings {
   guint bins = 256;
   guint roi[4] = {0, 0, 0, 0}; /* x, y, width, height */
-  bool post_messages = true;
-  guint64 interval = 0;
   bool overlay = false;
   cuv::OverlayCorner position = cuv::OverlayCorner::TopRight;
   guint overlay_size = 25;
@@ -115,30 +111,30 @@ struct GstCudaHistogramImpl {
   cuv::HistogramResult gpu_result{};
   cuv::PixelLayout gpu_layout = cuv::PixelLayout::RGBA;
 #endif
-  /* the message interval */
-  cuv::IntervalClock clock;
+  /* the message interval's sums */
   cuv::HistogramResult sum{};
   guint64 sum_pixels = 0;
   guint sum_bins = 0;
 };
 
 struct _GstCudaHistogram {
-  GstCudaVisionFilter parent;
+  GstCudaVisionAnalyser parent;
   GstCudaHistogramImpl *impl;
 };
 
 #define gst_cuda_histogram_parent_class parent_class
-G_DEFINE_TYPE (GstCudaHistogram, gst_cuda_histogram, GST_TYPE_CUDA_VISION_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudahistogram, "cudahistogram", GST_RANK_NONE, GST_TYPE_CUDA_HISTOGRAM,
-    cuv::register_custom_meta (GST_CUDA_HISTOGRAM_META_NAME));
+G_DEFINE_TYPE (GstCudaHistogram, gst_cuda_histogram, GST_TYPE_CUDA_VISION_ANALYSER);
+GST_ELEMENT_REGISTER_DEFINE (cudahistogram, "cudahistogram", GST_RANK_NONE, GST_TYPE_CUDA_HISTOGRAM);
 
 /* ---- per frame ---- */
 
 /* Copies the settings for this frame and clips the ROI, warning once per ROI and frame size. */
 static void
-gst_cuda_histogram_prepare_frame (GstCudaHistogram *self)
+gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 {
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (analyser);
   GstCudaHistogramImpl *impl = self->impl;
+  impl->result = nullptr;
   {
     std::lock_guard<std::mutex> lk (impl->lock);
     impl->frame = impl->settings;
@@ -255,61 +251,50 @@ add_result (cuv::HistogramResult *sum, const cuv::HistogramResult &r)
   sum->sum_y2 += r.sum_y2;
 }
 
-static void
-gst_cuda_histogram_reset_interval (GstCudaHistogramImpl *impl)
+/* The GPU's partial sums are on the host now: add them up. */
+static gboolean
+gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser)
 {
-  impl->clock.reset ();
-  impl->sum = cuv::HistogramResult{};
-  impl->sum_pixels = 0;
-}
-
-/* The meta on @buf and, when the interval is complete, the message. */
-static void
-gst_cuda_histogram_publish (GstCudaHistogram *self, GstBuffer *buf)
-{
-  GstCudaHistogramImpl *impl = self->impl;
-  const guint bins = impl->frame.bins;
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
 #if CUV_HAVE_CUDA
   if (impl->result == &impl->gpu_result)
-    cuv::histogram_finish (impl->slots.host (), static_cast<int> (bins), impl->gpu_layout, &impl->gpu_result);
+    cuv::histogram_finish (impl->slots.host (), static_cast<int> (impl->frame.bins), impl->gpu_layout, &impl->gpu_result);
 #endif
-  const cuv::HistogramResult &r = *impl->result;
-  const guint64 pixels = roi_pixels (impl->roi);
-
-  GstStructure *meta = cuv::custom_meta_structure (buf, GST_CUDA_HISTOGRAM_META_NAME);
-  if (meta)
-    set_results (meta, r, bins, pixels, impl->rgb, impl->roi);
-
-  if (!impl->frame.post_messages) {
-    gst_cuda_histogram_reset_interval (impl);
-    return;
-  }
-  /* a new bin count starts a new interval: counts of different bins do not add up */
-  if (impl->clock.frames () > 0 && impl->sum_bins != bins)
-    gst_cuda_histogram_reset_interval (impl);
-  impl->sum_bins = bins;
-  add_result (&impl->sum, r);
-  impl->sum_pixels += pixels;
-  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
-    return;
-  GstStructure *s = impl->clock.new_structure ("cudahistogram", GST_BASE_TRANSFORM (self)->segment);
-  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
-  set_results (s, impl->sum, bins, impl->sum_pixels, impl->rgb, impl->roi);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
-  gst_cuda_histogram_reset_interval (impl);
+  return impl->result != nullptr;
 }
 
-/* keeps_caps: the base class always works in place, so this is the only path. */
-static GstFlowReturn
-gst_cuda_histogram_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+static void
+gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
-  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (trans);
-  gst_cuda_histogram_prepare_frame (self);
-  self->impl->result = nullptr;
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
-  if (ret == GST_FLOW_OK && self->impl->result)
-    gst_cuda_histogram_publish (self, buf);
-  return ret;
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi);
+}
+
+static void
+gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  /* a new bin count starts a new interval: counts of different bins do not add up */
+  if (impl->sum_bins != impl->frame.bins)
+    gst_cuda_vision_analyser_reset_interval (analyser);
+  impl->sum_bins = impl->frame.bins;
+  add_result (&impl->sum, *impl->result);
+  impl->sum_pixels += roi_pixels (impl->roi);
+}
+
+static void
+gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  set_results (message, impl->sum, impl->frame.bins, impl->sum_pixels, impl->rgb, impl->roi);
+}
+
+static void
+gst_cuda_histogram_reset_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  impl->sum = cuv::HistogramResult{};
+  impl->sum_pixels = 0;
 }
 
 /* ---- caps and state ---- */
@@ -321,16 +306,7 @@ gst_cuda_histogram_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
   impl->width = GST_VIDEO_INFO_WIDTH (in_info);
   impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
   impl->rgb = GST_VIDEO_INFO_IS_RGB (in_info);
-  gst_cuda_histogram_reset_interval (impl);
   return TRUE;
-}
-
-static gboolean
-gst_cuda_histogram_sink_event (GstBaseTransform *trans, GstEvent *event)
-{
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_cuda_histogram_reset_interval (GST_CUDA_HISTOGRAM (trans)->impl);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static gboolean
@@ -341,7 +317,6 @@ gst_cuda_histogram_stop (GstBaseTransform *trans)
   impl->slots.reset ();
 #endif
   impl->result = nullptr;
-  gst_cuda_histogram_reset_interval (impl);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
@@ -363,12 +338,6 @@ gst_cuda_histogram_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_ROI_HEIGHT:
       s.roi[prop_id - PROP_ROI_X] = g_value_get_uint (value);
       break;
-    case PROP_POST_MESSAGES:
-      s.post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      s.interval = g_value_get_uint64 (value);
-      break;
     case PROP_OVERLAY:
       s.overlay = g_value_get_boolean (value);
       break;
@@ -379,7 +348,8 @@ gst_cuda_histogram_set_property (GObject *object, guint prop_id, const GValue *v
       s.overlay_size = g_value_get_uint (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -400,12 +370,6 @@ gst_cuda_histogram_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_ROI_HEIGHT:
       g_value_set_uint (value, s.roi[prop_id - PROP_ROI_X]);
       break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s.post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, s.interval);
-      break;
     case PROP_OVERLAY:
       g_value_set_boolean (value, s.overlay);
       break;
@@ -416,7 +380,8 @@ gst_cuda_histogram_get_property (GObject *object, guint prop_id, GValue *value, 
       g_value_set_uint (value, s.overlay_size);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -435,6 +400,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_cuda_histogram_set_property;
@@ -487,20 +453,14 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    *
    * Post a `cudahistogram` element message every `interval`.
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'cudahistogram' element message on the bus every interval", kDefaults.post_messages, flags));
   /**
    * GstCudaHistogram:interval:
    *
    * Nanoseconds of stream per message; 0 posts one per frame. Over several frames the histogram
    * is summed and the means are averaged.
    */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Nanoseconds of stream between messages (0 = every frame); the histogram sums the frames of an interval "
-          "and the means average them",
-          0, G_MAXUINT64, kDefaults.interval, flags));
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudahistogram", GST_CUDA_HISTOGRAM_META_NAME,
+      "the histogram sums the frames of an interval and the means average them");
   /**
    * GstCudaHistogram:overlay:
    *
@@ -535,9 +495,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, HISTOGRAM_CUDA_FORMATS, HISTOGRAM_SYSTEM_FORMATS);
 
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_histogram_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_ip);
   filter_class->supports_in_place = TRUE;
   filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_writes_frame);
@@ -546,6 +504,12 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cuda);
 #endif
+  analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_begin_frame);
+  analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_end_frame);
+  analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_frame_results);
+  analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_histogram_add_to_interval);
+  analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_interval_results);
+  analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_histogram_reset_interval);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<GstPluginAPIFlags> (0));
   GST_DEBUG_CATEGORY_INIT (gst_cuda_histogram_debug, "cudahistogram", 0, "CUDA histogram");

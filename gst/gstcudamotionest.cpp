@@ -51,7 +51,6 @@
 #include <vector>
 
 #include "cuvcolor.h"
-#include "cuvreport.h"
 #include "gstcudamotionmeta.h"
 #include "luma.h"
 #include "motion_draw.h"
@@ -118,8 +117,6 @@ enum {
   PROP_PARTITION_PENALTY,
   PROP_MOTION_THRESHOLD,
   PROP_DRAW,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
 };
 
 struct MotionSettings {
@@ -128,8 +125,6 @@ struct MotionSettings {
   guint penalty = 16;
   guint motion_threshold = 16;
   GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
-  bool post_messages = true;
-  guint64 interval = 0;
 };
 
 static const MotionSettings kDefaults;
@@ -168,8 +163,7 @@ struct GstCudaMotionestImpl {
   cuv::CudaBuffer pinned_table;
   int device_table_range = 0;
 #endif
-  /* the message interval */
-  cuv::IntervalClock clock;
+  /* the message interval's sums */
   guint64 units = 0;
   guint64 moving = 0;
   double magnitude = 0;
@@ -177,14 +171,13 @@ struct GstCudaMotionestImpl {
 };
 
 struct _GstCudaMotionest {
-  GstCudaVisionFilter parent;
+  GstCudaVisionAnalyser parent;
   GstCudaMotionestImpl *impl;
 };
 
 #define gst_cuda_motionest_parent_class parent_class
-G_DEFINE_TYPE (GstCudaMotionest, gst_cuda_motionest, GST_TYPE_CUDA_VISION_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudamotionest, "cudamotionest", GST_RANK_NONE, GST_TYPE_CUDA_MOTIONEST,
-    cuv::register_custom_meta (GST_CUDA_MOTION_META_NAME));
+G_DEFINE_TYPE (GstCudaMotionest, gst_cuda_motionest, GST_TYPE_CUDA_VISION_ANALYSER);
+GST_ELEMENT_REGISTER_DEFINE (cudamotionest, "cudamotionest", GST_RANK_NONE, GST_TYPE_CUDA_MOTIONEST);
 
 /* ---- per frame ---- */
 
@@ -342,9 +335,9 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 /* ---- results ---- */
 
 static void
-gst_cuda_motionest_reset_interval (GstCudaMotionestImpl *impl)
+gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser)
 {
-  impl->clock.reset ();
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   impl->units = 0;
   impl->moving = 0;
   impl->magnitude = 0;
@@ -358,7 +351,6 @@ gst_cuda_motionest_reset (GstCudaMotionest *self, const char *why)
   GstCudaMotionestImpl *impl = self->impl;
   GST_DEBUG_OBJECT (self, "%s: forgetting the previous frame", why);
   impl->have_previous = false;
-  gst_cuda_motionest_reset_interval (impl);
 }
 
 static const char *
@@ -371,8 +363,9 @@ block_size_nick (cuv::MotionBlock b)
 
 /* Adds this frame's vectors to the interval's statistics. */
 static void
-gst_cuda_motionest_count (GstCudaMotionestImpl *impl)
+gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const int n = impl->grid.count ();
   const guint thr = impl->frame.motion_threshold;
   for (int i = 0; i < n; i++) {
@@ -408,57 +401,51 @@ global_vector (const GstCudaMotionestImpl *impl, int *dx, int *dy)
 }
 
 static void
-gst_cuda_motionest_publish (GstCudaMotionest *self, GstBuffer *buf)
+gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
-  GstCudaMotionestImpl *impl = self->impl;
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const cuv::MotionGrid &g = impl->grid;
-  GstStructure *meta = cuv::custom_meta_structure (buf, GST_CUDA_MOTION_META_NAME);
-  if (meta) {
-    GBytes *bytes = g_bytes_new (impl->vectors, static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector));
-    gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame.block), "search-range", G_TYPE_UINT,
-        impl->frame.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
-        static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,
-        "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
-    g_bytes_unref (bytes);
-  }
-  if (!impl->frame.post_messages) {
-    gst_cuda_motionest_reset_interval (impl);
-    return;
-  }
-  gst_cuda_motionest_count (impl);
-  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
-    return;
+  GBytes *bytes = g_bytes_new (impl->vectors, static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector));
+  gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame.block), "search-range", G_TYPE_UINT,
+      impl->frame.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
+      static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,
+      "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+  g_bytes_unref (bytes);
+}
+
+static void
+gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+{
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   int dx, dy;
   global_vector (impl, &dx, &dy);
   const double units = impl->units ? static_cast<double> (impl->units) : 1.0;
-  GstStructure *s = impl->clock.new_structure ("cudamotionest", GST_BASE_TRANSFORM (self)->segment);
-  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), "units", G_TYPE_UINT64, impl->units,
-      "mean-magnitude", G_TYPE_DOUBLE, impl->magnitude / units, "moving-ratio", G_TYPE_DOUBLE,
-      static_cast<double> (impl->moving) / units, "global-dx", G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
-  gst_cuda_motionest_reset_interval (impl);
+  gst_structure_set (message, "units", G_TYPE_UINT64, impl->units, "mean-magnitude", G_TYPE_DOUBLE,
+      impl->magnitude / units, "moving-ratio", G_TYPE_DOUBLE, static_cast<double> (impl->moving) / units, "global-dx",
+      G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
 }
 
-/* keeps_caps: the base class always works in place, so this is the only path. */
-static GstFlowReturn
-gst_cuda_motionest_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+/* keeps_caps: the base class always works in place. */
+static void
+gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {
-  GstCudaMotionest *self = GST_CUDA_MOTIONEST (trans);
-  GstCudaMotionestImpl *impl = self->impl;
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   {
     std::lock_guard<std::mutex> lk (impl->lock);
     impl->frame = impl->settings;
   }
   impl->grid = cuv::motion_grid (impl->frame.block, impl->width, impl->height);
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT) && impl->have_previous) {
-    GST_DEBUG_OBJECT (self, "DISCONT: forgetting the previous frame");
+    GST_DEBUG_OBJECT (analyser, "DISCONT: forgetting the previous frame");
     impl->have_previous = false;
   }
   impl->processed = false;
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
-  if (ret == GST_FLOW_OK && impl->processed)
-    gst_cuda_motionest_publish (self, buf);
-  return ret;
+}
+
+static gboolean
+gst_cuda_motionest_end_frame (GstCudaVisionAnalyser *analyser)
+{
+  return GST_CUDA_MOTIONEST (analyser)->impl->processed;
 }
 
 /* ---- caps and state ---- */
@@ -531,14 +518,9 @@ gst_cuda_motionest_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_DRAW:
       s.draw = static_cast<GstCudaMotionestDraw> (g_value_get_enum (value));
       break;
-    case PROP_POST_MESSAGES:
-      s.post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      s.interval = g_value_get_uint64 (value);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -565,14 +547,9 @@ gst_cuda_motionest_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_DRAW:
       g_value_set_enum (value, s.draw);
       break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s.post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, s.interval);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -591,6 +568,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_cuda_motionest_set_property;
@@ -649,25 +627,19 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * Post a `cudamotionest` element message every `interval`.
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'cudamotionest' element message on the bus every interval", kDefaults.post_messages, flags));
   /**
    * GstCudaMotionest:interval:
    *
    * Nanoseconds of stream per message; 0 posts one per frame.
    */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Nanoseconds of stream between messages (0 = every frame); the statistics cover the frames of an interval",
-          0, G_MAXUINT64, kDefaults.interval, flags));
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudamotionest", GST_CUDA_MOTION_META_NAME,
+      "the statistics cover the frames of an interval");
 
   gst_element_class_set_static_metadata (element_class, "CUDA motion estimation", "Filter/Analyzer/Video/Hardware",
       "Block motion vectors against the previous frame by full-search SAD, with variable block sizes, on the GPU",
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, MOTIONEST_CUDA_FORMATS, MOTIONEST_SYSTEM_FORMATS);
 
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_ip);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_motionest_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_motionest_stop);
   filter_class->supports_in_place = TRUE;
@@ -678,6 +650,12 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cuda);
 #endif
+  analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_begin_frame);
+  analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_end_frame);
+  analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_frame_results);
+  analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_motionest_add_to_interval);
+  analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_interval_results);
+  analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_motionest_reset_interval);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_MOTIONEST_DRAW, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_MOTIONEST_BLOCK_SIZE, static_cast<GstPluginAPIFlags> (0));

@@ -38,7 +38,6 @@
 #include <mutex>
 
 #include "cuvcolor.h"
-#include "cuvreport.h"
 #include "cuvslots.h"
 #include "noisemap.h"
 
@@ -75,16 +74,12 @@ enum {
   PROP_THRESHOLD,
   PROP_MODE,
   PROP_COLOR,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
 };
 
 struct NoisemapSettings {
   guint threshold = 20;
   GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
   guint color = 0xffff0000; /* ARGB */
-  bool post_messages = true;
-  guint64 interval = 0;
 };
 
 static const NoisemapSettings kDefaults;
@@ -106,28 +101,28 @@ struct GstCudaNoisemapImpl {
 #if CUV_HAVE_CUDA
   cuv::ResultSlots<cuv::DiffStats> slots;
 #endif
-  /* the message interval */
-  cuv::IntervalClock clock;
+  /* the message interval's sums */
   guint64 sum_changed = 0;
   guint64 sum_pixels = 0;
 };
 
 struct _GstCudaNoisemap {
-  GstCudaVisionFilter parent;
+  GstCudaVisionAnalyser parent;
   GstCudaNoisemapImpl *impl;
 };
 
 #define gst_cuda_noisemap_parent_class parent_class
-G_DEFINE_TYPE (GstCudaNoisemap, gst_cuda_noisemap, GST_TYPE_CUDA_VISION_FILTER);
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (cudanoisemap, "cudanoisemap", GST_RANK_NONE, GST_TYPE_CUDA_NOISEMAP,
-    cuv::register_custom_meta (NOISEMAP_META_NAME));
+G_DEFINE_TYPE (GstCudaNoisemap, gst_cuda_noisemap, GST_TYPE_CUDA_VISION_ANALYSER);
+GST_ELEMENT_REGISTER_DEFINE (cudanoisemap, "cudanoisemap", GST_RANK_NONE, GST_TYPE_CUDA_NOISEMAP);
 
 /* ---- per frame ---- */
 
 /* Copies the settings for this frame and turns the ARGB colour into the kernel's parameters. */
 static void
-gst_cuda_noisemap_prepare_frame (GstCudaNoisemapImpl *impl)
+gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 {
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
+  impl->result = nullptr;
   {
     std::lock_guard<std::mutex> lk (impl->lock);
     impl->frame = impl->settings;
@@ -183,14 +178,6 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame 
 /* ---- results ---- */
 
 static void
-gst_cuda_noisemap_reset_interval (GstCudaNoisemapImpl *impl)
-{
-  impl->clock.reset ();
-  impl->sum_changed = 0;
-  impl->sum_pixels = 0;
-}
-
-static void
 set_results (GstStructure *s, guint64 pixels, guint64 changed, guint bits_per_pixel)
 {
   gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "changed-pixels", G_TYPE_UINT64, changed, "changed-ratio",
@@ -198,41 +185,41 @@ set_results (GstStructure *s, guint64 pixels, guint64 changed, guint bits_per_pi
       "changed-bytes-estimate", G_TYPE_UINT64, (changed * bits_per_pixel + 7) / 8, nullptr);
 }
 
-static void
-gst_cuda_noisemap_publish (GstCudaNoisemap *self, GstBuffer *buf)
+static gboolean
+gst_cuda_noisemap_end_frame (GstCudaVisionAnalyser *analyser)
 {
-  GstCudaNoisemapImpl *impl = self->impl;
-  const guint64 changed = impl->result->changed;
-  GstStructure *meta = cuv::custom_meta_structure (buf, NOISEMAP_META_NAME);
-  if (meta) {
-    set_results (meta, impl->pixels, changed, impl->bits_per_pixel);
-    gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
-  }
-  if (!impl->frame.post_messages) {
-    gst_cuda_noisemap_reset_interval (impl);
-    return;
-  }
-  impl->sum_changed += changed;
-  impl->sum_pixels += impl->pixels;
-  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame.interval))
-    return;
-  GstStructure *s = impl->clock.new_structure ("cudanoisemap", GST_BASE_TRANSFORM (self)->segment);
-  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
-  set_results (s, impl->sum_pixels, impl->sum_changed, impl->bits_per_pixel);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
-  gst_cuda_noisemap_reset_interval (impl);
+  return GST_CUDA_NOISEMAP (analyser)->impl->result != nullptr;
 }
 
-static GstFlowReturn
-gst_cuda_noisemap_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+static void
+gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
-  GstCudaNoisemap *self = GST_CUDA_NOISEMAP (trans);
-  gst_cuda_noisemap_prepare_frame (self->impl);
-  self->impl->result = nullptr;
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
-  if (ret == GST_FLOW_OK && self->impl->result)
-    gst_cuda_noisemap_publish (self, outbuf);
-  return ret;
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
+  set_results (meta, impl->pixels, impl->result->changed, impl->bits_per_pixel);
+  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+}
+
+static void
+gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
+  impl->sum_changed += impl->result->changed;
+  impl->sum_pixels += impl->pixels;
+}
+
+static void
+gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
+  set_results (message, impl->sum_pixels, impl->sum_changed, impl->bits_per_pixel);
+}
+
+static void
+gst_cuda_noisemap_reset_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
+  impl->sum_changed = 0;
+  impl->sum_pixels = 0;
 }
 
 /* ---- caps and state ---- */
@@ -247,16 +234,7 @@ gst_cuda_noisemap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_
   impl->matrix = cuv::color_matrix (in_info);
   impl->pixels = static_cast<guint64> (GST_VIDEO_INFO_WIDTH (in_info)) * GST_VIDEO_INFO_HEIGHT (in_info);
   impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32 : 12;
-  gst_cuda_noisemap_reset_interval (impl);
   return TRUE;
-}
-
-static gboolean
-gst_cuda_noisemap_sink_event (GstBaseTransform *trans, GstEvent *event)
-{
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_cuda_noisemap_reset_interval (GST_CUDA_NOISEMAP (trans)->impl);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static gboolean
@@ -267,7 +245,6 @@ gst_cuda_noisemap_stop (GstBaseTransform *trans)
   impl->slots.reset ();
 #endif
   impl->result = nullptr;
-  gst_cuda_noisemap_reset_interval (impl);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
@@ -289,14 +266,9 @@ gst_cuda_noisemap_set_property (GObject *object, guint prop_id, const GValue *va
     case PROP_COLOR:
       s.color = g_value_get_uint (value);
       break;
-    case PROP_POST_MESSAGES:
-      s.post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      s.interval = g_value_get_uint64 (value);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -317,14 +289,9 @@ gst_cuda_noisemap_get_property (GObject *object, guint prop_id, GValue *value, G
     case PROP_COLOR:
       g_value_set_uint (value, s.color);
       break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s.post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, s.interval);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -343,6 +310,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
   gobject_class->set_property = gst_cuda_noisemap_set_property;
@@ -381,33 +349,32 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    *
    * Post a `cudanoisemap` element message every `interval`.
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a 'cudanoisemap' element message on the bus every interval", kDefaults.post_messages, flags));
   /**
    * GstCudaNoisemap:interval:
    *
    * Nanoseconds of stream per message; 0 posts one per frame.
    */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Nanoseconds of stream between messages (0 = every frame); the counts sum the frames of an interval",
-          0, G_MAXUINT64, kDefaults.interval, flags));
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudanoisemap", NOISEMAP_META_NAME,
+      "the counts sum the frames of an interval");
 
   gst_element_class_set_static_metadata (element_class, "CUDA noise map", "Filter/Analyzer/Video/Hardware",
       "Marks the pixels that changed by more than a threshold since the previous frame, on the GPU, and counts them",
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, NOISEMAP_FORMATS, NOISEMAP_FORMATS);
 
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_stop);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform);
   filter_class->temporal = TRUE;
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_set_info);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cuda);
 #endif
+  analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_begin_frame);
+  analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_end_frame);
+  analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_frame_results);
+  analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_add_to_interval);
+  analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_interval_results);
+  analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_reset_interval);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_NOISEMAP_MODE, static_cast<GstPluginAPIFlags> (0));
   GST_DEBUG_CATEGORY_INIT (gst_cuda_noisemap_debug, "cudanoisemap", 0, "CUDA noise map");

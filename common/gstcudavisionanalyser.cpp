@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudavisionanalyser.h"
+
+#include <mutex>
+
+#include "cuvreport.h"
+
+#define GST_CAT_DEFAULT gst_cuda_vision_debug
+
+/* Property ids above any subclass's own. */
+enum {
+  PROP_POST_MESSAGES = 0x1000,
+  PROP_INTERVAL,
+};
+
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_INTERVAL 0
+
+namespace {
+
+struct AnalyserImpl {
+  std::mutex lock;
+  bool post_messages = DEFAULT_POST_MESSAGES;
+  guint64 interval = DEFAULT_INTERVAL;
+
+  /* streaming thread only: this frame's copy of the properties, and the interval so far */
+  bool frame_post_messages = DEFAULT_POST_MESSAGES;
+  guint64 frame_interval = DEFAULT_INTERVAL;
+  cuv::IntervalClock clock;
+};
+
+}  // namespace
+
+struct GstCudaVisionAnalyserPrivate {
+  AnalyserImpl *impl;
+};
+
+#define gst_cuda_vision_analyser_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVisionAnalyser, gst_cuda_vision_analyser, GST_TYPE_CUDA_VISION_FILTER);
+
+static AnalyserImpl *
+analyser_impl (GstCudaVisionAnalyser *self)
+{
+  return static_cast<GstCudaVisionAnalyserPrivate *> (gst_cuda_vision_analyser_get_instance_private (self))->impl;
+}
+
+void
+gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self)
+{
+  analyser_impl (self)->clock.reset ();
+  GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->reset_interval (self);
+}
+
+/* ---- per frame ---- */
+
+static void
+begin_frame (GstCudaVisionAnalyser *self, GstBuffer *inbuf)
+{
+  AnalyserImpl *impl = analyser_impl (self);
+  {
+    std::lock_guard<std::mutex> lk (impl->lock);
+    impl->frame_post_messages = impl->post_messages;
+    impl->frame_interval = impl->interval;
+  }
+  GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
+  if (klass->begin_frame)
+    klass->begin_frame (self, inbuf);
+}
+
+/* The meta on @buf and, when the interval is complete, the message. */
+static void
+publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
+{
+  GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
+  AnalyserImpl *impl = analyser_impl (self);
+  if (GstStructure *meta = cuv::custom_meta_structure (buf, klass->meta_name))
+    klass->frame_results (self, meta);
+  if (!impl->frame_post_messages) {
+    gst_cuda_vision_analyser_reset_interval (self);
+    return;
+  }
+  klass->add_to_interval (self);
+  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame_interval))
+    return;
+  GstStructure *s = impl->clock.new_structure (klass->message_name, GST_BASE_TRANSFORM (self)->segment);
+  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
+  klass->interval_results (self, s);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_cuda_vision_analyser_reset_interval (self);
+}
+
+static GstFlowReturn
+gst_cuda_vision_analyser_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
+  begin_frame (self, inbuf);
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
+  if (ret == GST_FLOW_OK && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
+    publish (self, outbuf);
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_vision_analyser_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
+{
+  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
+  begin_frame (self, buf);
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
+  if (ret == GST_FLOW_OK && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
+    publish (self, buf);
+  return ret;
+}
+
+/* ---- where an interval starts over ---- */
+
+static gboolean
+gst_cuda_vision_analyser_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
+{
+  gboolean ok = GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
+  gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
+  return ok;
+}
+
+static gboolean
+gst_cuda_vision_analyser_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
+{
+  gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+}
+
+/* ---- properties ---- */
+
+gboolean
+gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value)
+{
+  AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
+  std::lock_guard<std::mutex> lk (impl->lock);
+  switch (prop_id) {
+    case PROP_POST_MESSAGES:
+      impl->post_messages = g_value_get_boolean (value);
+      return TRUE;
+    case PROP_INTERVAL:
+      impl->interval = g_value_get_uint64 (value);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+gboolean
+gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value)
+{
+  AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
+  std::lock_guard<std::mutex> lk (impl->lock);
+  switch (prop_id) {
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, impl->post_messages);
+      return TRUE;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, impl->interval);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+void
+gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
+    const gchar *meta_name, const gchar *interval_detail)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
+      GST_PARAM_MUTABLE_PLAYING);
+  klass->message_name = message_name;
+  klass->meta_name = meta_name;
+  cuv::register_custom_meta (meta_name);
+
+  gchar *blurb = g_strdup_printf ("Post a '%s' element message on the bus every interval", message_name);
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages", blurb, DEFAULT_POST_MESSAGES, flags));
+  g_free (blurb);
+  blurb = g_strdup_printf ("Nanoseconds of stream between messages (0 = every frame); %s", interval_detail);
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval", blurb, 0, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+  g_free (blurb);
+}
+
+/* ---- GObject ---- */
+
+static void
+gst_cuda_vision_analyser_init (GstCudaVisionAnalyser *self)
+{
+  static_cast<GstCudaVisionAnalyserPrivate *> (gst_cuda_vision_analyser_get_instance_private (self))->impl =
+      new AnalyserImpl ();
+}
+
+static void
+gst_cuda_vision_analyser_finalize (GObject *object)
+{
+  auto p = static_cast<GstCudaVisionAnalyserPrivate *> (
+      gst_cuda_vision_analyser_get_instance_private (GST_CUDA_VISION_ANALYSER (object)));
+  delete p->impl;
+  p->impl = nullptr;
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_vision_analyser_class_init (GstCudaVisionAnalyserClass *klass)
+{
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_vision_analyser_finalize;
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_transform);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_transform_ip);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_stop);
+}

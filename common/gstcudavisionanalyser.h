@@ -1,0 +1,75 @@
+/* gst-cudavision: GstCudaVisionAnalyser, the base class of the elements that measure frames and
+ * report what they measured (DESIGN.md rule 7).
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * It owns how results leave an element: the `post-messages` and `interval` properties, a
+ * GstCustomMeta on every buffer with the frame's results, and an element message per interval
+ * with `level`'s timing fields (timestamp, stream-time, running-time, duration), then `frames`,
+ * then the interval's results. The interval starts over on a flush, a caps change, at stop and
+ * whenever post-messages is off. A subclass says what its results are:
+ *
+ *   klass->end_frame = my_end_frame;               // whether this frame gave results
+ *   klass->frame_results = my_frame_results;       // this frame's fields into the meta
+ *   klass->add_to_interval = my_add_to_interval;   // add this frame to the sums
+ *   klass->interval_results = my_interval_results; // the sums' fields into the message
+ *   klass->reset_interval = my_reset_interval;     // forget the sums
+ *   gst_cuda_vision_analyser_class_set_results (klass, "cudafoo", "CudaFooMeta",
+ *       "the counts sum the frames of an interval");
+ *
+ * and its set_property/get_property hand the ids they do not know to
+ * gst_cuda_vision_analyser_set_property/get_property. The operation itself is the base class's
+ * transform_cpu/transform_cuda, as for any element. */
+#pragma once
+
+#include "gstcudavisionfilter.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_VISION_ANALYSER (gst_cuda_vision_analyser_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaVisionAnalyser, gst_cuda_vision_analyser, GST, CUDA_VISION_ANALYSER,
+    GstCudaVisionFilter)
+
+struct _GstCudaVisionAnalyserClass {
+  GstCudaVisionFilterClass parent_class;
+
+  /* Optional. Streaming thread, before the frame is processed: copy the settings it uses. */
+  void (*begin_frame) (GstCudaVisionAnalyser *self, GstBuffer *inbuf);
+
+  /* After the frame was processed (on the GPU too): finish its results; FALSE when it gave none
+   * (nothing is published). */
+  gboolean (*end_frame) (GstCudaVisionAnalyser *self);
+
+  /* This frame's results, into the structure of its meta. */
+  void (*frame_results) (GstCudaVisionAnalyser *self, GstStructure *meta);
+
+  /* Adds this frame's results to the interval's sums (only while post-messages is on). */
+  void (*add_to_interval) (GstCudaVisionAnalyser *self);
+
+  /* The interval's results, into its message (after the timing fields and `frames`). */
+  void (*interval_results) (GstCudaVisionAnalyser *self, GstStructure *message);
+
+  /* Forgets the interval's sums. */
+  void (*reset_interval) (GstCudaVisionAnalyser *self);
+
+  /* set by gst_cuda_vision_analyser_class_set_results () */
+  const gchar *message_name;
+  const gchar *meta_name;
+
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+/* In the subclass's class_init: the message's structure name (the element's name), the custom
+ * meta's name (registered here), and what an interval does with the frames' results, which ends
+ * the `interval` property's blurb. Installs `post-messages` and `interval` on @klass. */
+void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
+    const gchar *meta_name, const gchar *interval_detail);
+
+/* For the subclass's set_property/get_property: handles the analyser's properties, FALSE for any
+ * other id. */
+gboolean gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value);
+gboolean gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value);
+
+/* Streaming thread: starts the interval over now (e.g. when the frames' results stop adding up). */
+void gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self);
+
+G_END_DECLS
