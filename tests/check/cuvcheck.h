@@ -37,12 +37,11 @@ inline std::string caps_for (const GstVideoInfo &info)
   return r;
 }
 
-/* A system-memory buffer holding a patterned frame; with @pad > 0 every row is @pad bytes longer
- * than the caps' default stride and a GstVideoMeta says so. */
-inline GstBuffer *make_buffer (const GstVideoInfo &info, int pad, uint32_t seed)
+/* The planes of @info with every row @pad bytes longer than the caps' default stride: the offsets
+ * and strides a video meta gives them, and the bytes they take. */
+inline gsize padded_layout (const GstVideoInfo &info, int pad, gsize offsets[GST_VIDEO_MAX_PLANES],
+    gint strides[GST_VIDEO_MAX_PLANES])
 {
-  gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
-  gint strides[GST_VIDEO_MAX_PLANES] = {0};
   gsize size = 0;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
     strides[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p) + pad;
@@ -51,14 +50,30 @@ inline GstBuffer *make_buffer (const GstVideoInfo &info, int pad, uint32_t seed)
     gst_video_format_info_component (info.finfo, p, comp);
     size += static_cast<gsize> (strides[p]) * GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]);
   }
+  return size;
+}
+
+inline void add_video_meta (GstBuffer *buf, const GstVideoInfo &info, const gsize *offsets, gint *strides)
+{
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (&info),
+      GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info),
+      const_cast<gsize *> (offsets), strides);
+}
+
+/* A system-memory buffer holding a patterned frame; with @pad > 0 every row is @pad bytes longer
+ * than the caps' default stride and a GstVideoMeta says so. */
+inline GstBuffer *make_buffer (const GstVideoInfo &info, int pad, uint32_t seed)
+{
+  gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
+  gint strides[GST_VIDEO_MAX_PLANES] = {0};
+  gsize size = padded_layout (info, pad, offsets, strides);
   if (pad == 0)
     size = GST_VIDEO_INFO_SIZE (&info); /* the caps' own layout (it rounds chroma-bearing heights up) */
   std::vector<uint8_t> bytes (size);
   cuvtest::fill_pattern (bytes, seed);
   GstBuffer *buf = gst_buffer_new_memdup (bytes.data (), size);
   if (pad > 0)
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (&info),
-        GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), offsets, strides);
+    add_video_meta (buf, info, offsets, strides);
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
   return buf;

@@ -464,24 +464,16 @@ void expect_stream_error (const std::string &launch, const GstVideoInfo &info, G
   gst_harness_teardown (h);
 }
 
-/* @info's frame with rows of @stride bytes (plane by plane, chroma rows half as long where the
- * format halves them), described by a video meta, in a buffer of @size bytes. */
+/* A buffer of @size bytes whose video meta gives @info's planes rows @row_pad bytes longer than
+ * the caps' (shorter where negative), whatever @size holds. */
 GstBuffer *buffer_with_meta (const GstVideoInfo &info, int row_pad, gsize size)
 {
   gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
   gint strides[GST_VIDEO_MAX_PLANES] = {0};
-  gsize at = 0;
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
-    strides[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p) + row_pad;
-    offsets[p] = at;
-    int comp[GST_VIDEO_MAX_COMPONENTS];
-    gst_video_format_info_component (info.finfo, p, comp);
-    at += static_cast<gsize> (strides[p]) * GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]);
-  }
+  padded_layout (info, row_pad, offsets, strides);
   GstBuffer *buf = gst_buffer_new_allocate (nullptr, size, nullptr);
   gst_buffer_memset (buf, 0, 0x55, size);
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (&info),
-      GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_N_PLANES (&info), offsets, strides);
+  add_video_meta (buf, info, offsets, strides);
   return buf;
 }
 
