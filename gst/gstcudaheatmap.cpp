@@ -34,6 +34,7 @@
 #endif
 
 #include "gstcudaheatmap.h"
+#include "gstcudaheatmapmeta.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +48,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_CAT_DEFAULT gst_cuda_heatmap_debug
 
 #define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
-#define HEATMAP_META_NAME "CudaHeatmapMeta"
 
 #define GST_TYPE_CUDA_HEATMAP_COLORMAP (gst_cuda_heatmap_colormap_get_type ())
 static GType
@@ -454,7 +454,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
    *
    * Nanoseconds of stream per message; 0 posts one per frame.
    */
-  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudaheatmap", HEATMAP_META_NAME,
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudaheatmap", GST_CUDA_HEATMAP_META_NAME,
       "mean-difference averages the interval, max-difference is its largest");
 
   gst_element_class_set_static_metadata (element_class, "CUDA heat map", "Filter/Analyzer/Video/Hardware",

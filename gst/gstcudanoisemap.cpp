@@ -34,6 +34,7 @@
 #endif
 
 #include "gstcudanoisemap.h"
+#include "gstcudanoisemapmeta.h"
 
 #include <mutex>
 
@@ -45,7 +46,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
 #define GST_CAT_DEFAULT gst_cuda_noisemap_debug
 
 #define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
-#define NOISEMAP_META_NAME "CudaNoisemapMeta"
 
 typedef enum {
   GST_CUDA_NOISEMAP_MODE_MAP,
@@ -354,7 +354,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    *
    * Nanoseconds of stream per message; 0 posts one per frame.
    */
-  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudanoisemap", NOISEMAP_META_NAME,
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudanoisemap", GST_CUDA_NOISEMAP_META_NAME,
       "the counts sum the frames of an interval");
 
   gst_element_class_set_static_metadata (element_class, "CUDA noise map", "Filter/Analyzer/Video/Hardware",

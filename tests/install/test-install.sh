@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The install test: `meson install` of BUILD_DIR into a temporary root; GStreamer finds the plugin
+# there (and only there), and a program built with `pkg-config gst-cudavision-1.0` against the
+# installed headers reads every analyser's results.
+#   tests/install/test-install.sh BUILD_DIR
+set -eu
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+DESTDIR=$tmp meson install -C "$build" --no-rebuild --quiet
+pc=$(find "$tmp" -name gst-cudavision-1.0.pc)
+[ -n "$pc" ] || { echo "FAIL: no gst-cudavision-1.0.pc installed"; exit 1; }
+# the .pc file as the installed tree would have it at its prefix (--define-variable would move
+# gstreamer-1.0's prefix too)
+mkdir "$tmp/pc"
+sed "s|^prefix=\(.*\)|prefix=$tmp\1|" "$pc" > "$tmp/pc/gst-cudavision-1.0.pc"
+export PKG_CONFIG_PATH=$tmp/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+plugins=$(pkg-config --variable=pluginsdir gst-cudavision-1.0)
+echo "installed: $(cd "$tmp" && find . -type f ! -path ./pc/\* | sort | tr '\n' ' ')"
+
+# the installed plugin, and no other copy of it
+export GST_PLUGIN_PATH_1_0=$plugins GST_PLUGIN_PATH=$plugins GST_REGISTRY_1_0=$tmp/registry.bin
+file=$(gst-inspect-1.0 cudamotionest | sed -n 's/^ *Filename *//p')
+case "$file" in
+  "$plugins"/*) echo "gst-inspect-1.0 finds the plugin in the prefix: $file" ;;
+  *) echo "FAIL: gst-inspect-1.0 cudamotionest gives '$file', not a file in $plugins"; exit 1 ;;
+esac
+
+# an application built against the installed headers only
+${CC:-cc} -Wall -Werror -o "$tmp/read_results" "$here/read_results.c" $(pkg-config --cflags --libs gst-cudavision-1.0)
+"$tmp/read_results"
