@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Runs the four cudavision analysers over a video and plots what they measured.
+
+    examples/analyse.py [--source test|webcam|FILE] [--frames N] [--size WxH] [--out DIR]
+
+The frames go through cudahistogram and cudamotionest (both pass the frame on), then a tee feeds
+cudaheatmap and cudanoisemap. The script reads every element message on the bus and every buffer's
+meta, decodes the motion vectors into a numpy structured array, and writes into DIR (default
+analysis/):
+
+    histogram.png  the luma histogram summed over the run, and the R, G, B and luma means per frame
+    change.png     cudanoisemap's changed-pixel ratio and cudaheatmap's mean difference per frame
+    motion.png     one frame with its motion vectors drawn as arrows (matplotlib's quiver)
+    results.json   the series behind the plots
+
+Needs python3-gi, python3-numpy and python3-matplotlib (tools/deps.sh installs them) and the plugin
+on GST_PLUGIN_PATH. Results reference: docs/results.md; this script: docs/python.md.
+"""
+import argparse
+import json
+import os
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # files only: no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+# cudamotionest's vector record (gst/gstcudamotionmeta.h: GstCudaMotionVector, 8 bytes, little-endian)
+MOTION_VECTOR = np.dtype([("dx", "i1"), ("dy", "i1"), ("width", "u1"), ("height", "u1"), ("cost", "<u4")])
+
+
+
+def test_scene(frames, width, height):
+    """Colour bars sliding left with a ball sweeping over them: edges, colour and motion."""
+    size = f"width={width},height={height},framerate=30/1"
+    return (f"videotestsrc num-buffers={frames} pattern=smpte horizontal-speed=3 ! video/x-raw,{size} ! scene. "
+            f"videotestsrc num-buffers={frames} pattern=ball motion=sweep background-color=0x00000000 ! "
+            f"video/x-raw,format=BGRA,{size} ! scene. "
+            f"compositor name=scene ! video/x-raw,{size}")
+
+
+def pipeline_description(source, frames, width, height):
+    if source == "test":
+        src = test_scene(frames, width, height)
+    elif source == "webcam":
+        src = "v4l2src"
+    else:
+        src = f"uridecodebin uri={Gst.filename_to_uri(os.path.abspath(source))}"
+    # system memory at the branch ends, so that Python maps plain frames
+    return (
+        f"{src} ! videoconvert ! videoscale ! video/x-raw,format=RGBA,width={width},height={height} ! "
+        "cudahistogram ! cudamotionest ! tee name=t "
+        "t. ! queue ! video/x-raw ! fakesink name=frames signal-handoffs=true "
+        "t. ! queue ! cudaheatmap ! video/x-raw ! fakesink name=heat "
+        "t. ! queue ! cudanoisemap ! video/x-raw ! fakesink name=noise"
+    )
+
+
+def motion_vectors(meta):
+    """The vectors of a CudaMotionMeta structure as a (rows, columns) structured array."""
+    rows, columns = meta.get_value("rows"), meta.get_value("columns")
+    data = meta.get_value("vectors").get_data() if rows * columns else b""
+    return np.frombuffer(data, dtype=MOTION_VECTOR, count=rows * columns).reshape(rows, columns)
+
+
+class Analysis:
+    """Everything the analysers said about one run."""
+
+    def __init__(self, snapshot_frame):
+        self.messages = {"cudahistogram": [], "cudaheatmap": [], "cudanoisemap": [], "cudamotionest": []}
+        self.snapshot_frame = snapshot_frame
+        self.frames_seen = 0
+        self.snapshot = None  # (RGBA image, vectors, unit) of one frame
+
+    def on_frame(self, sink, buf, pad):
+        """fakesink's handoff: the frame with the histogram and motion metas."""
+        if self.frames_seen == self.snapshot_frame:
+            meta = buf.get_custom_meta("CudaMotionMeta").get_structure()
+            caps = pad.get_current_caps().get_structure(0)
+            width, height = caps.get_value("width"), caps.get_value("height")
+            ok, info = buf.map(Gst.MapFlags.READ)
+            if ok:
+                image = np.frombuffer(info.data, np.uint8, count=width * height * 4).reshape(height, width, 4).copy()
+                buf.unmap(info)
+                self.snapshot = (image, motion_vectors(meta).copy(), meta.get_value("unit"))
+        self.frames_seen += 1
+
+    def on_message(self, message):
+        s = message.get_structure()
+        if s is not None and s.get_name() in self.messages:
+            self.messages[s.get_name()].append({s.nth_field_name(i): plain(s.get_value(s.nth_field_name(i)))
+                                                for i in range(s.n_fields())})
+
+
+def plain(value):
+    """A message field as JSON: numbers and strings as they are, arrays as lists."""
+    if isinstance(value, (int, float, str, bool)):
+        return value
+    if isinstance(value, Gst.ValueArray) or hasattr(value, "__iter__"):
+        return [plain(v) for v in value]
+    return str(value)
+
+
+def run(source="test", frames=60, width=320, height=240):
+    Gst.init(None)
+    pipeline = Gst.parse_launch(pipeline_description(source, frames, width, height))
+    analysis = Analysis(snapshot_frame=min(frames // 2, 30))
+    pipeline.get_by_name("frames").connect("handoff", analysis.on_frame)
+    bus = pipeline.get_bus()
+    pipeline.set_state(Gst.State.PLAYING)
+    while True:
+        msg = bus.timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ELEMENT | Gst.MessageType.EOS |
+                                     Gst.MessageType.ERROR | Gst.MessageType.WARNING)
+        if msg is None:
+            raise RuntimeError("no message for 30 s")
+        if msg.type == Gst.MessageType.ERROR:
+            err, debug = msg.parse_error()
+            pipeline.set_state(Gst.State.NULL)
+            raise RuntimeError(f"{msg.src.get_name()}: {err.message} ({debug})")
+        if msg.type == Gst.MessageType.WARNING:
+            print(f"warning from {msg.src.get_name()}: {msg.parse_warning()[0].message}", file=sys.stderr)
+        elif msg.type == Gst.MessageType.EOS:
+            break
+        else:
+            analysis.on_message(msg)
+        if source != "test" and analysis.frames_seen >= frames:
+            pipeline.send_event(Gst.Event.new_eos())
+    pipeline.set_state(Gst.State.NULL)
+    return analysis
+
+
+def series(analysis):
+    """The data behind the plots, from the messages (one per frame: interval 0)."""
+    hist = analysis.messages["cudahistogram"]
+    seconds = [m["timestamp"] / Gst.SECOND for m in hist]
+    return {
+        "time": seconds,
+        "histogram": np.sum([m["histogram"] for m in hist], axis=0).tolist() if hist else [],
+        "luma-mean": [m["luma-mean"] for m in hist],
+        "r-mean": [m.get("r-mean") for m in hist],
+        "g-mean": [m.get("g-mean") for m in hist],
+        "b-mean": [m.get("b-mean") for m in hist],
+        "changed-ratio": [m["changed-ratio"] for m in analysis.messages["cudanoisemap"]],
+        "mean-difference": [m["mean-difference"] for m in analysis.messages["cudaheatmap"]],
+        "mean-magnitude": [m["mean-magnitude"] for m in analysis.messages["cudamotionest"]],
+    }
+
+
+def plot(analysis, data, out):
+    os.makedirs(out, exist_ok=True)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
+    a.bar(range(len(data["histogram"])), data["histogram"], width=1.0, color="0.3")
+    a.set(title="luma histogram (all frames)", xlabel="luma", ylabel="pixels")
+    for key, colour in (("r-mean", "red"), ("g-mean", "green"), ("b-mean", "blue"), ("luma-mean", "black")):
+        if any(v is not None for v in data[key]):
+            b.plot(data["time"], data[key], color=colour, label=key)
+    b.set(title="means per frame", xlabel="stream time (s)", ylim=(0, 255))
+    b.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "histogram.png"), dpi=80)
+
+    fig, a = plt.subplots(figsize=(6, 3.5))
+    n = min(len(data["time"]), len(data["changed-ratio"]), len(data["mean-difference"]))
+    a.plot(data["time"][:n], data["changed-ratio"][:n], color="red", label="changed-ratio (cudanoisemap)")
+    a.set(xlabel="stream time (s)", ylabel="changed-ratio", ylim=(0, 1))
+    twin = a.twinx()
+    twin.plot(data["time"][:n], data["mean-difference"][:n], color="blue", label="mean-difference (cudaheatmap)")
+    twin.set_ylabel("mean-difference (0..765)")
+    fig.legend(loc="center right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "change.png"), dpi=80)
+
+    if analysis.snapshot is not None:
+        image, vectors, unit = analysis.snapshot
+        fig, a = plt.subplots(figsize=(6, 4.5))
+        a.imshow(image[:, :, :3])
+        rows, columns = vectors.shape
+        step = max(1, columns // 40)  # at most 40 arrows a row
+        y, x = np.mgrid[0:rows:step, 0:columns:step] * unit + unit / 2
+        v = vectors[::step, ::step]
+        # a vector points to where the content was in the previous frame: the motion is its opposite
+        a.quiver(x, y, -v["dx"], -v["dy"], color="yellow", angles="xy", scale_units="xy", scale=0.5)
+        a.set(title=f"motion vectors of frame {analysis.snapshot_frame} (arrows x2)", xticks=[], yticks=[])
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "motion.png"), dpi=80)
+    plt.close("all")
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"series": data, "messages": analysis.messages}, f, indent=1)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--source", default="test", help="test (default), webcam, or a video file")
+    parser.add_argument("--frames", type=int, default=60, help="frames to analyse (default 60)")
+    parser.add_argument("--size", default="320x240", help="frame size the source is scaled to (default 320x240)")
+    parser.add_argument("--out", default="analysis", help="directory for the plots (default analysis/)")
+    args = parser.parse_args(argv)
+    width, height = (int(v) for v in args.size.split("x"))
+    analysis = run(args.source, args.frames, width, height)
+    data = series(analysis)
+    plot(analysis, data, args.out)
+    counts = ", ".join(f"{len(v)} {k}" for k, v in analysis.messages.items())
+    print(f"{analysis.frames_seen} frames; messages: {counts}; plots in {args.out}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs tests/examples/test_analyse.py with a Python that has PyGObject (with GStreamer's overrides),
+# numpy and matplotlib (tools/deps.sh installs them from Debian); 77 (skipped) where there is none.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import gi, numpy, matplotlib; gi.require_version("Gst", "1.0"); from gi.repository import Gst; Gst.ValueArray' 2>/dev/null; then
+    export GST_PLUGIN_PATH=${GST_PLUGIN_PATH_1_0:-}
+    exec "$py" "$here/test_analyse.py"
+  fi
+done
+echo "no python3 with gi (python3-gst-1.0), numpy and matplotlib: skipped"
+exit 77

@@ -1,0 +1,119 @@
+"""examples/analyse.py on the CPU backend: its plots' data against what the elements said.
+
+Runs the script on 20 frames of its test scene, then runs the same pipeline again here, reading
+every buffer's metas and every bus message with nothing but Gst (the scene is deterministic), and
+checks that results.json holds exactly the messages' series, that each message agrees with the
+meta of its frame (interval 0: one message per frame), that the motion vectors decode the same as
+a plain struct unpack and give the message's mean magnitude, and that the plots were written."""
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
+import analyse  # noqa: E402
+from gi.repository import Gst  # noqa: E402
+
+FRAMES = 20
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def close(a, b):
+    return a == b or (a is not None and b is not None and math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12))
+
+
+def run_witness():
+    """The same pipeline, read here: metas per buffer and messages per element."""
+    pipeline = Gst.parse_launch(analyse.pipeline_description("test", FRAMES, 320, 240))
+    metas = {"frames": [], "heat": [], "noise": []}
+
+    def probe(name):
+        def on_buffer(pad, info):
+            buf = info.get_buffer()
+            names = {"frames": ["CudaHistogramMeta", "CudaMotionMeta"], "heat": ["CudaHeatmapMeta"],
+                     "noise": ["CudaNoisemapMeta"]}[name]
+            metas[name].append({n: buf.get_custom_meta(n).get_structure().copy() for n in names})
+            return Gst.PadProbeReturn.OK
+        pipeline.get_by_name(name).get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+
+    for name in metas:
+        probe(name)
+    messages = {}
+    bus = pipeline.get_bus()
+    pipeline.set_state(Gst.State.PLAYING)
+    while True:
+        msg = bus.timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ELEMENT | Gst.MessageType.EOS |
+                                     Gst.MessageType.ERROR)
+        assert msg is not None and msg.type != Gst.MessageType.ERROR, "the witness run failed"
+        if msg.type == Gst.MessageType.EOS:
+            break
+        s = msg.get_structure()
+        messages.setdefault(s.get_name(), []).append(s.copy())
+    pipeline.set_state(Gst.State.NULL)
+    return metas, messages
+
+
+def main():
+    out = tempfile.mkdtemp()
+    check(analyse.main(["--frames", str(FRAMES), "--out", out]) == 0, "analyse.py exit status")
+    with open(os.path.join(out, "results.json")) as f:
+        series = json.load(f)["series"]
+    metas, messages = run_witness()
+
+    for element in ("cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"):
+        check(len(messages.get(element, [])) == FRAMES, f"{element}: {FRAMES} messages")
+    hist = messages["cudahistogram"]
+    for key in ("luma-mean", "r-mean", "g-mean", "b-mean"):
+        check(all(close(a, m.get_value(key)) for a, m in zip(series[key], hist)) and len(series[key]) == FRAMES,
+              f"results.json {key} = the messages'")
+    total = [sum(m.get_value("histogram")[k] for m in hist) for k in range(hist[0].get_value("bins"))]
+    check(series["histogram"] == total, "results.json histogram = the messages' summed")
+    check(series["time"] == [m.get_value("timestamp") / Gst.SECOND for m in hist], "results.json time")
+    for key, element in (("changed-ratio", "cudanoisemap"), ("mean-difference", "cudaheatmap"),
+                         ("mean-magnitude", "cudamotionest")):
+        check([round(v, 12) for v in series[key]] == [round(m.get_value(key), 12) for m in messages[element]],
+              f"results.json {key} = the {element} messages'")
+
+    # each message agrees with the meta of its frame
+    for i in range(FRAMES):
+        h = metas["frames"][i]["CudaHistogramMeta"]
+        check(close(h.get_value("luma-mean"), hist[i].get_value("luma-mean")), f"frame {i}: histogram meta = message")
+        n = metas["noise"][i]["CudaNoisemapMeta"]
+        check(n.get_value("changed-pixels") == messages["cudanoisemap"][i].get_value("changed-pixels"),
+              f"frame {i}: noisemap meta = message")
+        d = metas["heat"][i]["CudaHeatmapMeta"]
+        check(close(d.get_value("mean-difference"), messages["cudaheatmap"][i].get_value("mean-difference")),
+              f"frame {i}: heatmap meta = message")
+        m = metas["frames"][i]["CudaMotionMeta"]
+        vectors = analyse.motion_vectors(m)
+        raw = m.get_value("vectors").get_data()
+        unpacked = list(struct.iter_unpack("<bbBBI", raw))
+        fields = ("dx", "dy", "width", "height", "cost")
+        decoded = list(zip(*(vectors[f].ravel().tolist() for f in fields)))
+        check(vectors.shape == (m.get_value("rows"), m.get_value("columns")) and decoded == unpacked,
+              f"frame {i}: motion vectors decode field by field as GstCudaMotionVector records")
+        magnitude = sum(math.hypot(dx, dy) for dx, dy, _, _, _ in unpacked) / max(1, len(unpacked))
+        check(math.isclose(magnitude, messages["cudamotionest"][i].get_value("mean-magnitude"), rel_tol=1e-9),
+              f"frame {i}: mean magnitude of the decoded vectors = the message's")
+    check(any(r > 0 for r in series["changed-ratio"][1:]), "the scene changes")
+    check(series["mean-magnitude"][-1] > 0, "the scene moves")
+
+    for png in ("histogram.png", "change.png", "motion.png"):
+        path = os.path.join(out, png)
+        with open(path, "rb") as f:
+            head = f.read(8)
+        check(head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 2000, f"{png} written")
+    print(f"test_analyse: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
