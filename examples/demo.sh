@@ -1,51 +1,78 @@
 #!/usr/bin/env bash
-# The demo: the webcam (/dev/video0) or, without one, videotestsrc, through cudasobel and
-# cudaenhance. Writes PNG snapshots of the input and of each stage to snapshots/ and prints the
-# frames per second of the chain. Without a GPU the elements run their CPU reference and say so.
-#   examples/demo.sh [FRAMES]        (default 300)
-# CUDAVISION_BUILD=DIR uses an existing build directory instead of installing and building.
+# The demo: all six elements side by side in one mosaic, on moving content: the webcam
+# (/dev/video0) or, without one, a test scene of colour bars sliding under a sweeping ball with a
+# patch of noise. Eight labelled tiles: the input, cudasobel, cudaenhance, cudahistogram (overlay),
+# cudaheatmap, cudanoisemap (overlay), cudamotionest (arrows) and cudamotionest (colour wheel).
+# In a window where a display exists; otherwise into demo-output/mosaic.webm. Always writes the
+# last mosaic to demo-output/mosaic.png and prints the frames per second. Without a GPU the
+# elements run their CPU reference and say so.
+#   examples/demo.sh [FRAMES]        (default 150: five seconds)
+# CUDAVISION_BUILD=DIR uses an existing build directory instead of installing and building;
+# CUDAVISION_DEMO_WINDOW=0 writes the video file even where a display exists; CUDAVISION_DEMO_OUT=DIR
+# writes into DIR instead of demo-output/.
 set -eu
-cd "$(dirname "$0")/.."
-build=${CUDAVISION_BUILD:-}
-if [ -z "$build" ]; then
-  tools/build.sh >/dev/null
-  build=build
-fi
-export GST_PLUGIN_PATH="$PWD/$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-frames=${1:-300}
+# installs what is missing and builds, unless told which build to use
+[ -n "${CUDAVISION_BUILD:-}" ] || "$(dirname "$0")/../tools/build.sh" >/dev/null
+. "$(dirname "$0")/lib.sh"
+frames=${1:-150}
+out=${CUDAVISION_DEMO_OUT:-demo-output}
+mkdir -p "$out"
+rm -f "$out"/mosaic*.png "$out/mosaic.webm"
+w=320
+h=240
+tile="video/x-raw,format=RGBA,width=$w,height=$h"
+
 if [ -e /dev/video0 ]; then
-  src="v4l2src device=/dev/video0"
   echo "source: webcam /dev/video0"
+  source="$(cuv_source /dev/video0 "$frames" $w $h) ! videoconvert ! $tile ! tee name=in"
 else
-  src="videotestsrc pattern=smpte horizontal-speed=4"
-  echo "source: videotestsrc (no /dev/video0)"
+  echo "source: a test scene (no /dev/video0)"
+  source="$(cuv_scene "$frames" $w $h) ! $tile ! tee name=in"
 fi
-caps="video/x-raw,format=RGBA,width=1280,height=720"
-mkdir -p snapshots
 
-# 1. snapshots of frame 30: the input, after cudasobel, after cudaenhance (max-files=1 keeps the last)
-snap() { echo "videoconvert ! pngenc ! multifilesink max-files=1 location=snapshots/$1-%03d.png"; }
-gst-launch-1.0 -q $src num-buffers=30 ! videoconvert ! videoscale ! $caps ! tee name=in \
-  in. ! queue ! $(snap input) \
-  in. ! queue ! cudasobel mode=luma scale=2 ! tee name=edges \
-  edges. ! queue ! $(snap sobel) \
-  edges. ! queue ! cudaenhance contrast=1.4 saturation=1.3 ! $(snap enhance) >/tmp/cudavision-demo.log 2>&1 ||
-  { cat /tmp/cudavision-demo.log; exit 1; }
-for f in input sobel enhance; do
-  ls snapshots/$f-*.png | tail -n 1 | xargs -I{} mv {} snapshots/$f.png
+# tile i: what it runs and its label; the mosaic is 4 x 2 tiles
+elements=("identity" "cudasobel mode=luma scale=2" "cudaenhance contrast=1.5 saturation=1.8 hue=0.15"
+  "cudahistogram overlay=true overlay-size=45" "cudaheatmap gain=6 colormap=inferno" "cudanoisemap mode=overlay threshold=24"
+  "cudamotionest draw=arrows search-range=8" "cudamotionest draw=color search-range=8")
+labels=("input" "cudasobel" "cudaenhance" "cudahistogram" "cudaheatmap" "cudanoisemap" "cudamotionest arrows"
+  "cudamotionest color")
+pads=""
+branches=""
+for i in "${!elements[@]}"; do
+  pads="$pads sink_$i::xpos=$(( i % 4 * w )) sink_$i::ypos=$(( i / 4 * h ))"
+  branches="$branches
+    in. ! queue ! ${elements[$i]} ! videoconvert ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold 12\" ! mosaic.sink_$i"
 done
-echo "snapshots: snapshots/input.png snapshots/sobel.png snapshots/enhance.png"
 
-# 2. throughput of the chain alone (frames stay in CUDA memory between the two elements)
+if cuv_have_display; then
+  show="autovideosink"
+  shown="a window"
+else
+  show="vp8enc deadline=1 ! webmmux ! filesink location=$out/mosaic.webm"
+  shown="$out/mosaic.webm"
+fi
+
+pipeline="$source
+  compositor name=mosaic $pads ! video/x-raw,width=$((4 * w)),height=$((2 * h)) ! tee name=out
+    out. ! queue ! videoconvert ! pngenc ! multifilesink max-files=1 location=$out/mosaic-%05d.png
+    out. ! queue ! videoconvert ! $show $branches"
+log=$(mktemp)
 start=$(date +%s.%N)
-gst-launch-1.0 $src num-buffers="$frames" ! videoconvert ! videoscale ! $caps ! \
-  cudasobel mode=luma scale=2 ! cudaenhance contrast=1.4 saturation=1.3 ! fakesink sync=false >>/tmp/cudavision-demo.log 2>&1
+# one line for eval (a newline would end the command); eval keeps the labels' quotes
+if ! eval "gst-launch-1.0 ${pipeline//$'\n'/ }" >"$log" 2>&1; then
+  cat "$log"
+  exit 1
+fi
 end=$(date +%s.%N)
-grep -E "^(ERROR|WARNING)" -A1 /tmp/cudavision-demo.log | sort -u | head -4 || true
-if grep -q "running on the CPU" /tmp/cudavision-demo.log; then
+ls "$out"/mosaic-*.png | tail -n 1 | xargs -I{} mv {} "$out/mosaic.png"
+
+grep -E "^(ERROR|WARNING)" "$log" | head -1 || true
+if grep -q "running on the CPU" "$log"; then
   backend="the CPU backend (no usable CUDA device)"
 else
   backend="CUDA"
 fi
-awk -v n="$frames" -v a="$start" -v b="$end" -v be="$backend" \
-  'BEGIN { printf "%d frames of 1280x720 through cudasobel ! cudaenhance on %s: %.1f frames per second (source and conversion included)\n", n, be, n / (b - a) }'
+rm -f "$log"
+awk -v n="$frames" -v a="$start" -v b="$end" -v be="$backend" -v w="$w" -v h="$h" \
+  'BEGIN { printf "%d frames of %dx%d through all six elements (eight tiles) on %s: %.1f frames per second (source, mosaic and encoding included)\n", n, w, h, be, n / (b - a) }'
+echo "mosaic: $out/mosaic.png; video: $shown"

@@ -5,7 +5,7 @@
 set -eu
 pkgs="meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad python3-gst-1.0 python3-numpy python3-matplotlib"
+  gstreamer1.0-plugins-bad gstreamer1.0-x python3-gst-1.0 python3-numpy python3-matplotlib"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
