@@ -1,10 +1,10 @@
 # Sourced by the example scripts: puts the plugin on GST_PLUGIN_PATH (building it first when
 # there is no build yet; CUDAVISION_BUILD=DIR names another build directory) and gives the test
 # scene the examples use where there is no camera.
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cuv_build=${CUDAVISION_BUILD:-build}
-[ -d "$cuv_build/gst" ] || tools/build.sh >/dev/null
-case $cuv_build in /*) ;; *) cuv_build=$PWD/$cuv_build ;; esac
+cuv_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cuv_build=${CUDAVISION_BUILD:-$cuv_root/build}
+[ -d "$cuv_build/gst" ] || "$cuv_root/tools/build.sh" >/dev/null
+cuv_build=$(cd "$cuv_build" && pwd)
 export GST_PLUGIN_PATH="$cuv_build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
 # cuv_scene FRAMES WIDTH HEIGHT [PATTERN]: a pipeline fragment ending in raw video of that size,

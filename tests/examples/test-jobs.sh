@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The job examples of README, headless on the test scene: record.sh writes a WebM file and
+# prints its analysis, mosaic.sh writes its mosaic, snapshots.py saves PNGs of the moving ball
+# (where python3-gst-1.0 is), decode.sh decodes an H.264 file made here (where openh264enc is).
+#   tests/examples/test-jobs.sh BUILD_DIR
+set -eu
+export CUDAVISION_BUILD=$(cd "$1" && pwd) CUDAVISION_DEMO_WINDOW=0
+ex=$(cd "$(dirname "$0")/../../examples" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+fail() { echo "FAIL: $*"; exit 1; }
+
+out=$("$ex/record.sh" test 2 "$tmp/rec" 2>&1) || { echo "$out"; fail "record.sh"; }
+echo "$out"
+ls "$tmp"/rec/record-00.webm >/dev/null || fail "record.sh wrote no file"
+[ "$(grep -c "changed pixels .* moving blocks" <<<"$out")" -ge 1 ] || fail "record.sh printed no analysis"
+
+out=$("$ex/mosaic.sh" 20 2>&1) || { echo "$out"; fail "mosaic.sh"; }
+[ -s mosaic-sources.webm ] || fail "mosaic.sh wrote no mosaic-sources.webm"
+echo "mosaic.sh: $(grep -m1 sources <<<"$out"), mosaic-sources.webm written"
+
+py=""
+for p in python3 /usr/bin/python3; do
+  "$p" -c 'import gi; gi.require_version("Gst", "1.0"); from gi.repository import Gst' 2>/dev/null && { py=$p; break; }
+done
+if [ -n "$py" ]; then
+  out=$(GST_PLUGIN_PATH=$CUDAVISION_BUILD/gst "$py" "$ex/snapshots.py" --frames 90 --out "$tmp/snaps" 2>&1) ||
+    { echo "$out"; fail "snapshots.py"; }
+  echo "$out" | grep -v "No usable CUDA"
+  [ "$(ls "$tmp"/snaps/*.png | wc -l)" -ge 2 ] || fail "snapshots.py saved fewer than 2 PNGs of 3 s of a moving ball"
+else
+  echo "snapshots.py: skipped (no python3 with PyGObject)"
+fi
+
+if gst-inspect-1.0 openh264enc >/dev/null 2>&1; then
+  gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=ball ! video/x-raw,width=640,height=360 ! openh264enc ! \
+    h264parse ! mp4mux ! filesink location="$tmp/ball.mp4" >/dev/null 2>&1
+  out=$("$ex/decode.sh" "$tmp/ball.mp4" 2>&1) || { echo "$out"; fail "decode.sh"; }
+  echo "$out"
+  grep -q "^60 frames decoded" <<<"$out" || fail "decode.sh did not decode the 60 frames"
+else
+  echo "decode.sh: skipped (no openh264enc to make an H.264 file)"
+fi
+echo "job examples: ok"
