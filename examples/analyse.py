@@ -73,24 +73,25 @@ def motion_vectors(meta):
 class Analysis:
     """Everything the analysers said about one run."""
 
-    def __init__(self, snapshot_frame):
+    def __init__(self, snapshot_frame, width, height):
         self.messages = {"cudahistogram": [], "cudaheatmap": [], "cudanoisemap": [], "cudamotionest": []}
         self.snapshot_frame = snapshot_frame
+        self.width, self.height = width, height  # the frames' size: the caps the pipeline sets
         self.frames_seen = 0
         self.snapshot = None  # (RGBA image, vectors, unit) of one frame
 
     def on_frame(self, sink, buf, pad):
         """fakesink's handoff: the frame with the histogram and motion metas."""
-        if self.frames_seen == self.snapshot_frame:
+        index = self.frames_seen
+        self.frames_seen += 1
+        if index == self.snapshot_frame:
             meta = buf.get_custom_meta("CudaMotionMeta").get_structure()
-            caps = pad.get_current_caps().get_structure(0)
-            width, height = caps.get_value("width"), caps.get_value("height")
+            width, height = self.width, self.height
             ok, info = buf.map(Gst.MapFlags.READ)
             if ok:
                 image = np.frombuffer(info.data, np.uint8, count=width * height * 4).reshape(height, width, 4).copy()
                 buf.unmap(info)
                 self.snapshot = (image, motion_vectors(meta).copy(), meta.get_value("unit"))
-        self.frames_seen += 1
 
     def on_message(self, message):
         s = message.get_structure()
@@ -111,7 +112,7 @@ def plain(value):
 def run(source="test", frames=60, width=320, height=240):
     Gst.init(None)
     pipeline = Gst.parse_launch(pipeline_description(source, frames, width, height))
-    analysis = Analysis(snapshot_frame=min(frames // 2, 30))
+    analysis = Analysis(min(frames // 2, 30), width, height)
     pipeline.get_by_name("frames").connect("handoff", analysis.on_frame)
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
