@@ -458,7 +458,8 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
       "mean-difference averages the interval, max-difference is its largest");
 
   gst_element_class_set_static_metadata (element_class, "CUDA heat map", "Filter/Analyzer/Video/Hardware",
-      "The difference of each frame to the previous one as a colour-mapped heat map, computed on the GPU",
+      "The difference of each frame to the previous one as a colour-mapped heat map, computed on the GPU; "
+      "mean and largest difference as buffer meta and bus messages",
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, HEATMAP_FORMATS, HEATMAP_FORMATS);
 

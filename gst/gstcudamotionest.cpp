@@ -601,7 +601,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   g_object_class_install_property (gobject_class, PROP_PARTITION_PENALTY,
       g_param_spec_uint ("partition-penalty", "Partition penalty",
           "With block-size=variable: SAD added for each vector of a macroblock beyond the first (higher keeps 8x8)",
-          0, 65535, kDefaults.penalty, flags));
+          0, 65535, kDefaults.penalty, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
   /**
    * GstCudaMotionest:motion-threshold:
    *
@@ -611,7 +611,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
       g_param_spec_uint ("motion-threshold", "Motion threshold",
           "A block with a non-zero vector counts as moving in moving-ratio when its SAD per pixel is below this "
           "(a worse match is noise or occlusion)",
-          0, 255, kDefaults.motion_threshold, flags));
+          0, 255, kDefaults.motion_threshold, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
   /**
    * GstCudaMotionest:draw:
    *
@@ -636,7 +636,8 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
       "the statistics cover the frames of an interval");
 
   gst_element_class_set_static_metadata (element_class, "CUDA motion estimation", "Filter/Analyzer/Video/Hardware",
-      "Block motion vectors against the previous frame by full-search SAD, with variable block sizes, on the GPU",
+      "Block motion vectors against the previous frame by full-search SAD, with variable block sizes, on the GPU; "
+      "the vectors as buffer meta, their statistics as bus messages, optionally drawn as arrows or a flow image",
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, MOTIONEST_CUDA_FORMATS, MOTIONEST_SYSTEM_FORMATS);
 

@@ -358,7 +358,8 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
       "the counts sum the frames of an interval");
 
   gst_element_class_set_static_metadata (element_class, "CUDA noise map", "Filter/Analyzer/Video/Hardware",
-      "Marks the pixels that changed by more than a threshold since the previous frame, on the GPU, and counts them",
+      "Marks the pixels that changed by more than a threshold since the previous frame, as a map or over the frame, "
+      "on the GPU; their count and share as buffer meta and bus messages",
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, NOISEMAP_FORMATS, NOISEMAP_FORMATS);
 
