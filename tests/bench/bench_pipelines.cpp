@@ -1,0 +1,378 @@
+/* Pipeline benchmark: real GStreamer pipelines as users run them, against the kernels they run.
+ * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory, or
+ * plain malloc'd host memory), the elements, a fakesink that timestamps every buffer. Frames per
+ * second from the first buffer at the sink to the last (start and negotiation excluded), median
+ * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
+ * run first) and the efficiency: kernels' time / wall time per frame.
+ *   bench_pipelines [--quick] [--size WxH] [--only TEXT]
+ * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
+ * --size: that frame size only; --only: the configurations whose name contains TEXT.
+ * Without a GPU only the host-memory rows run (on the CPU backend), with no kernel column.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/app/gstappsrc.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cuvtest.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Config {
+  std::string name;
+  std::string elements;               /* between the source and the sink named "sink" */
+  std::vector<std::string> kernels;   /* bench_kernels rows whose sum is the floor */
+};
+
+/* The rows of bench_kernels --gpu are "name frame us ratio -": name and frame are padded columns. */
+std::map<std::string, double> kernel_times (const char *argv0)
+{
+  std::map<std::string, double> t;
+  std::string dir = argv0;
+  dir = dir.substr (0, dir.find_last_of ('/') + 1);
+  const std::string cmd = dir + "bench_kernels --gpu";
+  FILE *p = popen (cmd.c_str (), "r");
+  if (!p)
+    return t;
+  char line[512];
+  while (fgets (line, sizeof line, p)) {
+    if (strlen (line) < 47)
+      continue;
+    std::string name (line, 34), frame (line + 35, 10);
+    auto trim = [] (std::string s) { return s.erase (s.find_last_not_of (' ') + 1); };
+    double us = 0;
+    if (std::sscanf (line + 46, "%lf", &us) == 1)
+      t[trim (name) + "|" + trim (frame)] = us;
+  }
+  pclose (p);
+  return t;
+}
+
+GstContext *g_context = nullptr;
+
+struct Source {
+  std::vector<GstBuffer *> ring;
+  ~Source ()
+  {
+    for (GstBuffer *b : ring)
+      gst_buffer_unref (b);
+  }
+};
+
+/* Four frames of @info in @memory ("cuda" or "host"), filled with a pattern. */
+bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory)
+{
+  GstBufferPool *pool = nullptr;
+  if (memory == "cuda") {
+    GstCudaContext *ctx = nullptr;
+    const GstStructure *s = gst_context_get_structure (g_context);
+    gst_structure_get (s, "gst.cuda.context", GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+    pool = gst_cuda_buffer_pool_new (ctx);
+    gst_object_unref (ctx);
+    GstCaps *caps = gst_video_info_to_caps (&info);
+    gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info), 4, 4);
+    gst_caps_unref (caps);
+    if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
+      gst_object_unref (pool);
+      return false;
+    }
+  }
+  std::vector<uint8_t> pattern (GST_VIDEO_INFO_SIZE (&info));
+  for (int i = 0; i < 4; i++) {
+    GstBuffer *buf = nullptr;
+    if (pool) {
+      if (gst_buffer_pool_acquire_buffer (pool, &buf, nullptr) != GST_FLOW_OK)
+        return false;
+    } else {
+      buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
+    }
+    GstVideoFrame f;
+    GstVideoInfo vi = info;
+    if (!gst_video_frame_map (&f, &vi, buf, GST_MAP_WRITE))
+      return false;
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+      cuvtest::fill_pattern (pattern, 17 + i * 3 + p);
+      auto *d = static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&f, p));
+      const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+      const int rows = GST_VIDEO_FRAME_COMP_HEIGHT (&f, p == 0 ? 0 : 1);
+      const int row_bytes = std::min (stride, GST_VIDEO_INFO_PLANE_STRIDE (&info, p));
+      for (int y = 0; y < rows; y++)
+        std::memcpy (d + static_cast<size_t> (y) * stride, pattern.data () + static_cast<size_t> (y) * row_bytes, row_bytes);
+    }
+    gst_video_frame_unmap (&f);
+    src.ring.push_back (buf);
+  }
+  if (pool) {
+    /* the buffers stay valid after the pool is deactivated while we hold them */
+    gst_object_unref (pool);
+  }
+  return true;
+}
+
+/* One pipeline: times of the first and last buffer at the sink. */
+struct Run {
+  GstElement *pipe = nullptr;
+  std::atomic<int> frames{0};
+  Clock::time_point first, last;
+  std::mutex lock;
+  bool error = false;
+};
+
+void on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
+{
+  auto *r = static_cast<Run *> (data);
+  const Clock::time_point now = Clock::now ();
+  std::lock_guard<std::mutex> lk (r->lock);
+  if (r->frames++ == 0)
+    r->first = now;
+  r->last = now;
+}
+
+/* Pushes @n frames of the ring into @appsrc, then EOS. */
+void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info)
+{
+  const GstClockTime dur = gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
+  for (int i = 0; i < n; i++) {
+    GstBuffer *b = gst_buffer_ref (src.ring[i % src.ring.size ()]);
+    b = gst_buffer_make_writable (b); /* a new buffer header sharing the frame's memory, so timestamps can differ */
+    GST_BUFFER_PTS (b) = i * dur;
+    GST_BUFFER_DURATION (b) = dur;
+    if (gst_app_src_push_buffer (GST_APP_SRC (appsrc), b) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (appsrc));
+}
+
+/* @pipelines copies of the configuration at once; total frames per second at their sinks. */
+double run_once (const Config &c, const GstVideoInfo &info, const std::string &memory, int frames, int pipelines,
+    bool *ok)
+{
+  GstCaps *caps = gst_video_info_to_caps (&info);
+  if (memory == "cuda")
+    gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+  gchar *caps_str = gst_caps_to_string (caps);
+  gst_caps_unref (caps);
+  const std::string launch = std::string ("appsrc name=src format=time block=true max-buffers=4 caps=\"") + caps_str +
+      "\" ! " + c.elements;
+  g_free (caps_str);
+  std::vector<std::unique_ptr<Run>> runs;
+  std::vector<std::unique_ptr<Source>> sources;
+  *ok = true;
+  for (int p = 0; p < pipelines; p++) {
+    auto r = std::make_unique<Run> ();
+    r->pipe = gst_parse_launch (launch.c_str (), nullptr);
+    auto s = std::make_unique<Source> ();
+    if (!r->pipe || !make_ring (*s, info, memory)) {
+      std::fprintf (stderr, "cannot set up: %s\n", launch.c_str ());
+      *ok = false;
+      return 0;
+    }
+    if (g_context)
+      gst_element_set_context (r->pipe, g_context);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (r->pipe), "sink");
+    g_object_set (sink, "signal-handoffs", TRUE, "sync", FALSE, nullptr);
+    g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), r.get ());
+    gst_object_unref (sink);
+    runs.push_back (std::move (r));
+    sources.push_back (std::move (s));
+  }
+  std::vector<std::thread> feeders;
+  for (int p = 0; p < pipelines; p++) {
+    gst_element_set_state (runs[p]->pipe, GST_STATE_PLAYING);
+    GstElement *appsrc = gst_bin_get_by_name (GST_BIN (runs[p]->pipe), "src");
+    feeders.emplace_back ([appsrc, &sources, p, frames, &info] {
+      feed (appsrc, *sources[p], frames, info);
+      gst_object_unref (appsrc);
+    });
+  }
+  for (auto &r : runs) {
+    GstBus *bus = gst_element_get_bus (r->pipe);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 600 * GST_SECOND,
+        static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    if (!m || GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      if (m) {
+        GError *err = nullptr;
+        gst_message_parse_error (m, &err, nullptr);
+        std::fprintf (stderr, "%s: %s\n", c.name.c_str (), err->message);
+        g_error_free (err);
+      }
+      *ok = false;
+    }
+    if (m)
+      gst_message_unref (m);
+    gst_object_unref (bus);
+  }
+  for (auto &f : feeders)
+    f.join ();
+  Clock::time_point first = Clock::time_point::max (), last = Clock::time_point::min ();
+  long total = 0;
+  for (auto &r : runs) {
+    gst_element_set_state (r->pipe, GST_STATE_NULL);
+    gst_object_unref (r->pipe);
+    first = std::min (first, r->first);
+    last = std::max (last, r->last);
+    total += r->frames;
+  }
+  if (total < 2 * pipelines || !*ok) {
+    *ok = false;
+    return 0;
+  }
+  /* each pipeline's first frame starts the clock, so count the frames after it */
+  return (total - pipelines) / std::chrono::duration<double> (last - first).count ();
+}
+
+double median3 (double a, double b, double c)
+{
+  return std::max (std::min (a, b), std::min (std::max (a, b), c));
+}
+
+}  // namespace
+
+int main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  bool quick = false;
+  std::string only;
+  std::vector<cuvtest::Size> sizes = {{1920, 1080}, {3840, 2160}};
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp (argv[i], "--quick") == 0) {
+      quick = true;
+      sizes = {{1920, 1080}};
+    } else if (std::strcmp (argv[i], "--size") == 0 && i + 1 < argc) {
+      int w = 0, h = 0;
+      if (std::sscanf (argv[++i], "%dx%d", &w, &h) != 2)
+        return 2;
+      sizes = {{w, h}};
+    } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf (stderr, "usage: %s [--quick] [--size WxH] [--only TEXT]\n", argv[0]);
+      return 2;
+    }
+  }
+  const bool gpu = cuvtest::have_gpu () && gst_cuda_load_library ();
+  std::vector<std::string> memories = {"host"};
+  std::map<std::string, double> kernels;
+  if (gpu) {
+    GstCudaContext *ctx = gst_cuda_context_new (0);
+    g_context = gst_context_new_cuda_context (ctx);
+    gst_object_unref (ctx);
+    memories.insert (memories.begin (), "cuda");
+    kernels = kernel_times (argv[0]);
+  }
+  std::printf ("bench_pipelines on %s; median of %d runs, frames timed at the sink\n",
+      gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", quick ? 1 : 3);
+
+  const std::string sink = " ! fakesink name=sink";
+  const std::vector<Config> configs = {
+    {"cudasobel", "cudasobel" + sink, {"cudasobel mode=color"}},
+    {"cudaenhance", "cudaenhance contrast=1.4 saturation=1.3" + sink, {"cudaenhance (camera-like content)"}},
+    {"cudahistogram", "cudahistogram" + sink, {"cudahistogram + copy to host"}},
+    {"cudaheatmap", "cudaheatmap" + sink, {"cudaheatmap"}},
+    {"cudanoisemap", "cudanoisemap" + sink, {"cudanoisemap mode=map"}},
+    {"cudamotionest", "cudamotionest post-messages=false" + sink, {}},
+    {"chain of 4", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap" + sink,
+        {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
+    {"all six", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap ! cudanoisemap ! cudamotionest" + sink, {}},
+    {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
+        {"cudasobel mode=color", "cudahistogram + copy to host"}},
+  };
+  std::printf ("%-32s %-16s %-5s %10s %10s %10s %6s\n", "configuration", "frame", "mem", "fps", "us/frame", "kernels us",
+      "eff.");
+  for (const cuvtest::Size &s : sizes) {
+    for (GstVideoFormat f : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+      GstVideoInfo info;
+      gst_video_info_set_format (&info, f, s.w, s.h);
+      GST_VIDEO_INFO_FPS_N (&info) = 30;
+      GST_VIDEO_INFO_FPS_D (&info) = 1;
+      char frame[32];
+      std::snprintf (frame, sizeof frame, "%dx%d %s", s.w, s.h, gst_video_format_to_string (f));
+      for (const std::string &memory : memories) {
+        for (const Config &c : configs) {
+          if (!only.empty () && c.name.find (only) == std::string::npos)
+            continue;
+          bool ok = true;
+          /* a short run sets the length of the timed ones: about 2 s each */
+          double fps = run_once (c, info, memory, 30, 1, &ok);
+          const int n = quick ? 60 : std::clamp (static_cast<int> (fps * 2), 60, 5000);
+          std::vector<double> r;
+          for (int i = 0; ok && i < (quick ? 1 : 3); i++)
+            r.push_back (run_once (c, info, memory, n, 1, &ok));
+          if (!ok) {
+            std::printf ("%-32s %-16s %-5s %10s\n", c.name.c_str (), frame, memory.c_str (), "failed");
+            continue;
+          }
+          fps = r.size () == 3 ? median3 (r[0], r[1], r[2]) : r[0];
+          double k = 0;
+          bool have_k = !c.kernels.empty ();
+          char kframe[32];
+          std::snprintf (kframe, sizeof kframe, "%dx%d %s", s.w, s.h, f == GST_VIDEO_FORMAT_NV12 ? "NV12" : "RGBA");
+          for (const std::string &name : c.kernels) {
+            auto it = kernels.find (name + "|" + kframe);
+            have_k &= it != kernels.end ();
+            if (it != kernels.end ())
+              k += it->second;
+          }
+          const double us = 1e6 / fps;
+          if (have_k)
+            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10.1f %6.2f\n", c.name.c_str (), frame, memory.c_str (), fps,
+                us, k, k / us);
+          else
+            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10s %6s\n", c.name.c_str (), frame, memory.c_str (), fps, us,
+                "-", "-");
+          std::fflush (stdout);
+        }
+      }
+    }
+  }
+  /* many pipelines in one process: the worst of several runs, as pipelines are added */
+  if (only.empty () || std::string ("many").find (only) != std::string::npos) {
+    const cuvtest::Size s = sizes.front ().w >= 1920 ? cuvtest::Size{1920, 1080} : sizes.front ();
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, s.w, s.h);
+    GST_VIDEO_INFO_FPS_N (&info) = 30;
+    GST_VIDEO_INFO_FPS_D (&info) = 1;
+    const Config &chain = configs[6];
+    for (int p : {1, 4, 16, 32, 64}) {
+      if (quick && p > 16)
+        break;
+      double worst = 0;
+      bool ok = true;
+      for (int i = 0; ok && i < (quick ? 1 : 5); i++) {
+        double fps = run_once (chain, info, memories.front (), quick ? 60 : 600, p, &ok);
+        worst = i == 0 ? fps : std::min (worst, fps);
+      }
+      char name[64], frame[32];
+      std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
+      std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
+      if (ok)
+        std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10s %6s\n", name, frame, memories.front ().c_str (), worst,
+            1e6 / worst, "-", "-");
+      else
+        std::printf ("%-32s %-16s %-5s %10s\n", name, frame, memories.front ().c_str (), "failed");
+      std::fflush (stdout);
+    }
+  }
+  if (g_context)
+    gst_context_unref (g_context);
+  return 0;
+}
