@@ -8,7 +8,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "copy.h"
-#include "gstcudavisionfilter.h"
+#include "cuvframe.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

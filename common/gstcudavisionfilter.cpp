@@ -4,11 +4,10 @@
 #endif
 
 #include "gstcudavisionfilter.h"
-#include "gstcudavisionfilter-private.h"
+#include "cuvnegotiation.h"
+#include "cuvroute.h"
 
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudaloader.h>
-#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
 
@@ -25,6 +24,19 @@ enum {
   PROP_BACKEND,
 };
 
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
+
+struct GstCudaVisionFilterImpl {
+  std::mutex lock; /* the properties */
+  gint device_id = DEFAULT_DEVICE_ID;
+  GstCudaVisionBackend backend = DEFAULT_BACKEND;
+  /* CUDA memory is offered on the pads until start finds that no context can be had */
+  bool cuda_memory_possible = true;
+  /* context, stream, caps state and previous frame: what each frame goes through */
+  cuv::Route route;
+};
+
 /* GObject allocates the private area, which holds the C++ object made in init. */
 struct GstCudaVisionFilterPrivate {
   GstCudaVisionFilterImpl *impl;
@@ -33,7 +45,7 @@ struct GstCudaVisionFilterPrivate {
 #define gst_cuda_vision_filter_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaVisionFilter, gst_cuda_vision_filter, GST_TYPE_BASE_TRANSFORM);
 
-GstCudaVisionFilterImpl *
+static GstCudaVisionFilterImpl *
 gst_cuda_vision_filter_impl (GstCudaVisionFilter *self)
 {
   return static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self))->impl;
@@ -56,47 +68,6 @@ gst_cuda_vision_backend_get_type (void)
   return type;
 }
 
-gboolean
-gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA: *layout = cuv::PixelLayout::RGBA; return TRUE;
-    case GST_VIDEO_FORMAT_BGRA: *layout = cuv::PixelLayout::BGRA; return TRUE;
-    case GST_VIDEO_FORMAT_RGBx: *layout = cuv::PixelLayout::RGBx; return TRUE;
-    case GST_VIDEO_FORMAT_BGRx: *layout = cuv::PixelLayout::BGRx; return TRUE;
-    case GST_VIDEO_FORMAT_GRAY8: *layout = cuv::PixelLayout::GRAY8; return TRUE;
-    case GST_VIDEO_FORMAT_NV12: *layout = cuv::PixelLayout::NV12; return TRUE;
-    case GST_VIDEO_FORMAT_I420: *layout = cuv::PixelLayout::I420; return TRUE;
-    default: return FALSE;
-  }
-}
-
-cuv::Frame
-gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *vf, cuv::PixelLayout layout)
-{
-  cuv::Frame f{};
-  f.layout = layout;
-  f.width = GST_VIDEO_FRAME_WIDTH (vf);
-  f.height = GST_VIDEO_FRAME_HEIGHT (vf);
-  f.n_planes = GST_VIDEO_FRAME_N_PLANES (vf);
-  for (int p = 0; p < f.n_planes; p++) {
-    /* the first component stored in plane p gives the plane's sample grid */
-    int comp[GST_VIDEO_MAX_COMPONENTS];
-    gst_video_format_info_component (vf->info.finfo, p, comp);
-    f.planes[p] = cuv::Plane{static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (vf, p)),
-        GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), GST_VIDEO_FRAME_COMP_WIDTH (vf, comp[0]),
-        GST_VIDEO_FRAME_COMP_HEIGHT (vf, comp[0])};
-  }
-  return f;
-}
-
-static bool
-caps_are_cuda (GstCaps *caps)
-{
-  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
-  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-}
-
 void
 gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
     const gchar *system_formats)
@@ -114,24 +85,19 @@ gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar 
 const cuv::Frame *
 gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self)
 {
-  return gst_cuda_vision_filter_impl (self)->previous_view;
+  return gst_cuda_vision_filter_impl (self)->route.previous_view;
 }
 
 GstCudaContext *
 gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self)
 {
-  return gst_cuda_vision_filter_impl (self)->context;
+  return gst_cuda_vision_filter_impl (self)->route.context;
 }
 
 void
 gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity)
 {
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  std::shared_ptr<CapsState> state;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    state = priv->state;
-  }
+  std::shared_ptr<CapsState> state = gst_cuda_vision_filter_impl (self)->route.state ();
   /* Before caps are known, passthrough follows @identity alone; set_caps calls again. */
   gboolean same = !state || (state->in_cuda_caps == state->out_cuda_caps &&
       gst_video_info_is_equal (&state->in_info, &state->out_info));
@@ -204,7 +170,7 @@ gst_cuda_vision_filter_set_context (GstElement *element, GstContext *context)
     std::lock_guard<std::mutex> lk (priv->lock);
     device_id = priv->device_id;
   }
-  gst_cuda_handle_set_context (element, context, device_id, &priv->context);
+  gst_cuda_handle_set_context (element, context, device_id, &priv->route.context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
@@ -213,7 +179,7 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->context))
+      gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->route.context))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
 }
@@ -232,7 +198,10 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
     device_id = priv->device_id;
     backend = priv->backend;
   }
-  priv->use_cuda = false;
+  priv->route.use_cuda = false;
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
+      klass->temporal != FALSE};
 
 #if CUV_HAVE_CUDA
   int count = 0;
@@ -263,7 +232,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
     return FALSE;
   }
   /* libgstcuda 1.22 creates contexts through its driver loader without loading it first */
-  if (!gst_cuda_load_library () || !gst_cuda_ensure_element_context (element, device_id, &priv->context)) {
+  if (!gst_cuda_load_library () || !gst_cuda_ensure_element_context (element, device_id, &priv->route.context)) {
     if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("Could not create a CUDA context on device %d", device_id),
           ("gst_cuda_ensure_element_context failed: is the NVIDIA driver loadable (libcuda.so.1)?"));
@@ -279,16 +248,16 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   if (backend == GST_CUDA_VISION_BACKEND_CPU)
     return TRUE;
 
-  auto pool = cuv::StreamPool::for_context (priv->context);
-  priv->stream = pool->acquire (&err);
-  if (!priv->stream) {
+  auto pool = cuv::StreamPool::for_context (priv->route.context);
+  priv->route.stream = pool->acquire (&err);
+  if (!priv->route.stream) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not create a CUDA stream: %s", cudaGetErrorString (err)),
         (nullptr));
-    gst_clear_object (&priv->context);
+    gst_clear_object (&priv->route.context);
     return FALSE;
   }
-  priv->use_cuda = true;
-  GST_INFO_OBJECT (self, "CUDA backend on context %" GST_PTR_FORMAT, priv->context);
+  priv->route.use_cuda = true;
+  GST_INFO_OBJECT (self, "CUDA backend on context %" GST_PTR_FORMAT, priv->route.context);
   return TRUE;
 #else
   (void) device_id;
@@ -309,15 +278,12 @@ static gboolean
 gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    priv->state.reset ();
-  }
+  priv->route.set_state (nullptr);
 #if CUV_HAVE_CUDA
-  priv->stream.release ();
+  priv->route.stream.release ();
 #endif
-  gst_clear_object (&priv->context);
-  priv->use_cuda = false;
+  gst_clear_object (&priv->route.context);
+  priv->route.use_cuda = false;
   priv->cuda_memory_possible = true;
   return TRUE;
 }
@@ -333,19 +299,7 @@ gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection 
   if (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps)
     return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (caps);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  GstCaps *ret = gst_caps_new_empty ();
-  for (int pass = priv->cuda_memory_possible ? 0 : 1; pass < 2; pass++) {
-    const gchar *feature = pass == 0 ? GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
-    for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-      ret = gst_caps_merge_structure_full (ret, s, gst_caps_features_new (feature, nullptr));
-    }
-  }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
+  GstCaps *ret = cuv::both_memories (caps, priv->cuda_memory_possible, filter);
   GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
   return ret;
@@ -356,21 +310,8 @@ static gboolean
 gst_cuda_vision_filter_accept_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps)
 {
   gboolean ok = GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans, direction, caps);
-  if (ok || direction != GST_PAD_SINK || !gst_caps_is_fixed (caps))
-    return ok;
-  GstPadTemplate *templ = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (trans), "sink");
-  GstCaps *tcaps = gst_pad_template_get_caps (templ);
-  const gchar *format = gst_structure_get_string (gst_caps_get_structure (caps, 0), "format");
-  const GValue *formats = gst_structure_get_value (gst_caps_get_structure (tcaps, gst_caps_get_size (tcaps) - 1), "format");
-  gchar *list = formats ? gst_value_serialize (formats) : g_strdup ("?");
-  if (!gst_caps_can_intersect (caps, tcaps)) {
-    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
-        ("%s does not support the format %s; it takes %s, in system or CUDA memory",
-            GST_ELEMENT_NAME (trans), format ? format : "(none)", list),
-        ("refused caps %" GST_PTR_FORMAT, caps));
-  }
-  g_free (list);
-  gst_caps_unref (tcaps);
+  if (!ok && direction == GST_PAD_SINK && gst_caps_is_fixed (caps))
+    cuv::post_unsupported_format (GST_ELEMENT (trans), caps);
   return ok;
 }
 
@@ -388,17 +329,11 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
     GST_ERROR_OBJECT (self, "unusable caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
     return FALSE;
   }
-  state->in_cuda_caps = caps_are_cuda (incaps);
-  state->out_cuda_caps = caps_are_cuda (outcaps);
+  state->in_cuda_caps = cuv::caps_are_cuda (incaps);
+  state->out_cuda_caps = cuv::caps_are_cuda (outcaps);
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
-  bool had_state;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    had_state = priv->state != nullptr;
-    priv->state = state;
-  }
-  if (had_state && klass->temporal)
+  if (priv->route.set_state (state) && klass->temporal)
     GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
     return FALSE;
@@ -406,25 +341,6 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
 }
 
 /* ---- allocation ---- */
-
-static GstBufferPool *
-make_pool (GstCudaVisionFilterImpl *priv, GstCaps *caps, const GstVideoInfo *info, guint min, guint max, guint *size)
-{
-  bool cuda = caps_are_cuda (caps) && priv->context;
-  GstBufferPool *pool = cuda ? gst_cuda_buffer_pool_new (priv->context) : gst_video_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info), min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    gst_object_unref (pool);
-    return nullptr;
-  }
-  /* a CUDA pool pads rows; the size it settled on is what buffers take */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, nullptr, size, nullptr, nullptr);
-  gst_structure_free (config);
-  return pool;
-}
 
 static gboolean
 gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
@@ -435,89 +351,28 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* passthrough: the parent forwarded the query downstream */
-  if (!decide_query)
-    return TRUE;
-
-  GstCaps *caps;
-  gst_query_parse_allocation (query, &caps, nullptr);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  if (gst_query_get_n_allocation_pools (query) == 0) {
-    guint size = 0;
-    GstBufferPool *pool = make_pool (priv, caps, &info, held, 0, &size);
-    if (!pool)
-      return FALSE;
-    gst_query_add_allocation_pool (query, pool, size, held, 0);
-    gst_object_unref (pool);
-  }
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
-  return TRUE;
+  return !decide_query || cuv::propose_allocation (priv->route.context, query, held);
 }
 
 static gboolean
 gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  GstCaps *caps;
-  gst_query_parse_allocation (query, &caps, nullptr);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps))
+  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query))
     return FALSE;
-
-  bool cuda = caps_are_cuda (caps);
-  GstBufferPool *pool = nullptr;
-  guint size = GST_VIDEO_INFO_SIZE (&info), min = 0, max = 0;
-  bool have = gst_query_get_n_allocation_pools (query) > 0;
-  if (have)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-
-  /* Keep downstream's pool only when it gives the memory we write: a CUDA pool of our context,
-   * or any pool for system memory. */
-  if (pool && cuda && !(GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == priv->context))
-    gst_clear_object (&pool);
-  if (pool) {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, MAX (size, GST_VIDEO_INFO_SIZE (&info)), min, max);
-    if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
-      gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config (pool, config))
-      gst_clear_object (&pool);
-    else {
-      config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_config_get_params (config, nullptr, &size, nullptr, nullptr);
-      gst_structure_free (config);
-    }
-  }
-  if (!pool)
-    pool = make_pool (priv, caps, &info, min, max, &size);
-  if (!pool) {
-    GST_ERROR_OBJECT (trans, "no usable output pool for %" GST_PTR_FORMAT, caps);
-    return FALSE;
-  }
-  if (have)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
 }
 
 /* ---- processing ---- */
 
 /* A flush forgets a temporal element's previous frame (a caps change does through the new caps
- * state, a DISCONT buffer in gst_cuda_vision_filter_process). */
+ * state, a DISCONT buffer in cuv::process_frame). */
 static gboolean
 gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal) {
-    std::shared_ptr<CapsState> state;
-    {
-      std::lock_guard<std::mutex> lk (priv->lock);
-      state = priv->state;
-    }
-    if (state) {
+    if (std::shared_ptr<CapsState> state = priv->route.state ()) {
       GST_DEBUG_OBJECT (trans, "FLUSH_STOP: forgetting the previous frame");
       state->previous.reset ();
     }
@@ -536,13 +391,15 @@ gst_cuda_vision_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf
 static GstFlowReturn
 gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
-  return gst_cuda_vision_filter_process (GST_CUDA_VISION_FILTER (trans), inbuf, outbuf);
+  GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
+  return cuv::process_frame (self, gst_cuda_vision_filter_impl (self)->route, inbuf, outbuf);
 }
 
 static GstFlowReturn
 gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
-  return gst_cuda_vision_filter_process (GST_CUDA_VISION_FILTER (trans), buf, buf);
+  GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
+  return cuv::process_frame (self, gst_cuda_vision_filter_impl (self)->route, buf, buf);
 }
 
 static void

@@ -14,6 +14,7 @@
 #include <gst/video/video.h>
 
 #include "cuvcuda.h"
+#include "cuvframe.h"
 #include "image.h"
 
 G_BEGIN_DECLS
@@ -86,11 +87,5 @@ const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *se
 /* Passthrough when @identity and both pads carry the same caps; call on property changes and from
  * set_info. */
 void gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity);
-
-/* The kernel view of a mapped frame (host or device pointers, as mapped). */
-cuv::Frame gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *frame, cuv::PixelLayout layout);
-
-/* The layout of @format, FALSE when no kernel handles it. */
-gboolean gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout);
 
 G_END_DECLS

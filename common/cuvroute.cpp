@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * GstCudaVisionFilter's per-frame work: mapping, staging and the backend dispatch. */
+ * GstCudaVisionFilter's per-frame route: mapping, staging and the backend dispatch (cuvroute.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -11,7 +11,8 @@
 #include <utility>
 
 #include "copy.h"
-#include "gstcudavisionfilter-private.h"
+#include "cuvroute.h"
+#include "cuvsync.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -25,28 +26,6 @@ post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *i
           gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
 }
 
-/* Whether every plane of @vf lies inside the memory mapped for it, rows apart by at least a row:
- * a video meta (a source's or an application's) can describe planes that the buffer does not
- * hold, and gst_video_frame_map () does not check that. Without a meta the mapping already
- * checked the buffer against the caps' layout. */
-static bool
-planes_fit (const GstVideoFrame *vf, cuv::PixelLayout layout)
-{
-  if (!vf->meta)
-    return true;
-  const cuv::Frame f = gst_cuda_vision_frame_from_video_frame (vf, layout);
-  for (int p = 0; p < f.n_planes; p++) {
-    const cuv::Plane &pl = f.planes[p];
-    const GstMapInfo &map = vf->map[p];
-    const uintptr_t row = static_cast<uintptr_t> (pl.width) * cuv::plane_sample_bytes (layout, p);
-    const uintptr_t begin = reinterpret_cast<uintptr_t> (map.data), at = reinterpret_cast<uintptr_t> (pl.data);
-    if (pl.pitch < 0 || static_cast<uintptr_t> (pl.pitch) < row || at < begin ||
-        at - begin + static_cast<uintptr_t> (pl.height - 1) * pl.pitch + row > map.size)
-      return false;
-  }
-  return true;
-}
-
 /* gst_video_frame_map () of one side, with its planes checked; posts the error a user sees. */
 static bool
 map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *info, cuv::PixelLayout layout,
@@ -57,7 +36,7 @@ map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *inf
     post_map_error (self, buf, info, side);
     return false;
   }
-  if (!planes_fit (vf, layout)) {
+  if (!cuv::planes_fit (vf, layout)) {
     gst_video_frame_unmap (vf);
     post_map_error (self, buf, info, side);
     return false;
@@ -67,30 +46,22 @@ map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *inf
 
 /* In place, whether the frame is written (see writes_frame); out of place it always is. */
 static bool
-writes_frame (GstCudaVisionFilter *self, bool in_place)
+writes_frame (const cuv::Route &route, GstCudaVisionFilter *self, bool in_place)
 {
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  return !in_place || !klass->writes_frame || klass->writes_frame (self);
-}
-
-static bool
-is_temporal (GstCudaVisionFilter *self)
-{
-  return GST_CUDA_VISION_FILTER_GET_CLASS (self)->temporal;
+  return !in_place || !route.op.writes_frame || route.op.writes_frame (self);
 }
 
 /* The CPU backends' transform of a temporal element sees the host copy of the previous frame,
  * then keeps a host copy of @fin. */
 static GstFlowReturn
-transform_cpu (GstCudaVisionFilter *self, CapsState &st, const cuv::Frame &fin, const cuv::Frame &fout)
+transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, const cuv::Frame &fin,
+    const cuv::Frame &fout)
 {
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  if (!is_temporal (self))
-    return klass->transform_cpu (self, &fin, &fout);
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  priv->previous_view = st.previous.begin (&st.in_info, st.in_layout, false);
-  GstFlowReturn ret = klass->transform_cpu (self, &fin, &fout);
-  priv->previous_view = nullptr;
+  if (!route.op.temporal)
+    return route.op.transform_cpu (self, &fin, &fout);
+  route.previous_view = st.previous.begin (&st.in_info, st.in_layout, false);
+  GstFlowReturn ret = route.op.transform_cpu (self, &fin, &fout);
+  route.previous_view = nullptr;
   st.previous.end ();
   if (ret == GST_FLOW_OK)
     st.previous.keep_host_copy (fin);
@@ -106,12 +77,12 @@ in_map_flags (bool in_place, bool writes, bool device)
 
 #if CUV_HAVE_CUDA
 static bool
-is_device_buffer (GstCudaVisionFilterImpl *priv, GstBuffer *buf)
+is_device_buffer (const cuv::Route &route, GstBuffer *buf)
 {
-  if (!priv->context || gst_buffer_n_memory (buf) != 1)
+  if (!route.context || gst_buffer_n_memory (buf) != 1)
     return false;
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == priv->context;
+  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == route.context;
 }
 
 /* Copies every plane between a device view and a host view (synchronously). */
@@ -130,13 +101,12 @@ copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame 
 /* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
  * misplaces I420 chroma, so the planes are copied through host memory here instead. */
 static GstFlowReturn
-process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
+process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
     bool out_dev)
 {
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   const bool in_place = inbuf == outbuf;
-  const bool writes = writes_frame (self, in_place);
-  cuv::ContextGuard guard (priv->context);
+  const bool writes = writes_frame (route, self, in_place);
+  cuv::ContextGuard guard (route.context);
   if (!guard.ok ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
@@ -166,7 +136,7 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
-    ret = transform_cpu (self, st, fin, fout);
+    ret = transform_cpu (self, route, st, fin, fout);
     if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
       ret = GST_FLOW_ERROR;
   }
@@ -180,20 +150,19 @@ process_cpu_staged (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, 
 #endif
 
 static GstFlowReturn
-process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
+process_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
 {
 #if CUV_HAVE_CUDA
   {
-    GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-    const bool in_dev = is_device_buffer (priv, inbuf);
-    const bool out_dev = inbuf == outbuf ? in_dev : is_device_buffer (priv, outbuf);
+    const bool in_dev = is_device_buffer (route, inbuf);
+    const bool out_dev = inbuf == outbuf ? in_dev : is_device_buffer (route, outbuf);
     if (in_dev || out_dev)
-      return process_cpu_staged (self, st, inbuf, outbuf, in_dev, out_dev);
+      return process_cpu_staged (self, route, st, inbuf, outbuf, in_dev, out_dev);
   }
 #endif
   const bool in_place = inbuf == outbuf;
   GstVideoFrame vin, vout;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes_frame (self, in_place), false),
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes_frame (route, self, in_place), false),
           "input"))
     return GST_FLOW_ERROR;
   if (!in_place && !map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, "output")) {
@@ -202,7 +171,7 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
   }
   cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
   cuv::Frame fout = in_place ? fin : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
-  GstFlowReturn ret = transform_cpu (self, st, fin, fout);
+  GstFlowReturn ret = transform_cpu (self, route, st, fin, fout);
   if (!in_place)
     gst_video_frame_unmap (&vout);
   gst_video_frame_unmap (&vin);
@@ -213,7 +182,7 @@ process_cpu (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuff
 /* A device frame with rows padded to 256 bytes and a pinned host image of the same layout, so
  * that one asynchronous copy moves it either way. */
 static bool
-ensure_staging (GstCudaVisionFilter *self, GstCudaVisionFilterImpl *priv, CapsState::Staging &stage,
+ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::Staging &stage,
     const GstVideoInfo *info, cuv::PixelLayout layout)
 {
   if (stage.device)
@@ -224,8 +193,8 @@ ensure_staging (GstCudaVisionFilter *self, GstCudaVisionFilterImpl *priv, CapsSt
     pitches[p] = cuv::min_pitch (layout, w, p, 256);
   cuv::Frame shape = cuv::make_frame (layout, w, h, nullptr, pitches);
   size_t bytes = cuv::frame_bytes (shape);
-  if (!CUV_CUDA_OK (self, stage.device.allocate (priv->context, cuv::CudaBuffer::Kind::Device, bytes)) ||
-      !CUV_CUDA_OK (self, stage.host.allocate (priv->context, cuv::CudaBuffer::Kind::Pinned, bytes))) {
+  if (!CUV_CUDA_OK (self, stage.device.allocate (route.context, cuv::CudaBuffer::Kind::Device, bytes)) ||
+      !CUV_CUDA_OK (self, stage.host.allocate (route.context, cuv::CudaBuffer::Kind::Pinned, bytes))) {
     stage.device.reset ();
     stage.host.reset ();
     return false;
@@ -236,17 +205,15 @@ ensure_staging (GstCudaVisionFilter *self, GstCudaVisionFilterImpl *priv, CapsSt
 }
 
 static GstFlowReturn
-process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
+process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
 {
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   const bool in_place = inbuf == outbuf;
-  const bool in_dev = is_device_buffer (priv, inbuf);
-  const bool out_dev = in_place ? in_dev : is_device_buffer (priv, outbuf);
-  const bool writes = writes_frame (self, in_place);
-  cudaStream_t stream = priv->stream.get ();
+  const bool in_dev = is_device_buffer (route, inbuf);
+  const bool out_dev = in_place ? in_dev : is_device_buffer (route, outbuf);
+  const bool writes = writes_frame (route, self, in_place);
+  cudaStream_t stream = route.stream.get ();
 
-  cuv::ContextGuard guard (priv->context);
+  cuv::ContextGuard guard (route.context);
   if (!guard.ok ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
@@ -267,14 +234,12 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
   GstFlowReturn ret = GST_FLOW_ERROR;
   bool ok = true;
   cuv::Frame fin, fout;
-#if GST_CHECK_VERSION(1, 24, 0)
   if (in_dev)
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (inbuf, 0)));
-#endif
+    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0));
   if (in_dev) {
     fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
   } else {
-    ok = ensure_staging (self, priv, st.in_stage, &st.in_info, st.in_layout);
+    ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
     if (ok) {
       cuv::copy_frame_cpu (gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout), st.in_stage.host_frame);
       ok = CUV_CUDA_OK (self, cudaMemcpyAsync (st.in_stage.device.data (), st.in_stage.host.data (),
@@ -288,26 +253,25 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
       fout = gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout);
     else if (in_place)
       fout = fin;
-    else if ((ok = ensure_staging (self, priv, out_stage, &st.out_info, st.out_layout)))
+    else if ((ok = ensure_staging (self, route, out_stage, &st.out_info, st.out_layout)))
       fout = out_stage.device_frame;
   }
-  const bool temporal = is_temporal (self);
+  const bool temporal = route.op.temporal;
   if (ok) {
-    priv->previous_view = temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
-    ret = klass->transform_cuda (self, &fin, &fout, stream);
-    priv->previous_view = nullptr;
+    route.previous_view = temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
+    ret = route.op.transform_cuda (self, &fin, &fout, stream);
+    route.previous_view = nullptr;
     ok = ret == GST_FLOW_OK;
   }
   /* this input becomes the previous frame: held, or copied where upstream cannot spare it */
   bool hold = false;
   if (ok && temporal && in_dev && !(hold = st.previous.can_hold (GST_OBJECT (self), inbuf)))
-    ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (priv->context, fin, stream));
+    ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (route.context, fin, stream));
   const bool copy_back = !out_dev && writes;
   if (ok && copy_back)
     ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
         cudaMemcpyDeviceToHost, stream));
-  /* GStreamer 1.22's contract: the work is complete before the buffer leaves the element. */
-  if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
+  if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream)))
     ok = false;
   if (temporal) {
     st.previous.end ();
@@ -339,26 +303,20 @@ process_cuda (GstCudaVisionFilter *self, CapsState &st, GstBuffer *inbuf, GstBuf
 #endif
 
 GstFlowReturn
-gst_cuda_vision_filter_process (GstCudaVisionFilter *self, GstBuffer *inbuf, GstBuffer *outbuf)
+cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, GstBuffer *outbuf)
 {
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  std::shared_ptr<CapsState> state;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    state = priv->state;
-  }
+  std::shared_ptr<CapsState> state = route.state ();
   if (!state) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  if (is_temporal (self) && GST_BUFFER_IS_DISCONT (inbuf)) {
+  if (route.op.temporal && GST_BUFFER_IS_DISCONT (inbuf)) {
     GST_DEBUG_OBJECT (self, "DISCONT: forgetting the previous frame");
     state->previous.reset ();
   }
 #if CUV_HAVE_CUDA
-  if (priv->use_cuda)
-    return process_cuda (self, *state, inbuf, outbuf);
+  if (route.use_cuda)
+    return process_cuda (self, route, *state, inbuf, outbuf);
 #endif
-  return process_cpu (self, *state, inbuf, outbuf);
+  return process_cpu (self, route, *state, inbuf, outbuf);
 }
-

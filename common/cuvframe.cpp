@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvframe.h"
+
+gboolean
+gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA: *layout = cuv::PixelLayout::RGBA; return TRUE;
+    case GST_VIDEO_FORMAT_BGRA: *layout = cuv::PixelLayout::BGRA; return TRUE;
+    case GST_VIDEO_FORMAT_RGBx: *layout = cuv::PixelLayout::RGBx; return TRUE;
+    case GST_VIDEO_FORMAT_BGRx: *layout = cuv::PixelLayout::BGRx; return TRUE;
+    case GST_VIDEO_FORMAT_GRAY8: *layout = cuv::PixelLayout::GRAY8; return TRUE;
+    case GST_VIDEO_FORMAT_NV12: *layout = cuv::PixelLayout::NV12; return TRUE;
+    case GST_VIDEO_FORMAT_I420: *layout = cuv::PixelLayout::I420; return TRUE;
+    default: return FALSE;
+  }
+}
+
+cuv::Frame
+gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *vf, cuv::PixelLayout layout)
+{
+  cuv::Frame f{};
+  f.layout = layout;
+  f.width = GST_VIDEO_FRAME_WIDTH (vf);
+  f.height = GST_VIDEO_FRAME_HEIGHT (vf);
+  f.n_planes = GST_VIDEO_FRAME_N_PLANES (vf);
+  for (int p = 0; p < f.n_planes; p++) {
+    /* the first component stored in plane p gives the plane's sample grid */
+    int comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (vf->info.finfo, p, comp);
+    f.planes[p] = cuv::Plane{static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (vf, p)),
+        GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), GST_VIDEO_FRAME_COMP_WIDTH (vf, comp[0]),
+        GST_VIDEO_FRAME_COMP_HEIGHT (vf, comp[0])};
+  }
+  return f;
+}
+
+namespace cuv {
+
+/* Whether every plane of @vf lies inside the memory mapped for it, rows apart by at least a row:
+ * a video meta (a source's or an application's) can describe planes that the buffer does not
+ * hold, and gst_video_frame_map () does not check that. Without a meta the mapping already
+ * checked the buffer against the caps' layout. */
+bool
+planes_fit (const GstVideoFrame *vf, cuv::PixelLayout layout)
+{
+  if (!vf->meta)
+    return true;
+  const cuv::Frame f = gst_cuda_vision_frame_from_video_frame (vf, layout);
+  for (int p = 0; p < f.n_planes; p++) {
+    const cuv::Plane &pl = f.planes[p];
+    const GstMapInfo &map = vf->map[p];
+    const uintptr_t row = static_cast<uintptr_t> (pl.width) * cuv::plane_sample_bytes (layout, p);
+    const uintptr_t begin = reinterpret_cast<uintptr_t> (map.data), at = reinterpret_cast<uintptr_t> (pl.data);
+    if (pl.pitch < 0 || static_cast<uintptr_t> (pl.pitch) < row || at < begin ||
+        at - begin + static_cast<uintptr_t> (pl.height - 1) * pl.pitch + row > map.size)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace cuv

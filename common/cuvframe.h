@@ -1,0 +1,26 @@
+/* gst-cudavision: GStreamer video frames as the kernels' views (cuv::Frame, kernels/image.h).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include "image.h"
+
+G_BEGIN_DECLS
+
+/* The kernel view of a mapped frame (host or device pointers, as mapped). */
+cuv::Frame gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *frame, cuv::PixelLayout layout);
+
+/* The layout of @format, FALSE when no kernel handles it. */
+gboolean gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout);
+
+G_END_DECLS
+
+namespace cuv {
+
+/* Whether every plane of @vf, mapped as @layout, lies inside the memory mapped for it with rows at
+ * least a row apart: a video meta can describe planes its buffer does not hold, and
+ * gst_video_frame_map () does not check that. */
+bool planes_fit (const GstVideoFrame *vf, PixelLayout layout);
+
+}  // namespace cuv

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvnegotiation.h"
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "cuvcuda.h"
+
+#define GST_CAT_DEFAULT gst_cuda_vision_debug
+
+namespace cuv {
+
+bool
+caps_are_cuda (GstCaps *caps)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+GstCaps *
+both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter)
+{
+  GstCaps *ret = gst_caps_new_empty ();
+  for (int pass = cuda_possible ? 0 : 1; pass < 2; pass++) {
+    const gchar *feature = pass == 0 ? GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
+    for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+      ret = gst_caps_merge_structure_full (ret, s, gst_caps_features_new (feature, nullptr));
+    }
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  return ret;
+}
+
+/* A fixed format that no kernel handles is a user's mistake: say which formats work. */
+void
+post_unsupported_format (GstElement *element, GstCaps *caps)
+{
+  GstPadTemplate *templ = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (element), "sink");
+  GstCaps *tcaps = gst_pad_template_get_caps (templ);
+  const gchar *format = gst_structure_get_string (gst_caps_get_structure (caps, 0), "format");
+  const GValue *formats = gst_structure_get_value (gst_caps_get_structure (tcaps, gst_caps_get_size (tcaps) - 1), "format");
+  gchar *list = formats ? gst_value_serialize (formats) : g_strdup ("?");
+  if (!gst_caps_can_intersect (caps, tcaps)) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+        ("%s does not support the format %s; it takes %s, in system or CUDA memory",
+            GST_ELEMENT_NAME (element), format ? format : "(none)", list),
+        ("refused caps %" GST_PTR_FORMAT, caps));
+  }
+  g_free (list);
+  gst_caps_unref (tcaps);
+}
+
+GstBufferPool *
+make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max, guint *size)
+{
+  bool cuda = caps_are_cuda (caps) && context;
+  GstBufferPool *pool = cuda ? gst_cuda_buffer_pool_new (context) : gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info), min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return nullptr;
+  }
+  /* a CUDA pool pads rows; the size it settled on is what buffers take */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, nullptr, size, nullptr, nullptr);
+  gst_structure_free (config);
+  return pool;
+}
+
+bool
+propose_allocation (GstCudaContext *context, GstQuery *query, guint held)
+{
+  GstCaps *caps;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return false;
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    guint size = 0;
+    GstBufferPool *pool = make_pool (context, caps, &info, held, 0, &size);
+    if (!pool)
+      return false;
+    gst_query_add_allocation_pool (query, pool, size, held, 0);
+    gst_object_unref (pool);
+  }
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
+  return true;
+}
+
+bool
+decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query)
+{
+  GstCaps *caps;
+  gst_query_parse_allocation (query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return false;
+
+  bool cuda = caps_are_cuda (caps);
+  GstBufferPool *pool = nullptr;
+  guint size = GST_VIDEO_INFO_SIZE (&info), min = 0, max = 0;
+  bool have = gst_query_get_n_allocation_pools (query) > 0;
+  if (have)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+
+  /* Keep downstream's pool only when it gives the memory we write: a CUDA pool of our context,
+   * or any pool for system memory. */
+  if (pool && cuda && !(GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == context))
+    gst_clear_object (&pool);
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, MAX (size, GST_VIDEO_INFO_SIZE (&info)), min, max);
+    if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
+      gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config))
+      gst_clear_object (&pool);
+    else {
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_get_params (config, nullptr, &size, nullptr, nullptr);
+      gst_structure_free (config);
+    }
+  }
+  if (!pool)
+    pool = make_pool (context, caps, &info, min, max, &size);
+  if (!pool) {
+    GST_ERROR_OBJECT (element, "no usable output pool for %" GST_PTR_FORMAT, caps);
+    return false;
+  }
+  if (have)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return true;
+}
+
+}  // namespace cuv

@@ -1,0 +1,39 @@
+/* gst-cudavision: negotiation and allocation of GstCudaVisionFilter: which caps each pad offers
+ * (CUDA memory first, then system memory), the error a refused format gets, and the buffer pools
+ * proposed upstream and used for the output. The base class's GstBaseTransform vfuncs call these;
+ * they call nothing back. Not installed.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/video/video.h>
+
+namespace cuv {
+
+/* Whether the first structure of @caps is CUDA memory. */
+bool caps_are_cuda (GstCaps *caps);
+
+/* @caps in CUDA memory (unless @cuda_possible is false) and then in system memory, intersected
+ * with @filter when given; a new reference. */
+GstCaps *both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter);
+
+/* Posts the negotiation error a user reads when fixed sink @caps have a format that @element's
+ * sink template lacks (and nothing when the caps would intersect). */
+void post_unsupported_format (GstElement *element, GstCaps *caps);
+
+/* A pool for @caps, @info: CUDA memory of @context when the caps are CUDA memory and there is a
+ * context, else a video pool of system memory; with video meta. @size gets the buffer size the
+ * pool settled on (a CUDA pool pads rows). NULL when it cannot be configured. */
+GstBufferPool *make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max,
+    guint *size);
+
+/* Fills an upstream allocation @query: a pool of our own when none is there yet (@held buffers
+ * at least: a temporal element holds one), and video meta. FALSE without usable caps. */
+bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held);
+
+/* Picks the output pool in downstream's allocation @query: downstream's own when it gives the
+ * memory we write (a CUDA pool of @context, or any pool for system memory), else one of ours. */
+bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query);
+
+}  // namespace cuv

@@ -1,0 +1,102 @@
+/* gst-cudavision: the per-frame route of GstCudaVisionFilter: mapping both buffers (as device
+ * memory where they are CUDA memory of the element's context), staging system memory through
+ * pinned buffers for the CUDA backend, the element's operation, the previous frame of a temporal
+ * element, and the sync rule (cuvsync.h). The base class (gstcudavisionfilter.cpp) owns a Route
+ * and calls process_frame () for each buffer; the route calls back nothing of the base class,
+ * only the element's operation (cuv::Operation). Not installed.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cuvcuda.h"
+#include "cuvframe.h"
+#include "cuvprevious.h"
+#include "cuvstreampool.h"
+
+typedef struct _GstCudaVisionFilter GstCudaVisionFilter;
+
+/* What one negotiation fixes: the infos, the memory type of each side and, for the CUDA
+ * backend, the staging buffers of a side that is system memory (allocated on first use). */
+struct CapsState {
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  cuv::PixelLayout in_layout;
+  cuv::PixelLayout out_layout;
+  bool in_cuda_caps = false;
+  bool out_cuda_caps = false;
+#if CUV_HAVE_CUDA
+  /* device frame + identical pinned image, one per side */
+  struct Staging {
+    cuv::CudaBuffer device;
+    cuv::CudaBuffer host;
+    cuv::Frame device_frame{};
+    cuv::Frame host_frame{};
+  };
+  Staging in_stage;
+  Staging out_stage;
+  /* a temporal element's previous staged input; it and in_stage swap after each frame */
+  Staging prev_stage;
+  /* the CPU backend's host copies of CUDA-memory frames */
+  std::vector<uint8_t> cpu_in_host;
+  std::vector<uint8_t> cpu_out_host;
+#endif
+  /* temporal elements only */
+  cuv::PreviousFrame previous;
+};
+
+namespace cuv {
+
+/* The element's operation, from its class (gstcudavisionfilter.h documents each). */
+struct Operation {
+  GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const Frame *in, const Frame *out) = nullptr;
+  GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const Frame *in, const Frame *out,
+      cudaStream_t stream) = nullptr;
+  gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
+  bool temporal = false;
+};
+
+/* One element's route from start to stop. The base class sets it up at start (context, backend,
+ * stream), replaces the caps state in set_caps and clears it at stop. */
+struct Route {
+  Operation op;
+  GstCudaContext *context = nullptr; /* owned: the element's context, from start to stop */
+  bool use_cuda = false;
+#if CUV_HAVE_CUDA
+  StreamLease stream;
+#endif
+  /* streaming thread: the previous frame's view while a temporal transform runs */
+  const Frame *previous_view = nullptr;
+
+  /* The caps state: replaced by set_caps, read by each frame. */
+  std::shared_ptr<CapsState> state () const
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    return state_;
+  }
+  /* Sets the caps state (NULL at stop); returns whether there was one. */
+  bool set_state (std::shared_ptr<CapsState> s)
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    const bool had = state_ != nullptr;
+    state_ = std::move (s);
+    return had;
+  }
+
+ private:
+  mutable std::mutex lock_;
+  std::shared_ptr<CapsState> state_;
+};
+
+/* One frame through the element's operation on the backend chosen at start: maps the buffers,
+ * stages system memory for the CUDA backend, keeps a temporal element's previous frame, and
+ * synchronizes as cuvsync.h says before returning. @in == @out works in place. Posts an element
+ * error on failure. */
+GstFlowReturn process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *in, GstBuffer *out);
+
+}  // namespace cuv
