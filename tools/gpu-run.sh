@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One call's worth of GPU work, as docs/testing.md describes it, with its output in $OUT.
+#   tools/gpu-run.sh pack               here: build for the H100, pack the build (.devbuild) and the
+#                                       GStreamer runtime (.devbundle); then `run` with
+#                                       carry [".devbundle", ".devbuild"] and one of:
+#   tools/gpu-run.sh suite [NAME...]    every GPU test (gpu-tests -j 6), or those whose name holds NAME
+#   tools/gpu-run.sh sanitize TOOL      the suite under compute-sanitizer (memcheck, racecheck,
+#                                       synccheck or initcheck), small frames (CUV_TEST_QUICK=1)
+#   tools/gpu-run.sh bench [--quick]    bench_kernels, then bench_pipelines
+# BUILD (default build-h100) names the build.
+set -eu
+cd "$(dirname "$0")/.."
+b=${BUILD:-build-h100}
+mode=${1:?usage: tools/gpu-run.sh pack|suite|sanitize TOOL|bench}
+shift
+if [ "$mode" = pack ]; then
+  [ -d "$b" ] || meson setup "$b" -Dcuda-archs=90
+  meson compile -C "$b"
+  tools/gpu-pack.sh "$b"
+  ../shared/device/bundle.sh "$b"
+  exit 0
+fi
+out=${OUT:-/tmp/gpu-run}
+mkdir -p "$out"
+# shellcheck disable=SC1091
+source .devbundle/env.sh
+[ -e "$b/meson-info" ] || ln -sfn ".devbuild/$b" "$b"
+export GST_PLUGIN_PATH_1_0=$PWD/$b/gst GST_PLUGIN_PATH=$PWD/$b/gst
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1 || true
+case $mode in
+  suite)
+    CUV_TEST_TIMES=$out/times.txt .devbundle/gpu-tests -j 6 --timeout 300 "$b" "$@" > "$out/suite.log" 2>&1 || true
+    tail -n 30 "$out/suite.log"
+    ;;
+  sanitize)
+    tool=${1:?which compute-sanitizer tool}
+    CUV_TEST_QUICK=1 CUV_STRESS_CYCLES=100 .devbundle/gpu-tests -j 8 --sanitize "$tool" --timeout 420 "$b" \
+      > "$out/$tool.log" 2>&1 || true
+    tail -n 30 "$out/$tool.log"
+    ;;
+  bench)
+    "$b/tests/bench/bench_kernels" "$@" > "$out/bench_kernels.txt" 2>&1 || true
+    "$b/tests/bench/bench_pipelines" "$@" > "$out/bench_pipelines.txt" 2>&1 || true
+    cat "$out/bench_kernels.txt" "$out/bench_pipelines.txt"
+    ;;
+  *)
+    echo "unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
