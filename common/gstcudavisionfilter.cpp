@@ -8,6 +8,7 @@
 #include "cuvroute.h"
 
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
 

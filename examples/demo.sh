@@ -20,7 +20,9 @@ mkdir -p "$out"
 rm -f "$out"/mosaic*.png "$out/mosaic.webm"
 w=320
 h=240
-tile="video/x-raw,format=RGBA,width=$w,height=$h"
+# complete caps: the mosaic fixes its output from the first tile that negotiates, and a later tile
+# whose caps leave interlace-mode or pixel-aspect-ratio open is then refused (textoverlay checks a subset)
+tile="video/x-raw,format=RGBA,width=$w,height=$h,interlace-mode=progressive,pixel-aspect-ratio=1/1"
 
 if [ -e /dev/video0 ]; then
   echo "source: webcam /dev/video0"

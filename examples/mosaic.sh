@@ -22,9 +22,9 @@ for i in "${!sources[@]}"; do
     test:*) src="$(cuv_scene "$frames" $w $h "${s#test:}")" ;;
     *) src="$(cuv_source "$s" "$frames" $w $h)" ;;
   esac
-  # each source's scene compositor needs a name of its own
+  # each source's scene compositor needs a name of its own; complete caps, as in demo.sh
   src=${src//scene/scene$i}
-  branches="$branches $src ! video/x-raw,format=RGBA ! cudamotionest draw=arrows search-range=8 ! cudaheatmap blend=0.6 ! videoconvert ! queue ! mosaic.sink_$i"
+  branches="$branches $src ! video/x-raw,format=RGBA,interlace-mode=progressive,pixel-aspect-ratio=1/1 ! cudamotionest draw=arrows search-range=8 ! cudaheatmap blend=0.6 ! videoconvert ! queue ! mosaic.sink_$i"
 done
 if cuv_have_display; then
   sink="autovideosink"
