@@ -5,6 +5,12 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 for py in python3 /usr/bin/python3; do
   if "$py" -c 'import gi, numpy, matplotlib; gi.require_version("Gst", "1.0"); from gi.repository import Gst; Gst.ValueArray' 2>/dev/null; then
+    # PyGObject loads the system's GStreamer: with another one on PATH (a bundle), skip
+    pyver=$("$py" -c 'import gi; gi.require_version("Gst", "1.0"); from gi.repository import Gst; Gst.init(None); print(Gst.version_string())' 2>/dev/null)
+    if ! gst-inspect-1.0 --version | grep -qF "$pyver"; then
+      echo "PyGObject's GStreamer ($pyver) is not gst-inspect-1.0's: skipped"
+      exit 77
+    fi
     export GST_PLUGIN_PATH=${GST_PLUGIN_PATH_1_0:-}
     exec "$py" "$here/test_analyse.py"
   fi

@@ -7,6 +7,8 @@ set -eu
 command -v meson >/dev/null && command -v pkg-config >/dev/null && command -v "${CC:-cc}" >/dev/null ||
   { echo "no meson, pkg-config or C compiler here (the GPU machine has none)"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
 build=$(cd "$1" && pwd)
+# a packed build (tools/gpu-pack.sh: the GPU machine's) has no meson state to install from
+[ -f "$build/meson-private/coredata.dat" ] || { echo "$build is not a whole meson build: skipped"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
