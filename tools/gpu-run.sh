@@ -7,10 +7,12 @@
 #   tools/gpu-run.sh sanitize TOOL      the suite under compute-sanitizer (memcheck, racecheck,
 #                                       synccheck or initcheck), small frames (CUV_TEST_QUICK=1)
 #   tools/gpu-run.sh bench [--quick]    bench_kernels, then bench_pipelines
-# BUILD (default build-h100) names the build.
+# BUILD (default build-h100) names the build, BUNDLE (default .devbundle) the GStreamer runtime:
+# BUILD=build-1.26-h100 BUNDLE=.devbundle-1.26 for GStreamer 1.26 (tools/bundle-1.26.sh).
 set -eu
 cd "$(dirname "$0")/.."
 b=${BUILD:-build-h100}
+bundle=${BUNDLE:-.devbundle}
 mode=${1:?usage: tools/gpu-run.sh pack|suite|sanitize TOOL|bench}
 shift
 if [ "$mode" = pack ]; then
@@ -23,18 +25,18 @@ fi
 out=${OUT:-/tmp/gpu-run}
 mkdir -p "$out"
 # shellcheck disable=SC1091
-source .devbundle/env.sh
+source "$bundle/env.sh"
 [ -e "$b/meson-info" ] || ln -sfn ".devbuild/$b" "$b"
 export GST_PLUGIN_PATH_1_0=$PWD/$b/gst GST_PLUGIN_PATH=$PWD/$b/gst
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1 || true
 case $mode in
   suite)
-    CUV_TEST_TIMES=$out/times.txt .devbundle/gpu-tests -j 6 --timeout 300 "$b" "$@" > "$out/suite.log" 2>&1 || true
+    CUV_TEST_TIMES=$out/times.txt "$bundle/gpu-tests" -j 6 --timeout 300 "$b" "$@" > "$out/suite.log" 2>&1 || true
     tail -n 30 "$out/suite.log"
     ;;
   sanitize)
     tool=${1:?which compute-sanitizer tool}
-    CUV_TEST_QUICK=1 CUV_STRESS_CYCLES=100 .devbundle/gpu-tests -j 8 --sanitize "$tool" --timeout 420 "$b" \
+    CUV_TEST_QUICK=1 CUV_STRESS_CYCLES=100 "$bundle/gpu-tests" -j 8 --sanitize "$tool" --timeout 420 "$b" \
       > "$out/$tool.log" 2>&1 || true
     tail -n 30 "$out/$tool.log"
     ;;
