@@ -2,7 +2,7 @@
 # One call's worth of GPU work, as docs/testing.md describes it, with its output in $OUT.
 #   tools/gpu-run.sh pack               here: build for the H100, pack the build (.devbuild) and the
 #                                       GStreamer runtime (.devbundle); then `run` with
-#                                       carry [".devbundle", ".devbuild"] and one of:
+#                                       carry [".devbundle", ".devbuild/build-h100"] and one of:
 #   tools/gpu-run.sh suite [NAME...]    every GPU test (gpu-tests -j 6), or those whose name holds NAME
 #   tools/gpu-run.sh sanitize TOOL      the suite under compute-sanitizer (memcheck, racecheck,
 #                                       synccheck or initcheck), small frames (CUV_TEST_QUICK=1)
