@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what gst-cudavision needs to build and run on Debian 12 / Ubuntu 22.04+ (the CUDA
+# Installs what gst-cudavision needs to build and run on Debian 12 or 13 / Ubuntu 24.04 (the CUDA
 # toolkit is expected in /usr/local/cuda; without it the build is CPU-only). Sourced by the demo and
 # test scripts; safe to run twice.
 set -eu
