@@ -46,15 +46,14 @@ namespace cuv {
  * hold, and gst_video_frame_map () does not check that. Without a meta the mapping already
  * checked the buffer against the caps' layout. */
 bool
-planes_fit (const GstVideoFrame *vf, cuv::PixelLayout layout)
+planes_fit (const GstVideoFrame *vf, const Frame &f)
 {
   if (!vf->meta)
     return true;
-  const cuv::Frame f = gst_cuda_vision_frame_from_video_frame (vf, layout);
   for (int p = 0; p < f.n_planes; p++) {
     const cuv::Plane &pl = f.planes[p];
     const GstMapInfo &map = vf->map[p];
-    const uintptr_t row = static_cast<uintptr_t> (pl.width) * cuv::plane_sample_bytes (layout, p);
+    const uintptr_t row = static_cast<uintptr_t> (pl.width) * cuv::plane_sample_bytes (f.layout, p);
     const uintptr_t begin = reinterpret_cast<uintptr_t> (map.data), at = reinterpret_cast<uintptr_t> (pl.data);
     if (pl.pitch < 0 || static_cast<uintptr_t> (pl.pitch) < row || at < begin ||
         at - begin + static_cast<uintptr_t> (pl.height - 1) * pl.pitch + row > map.size)

@@ -18,9 +18,9 @@ G_END_DECLS
 
 namespace cuv {
 
-/* Whether every plane of @vf, mapped as @layout, lies inside the memory mapped for it with rows at
- * least a row apart: a video meta can describe planes its buffer does not hold, and
+/* Whether every plane of @f, the view of the mapped @vf, lies inside the memory mapped for it with
+ * rows at least a row apart: a video meta can describe planes its buffer does not hold, and
  * gst_video_frame_map () does not check that. */
-bool planes_fit (const GstVideoFrame *vf, PixelLayout layout);
+bool planes_fit (const GstVideoFrame *vf, const Frame &f);
 
 }  // namespace cuv

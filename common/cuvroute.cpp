@@ -7,7 +7,6 @@
 
 #include <gst/cuda/gstcudamemory.h>
 
-
 #include <utility>
 
 #include "copy.h"
@@ -26,17 +25,21 @@ post_map_error (GstCudaVisionFilter *self, GstBuffer *buf, const GstVideoInfo *i
           gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (info)));
 }
 
-/* gst_video_frame_map () of one side, with its planes checked; posts the error a user sees. */
+/* gst_video_frame_map () of one side, as device memory when @device, with its planes checked
+ * against the memory; @view gets the kernel view. Posts the error a user sees. */
 static bool
 map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *info, cuv::PixelLayout layout,
-    GstBuffer *buf, GstMapFlags flags, const char *side)
+    GstBuffer *buf, GstMapFlags flags, bool device, const char *side, cuv::Frame *view)
 {
   GstVideoInfo i = *info;
+  if (device)
+    flags = static_cast<GstMapFlags> (flags | GST_MAP_CUDA);
   if (!gst_video_frame_map (vf, &i, buf, flags)) {
     post_map_error (self, buf, info, side);
     return false;
   }
-  if (!cuv::planes_fit (vf, layout)) {
+  *view = gst_cuda_vision_frame_from_video_frame (vf, layout);
+  if (!cuv::planes_fit (vf, *view)) {
     gst_video_frame_unmap (vf);
     post_map_error (self, buf, info, side);
     return false;
@@ -69,10 +72,9 @@ transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, cons
 }
 
 static GstMapFlags
-in_map_flags (bool in_place, bool writes, bool device)
+in_map_flags (bool in_place, bool writes)
 {
-  int f = in_place && writes ? GST_MAP_READWRITE : GST_MAP_READ;
-  return static_cast<GstMapFlags> (device ? f | GST_MAP_CUDA : f);
+  return in_place && writes ? GST_MAP_READWRITE : GST_MAP_READ;
 }
 
 #if CUV_HAVE_CUDA
@@ -119,18 +121,17 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
     store.resize (cuv::frame_bytes (cuv::make_frame (layout, w, h, nullptr, pitches)));
     return cuv::make_frame (layout, w, h, store.data (), pitches);
   };
-  auto flags = [] (GstMapFlags f, bool dev) { return dev ? static_cast<GstMapFlags> (f | GST_MAP_CUDA) : f; };
 
   GstVideoFrame vin, vout;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes, in_dev), "input"))
+  cuv::Frame in_view, out_view;
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes), in_dev, "input", &in_view))
     return GST_FLOW_ERROR;
-  if (!in_place &&
-      !map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, flags (GST_MAP_WRITE, out_dev), "output")) {
+  if (in_place)
+    out_view = in_view;
+  else if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, out_dev, "output", &out_view)) {
     gst_video_frame_unmap (&vin);
     return GST_FLOW_ERROR;
   }
-  cuv::Frame in_view = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
-  cuv::Frame out_view = in_place ? in_view : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
   cuv::Frame fin = in_dev ? host_frame (st.cpu_in_host, &st.in_info, st.in_layout) : in_view;
   cuv::Frame fout = in_place ? fin : out_dev ? host_frame (st.cpu_out_host, &st.out_info, st.out_layout) : out_view;
 
@@ -162,15 +163,16 @@ process_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuf
 #endif
   const bool in_place = inbuf == outbuf;
   GstVideoFrame vin, vout;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes_frame (route, self, in_place), false),
-          "input"))
+  cuv::Frame fin, fout;
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes_frame (route, self, in_place)),
+          false, "input", &fin))
     return GST_FLOW_ERROR;
-  if (!in_place && !map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, "output")) {
+  if (in_place)
+    fout = fin;
+  else if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, false, "output", &fout)) {
     gst_video_frame_unmap (&vin);
     return GST_FLOW_ERROR;
   }
-  cuv::Frame fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
-  cuv::Frame fout = in_place ? fin : gst_cuda_vision_frame_from_video_frame (&vout, st.out_layout);
   GstFlowReturn ret = transform_cpu (self, route, st, fin, fout);
   if (!in_place)
     gst_video_frame_unmap (&vout);
@@ -219,29 +221,28 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
     return GST_FLOW_ERROR;
   }
 
+  /* the mapped frames' views: device views of CUDA memory, host views of system memory */
   GstVideoFrame vin, vout;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes, in_dev), "input"))
+  cuv::Frame in_view, out_view;
+  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes), in_dev, "input", &in_view))
     return GST_FLOW_ERROR;
-  if (!in_place) {
-    GstMapFlags out_flags = out_dev ? static_cast<GstMapFlags> (GST_MAP_WRITE | GST_MAP_CUDA) : GST_MAP_WRITE;
-    if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, out_flags, "output")) {
-      gst_video_frame_unmap (&vin);
-      return GST_FLOW_ERROR;
-    }
+  if (in_place)
+    out_view = in_view;
+  else if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, out_dev, "output", &out_view)) {
+    gst_video_frame_unmap (&vin);
+    return GST_FLOW_ERROR;
   }
-  GstVideoFrame *vdst = in_place ? &vin : &vout;
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   bool ok = true;
   cuv::Frame fin, fout;
-  if (in_dev)
-    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0));
   if (in_dev) {
-    fin = gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout);
+    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0));
+    fin = in_view;
   } else {
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
     if (ok) {
-      cuv::copy_frame_cpu (gst_cuda_vision_frame_from_video_frame (&vin, st.in_layout), st.in_stage.host_frame);
+      cuv::copy_frame_cpu (in_view, st.in_stage.host_frame);
       ok = CUV_CUDA_OK (self, cudaMemcpyAsync (st.in_stage.device.data (), st.in_stage.host.data (),
           st.in_stage.device.size (), cudaMemcpyHostToDevice, stream));
       fin = st.in_stage.device_frame;
@@ -250,7 +251,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   CapsState::Staging &out_stage = in_place ? st.in_stage : st.out_stage;
   if (ok) {
     if (out_dev)
-      fout = gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout);
+      fout = out_view;
     else if (in_place)
       fout = fin;
     else if ((ok = ensure_staging (self, route, out_stage, &st.out_info, st.out_layout)))
@@ -286,7 +287,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
     }
   }
   if (ok && copy_back)
-    cuv::copy_frame_cpu (out_stage.host_frame, gst_cuda_vision_frame_from_video_frame (vdst, st.out_layout));
+    cuv::copy_frame_cpu (out_stage.host_frame, out_view);
 
   if (!in_place)
     gst_video_frame_unmap (&vout);

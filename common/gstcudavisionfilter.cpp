@@ -306,7 +306,6 @@ gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection 
   return ret;
 }
 
-/* A fixed format that no kernel handles is a user's mistake: say which formats work. */
 static gboolean
 gst_cuda_vision_filter_accept_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps)
 {
