@@ -201,7 +201,7 @@ inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info,
 struct BusHarness {
   GstHarness *h;
   GstBus *bus;
-  explicit BusHarness (const char *launch) : h (gst_harness_new_parse (launch)), bus (gst_bus_new ())
+  explicit BusHarness (const std::string &launch) : h (new_harness (launch)), bus (gst_bus_new ())
   {
     gst_element_set_bus (h->element, bus);
   }

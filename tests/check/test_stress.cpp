@@ -459,23 +459,18 @@ namespace {
 /* A harness on @launch with a bus, fed @info; pushes @buf and expects a stream error for it. */
 void expect_stream_error (const std::string &launch, const GstVideoInfo &info, GstBuffer *buf, const char *what)
 {
-  GstHarness *h = new_harness (launch);
-  GstBus *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, bus);
-  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
-  gst_harness_set_sink_caps_str (h, "video/x-raw");
-  GstFlowReturn ret = gst_harness_push (h, buf);
+  BusHarness b (launch);
+  gst_harness_set_src_caps_str (b.h, caps_for (info).c_str ());
+  gst_harness_set_sink_caps_str (b.h, "video/x-raw");
+  GstFlowReturn ret = gst_harness_push (b.h, buf);
   fail_unless (ret == GST_FLOW_ERROR, "%s: %s gave %s, not an error", launch.c_str (), what, gst_flow_get_name (ret));
-  GstMessage *msg = wait_error (bus);
+  GstMessage *msg = wait_error (b.bus);
   fail_unless (msg != nullptr, "%s: %s gave no error message", launch.c_str (), what);
   GError *err = nullptr;
   gst_message_parse_error (msg, &err, nullptr);
   fail_unless (err->domain == GST_STREAM_ERROR, "%s: %s gave %s", launch.c_str (), what, err->message);
   g_error_free (err);
   gst_message_unref (msg);
-  gst_element_set_bus (h->element, nullptr);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
 }
 
 /* A buffer of @size bytes whose video meta gives @info's planes rows @row_pad bytes longer than
