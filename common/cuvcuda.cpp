@@ -14,18 +14,19 @@ namespace cuv {
 
 #if CUV_HAVE_CUDA
 namespace {
-const long fail_at = [] {
+std::atomic<long> fail_at{[] {
   const char *v = g_getenv ("CUV_CUDA_FAIL_AT");
   return v ? std::atol (v) : 0L;
-}();
+}()};
 std::atomic<long> checked_calls{0};
 }  // namespace
 
 bool inject_fault ()
 {
-  if (G_LIKELY (fail_at <= 0) || ++checked_calls != fail_at)
+  const long n = fail_at.load (std::memory_order_relaxed);
+  if (G_LIKELY (n <= 0) || ++checked_calls != n)
     return false;
-  GST_CAT_ERROR (gst_cuda_vision_debug, "CUDA call %ld fails: injected by CUV_CUDA_FAIL_AT", fail_at);
+  GST_CAT_ERROR (gst_cuda_vision_debug, "CUDA call %ld fails: injected by CUV_CUDA_FAIL_AT", n);
   return true;
 }
 
@@ -76,3 +77,20 @@ void CudaBuffer::reset ()
 #endif
 
 }  // namespace cuv
+
+#if CUV_HAVE_CUDA
+/* The fault-injection hooks for tests/check/test_faults.cpp, which finds them with dlsym in the
+ * loaded plugin so that one process can sweep N: the next run fails its Nth checked call (0: none),
+ * counting from zero again. */
+extern "C" G_MODULE_EXPORT void cuv_cuda_fail_at_set (long n)
+{
+  cuv::checked_calls = 0;
+  cuv::fail_at = n;
+}
+
+/* The checked calls counted since cuv_cuda_fail_at_set () (only while N > 0). */
+extern "C" G_MODULE_EXPORT long cuv_cuda_checked_calls ()
+{
+  return cuv::checked_calls;
+}
+#endif

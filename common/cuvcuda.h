@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <gmodule.h>
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
 
@@ -23,7 +24,8 @@ namespace cuv {
 /* Fault injection, for tests: with CUV_CUDA_FAIL_AT=N in the environment, the Nth checked CUDA
  * call of the process (CUV_CUDA_OK, and making a context current in ContextGuard) reports a
  * failure, as if the device ran out of memory, so that every error path can be driven.
- * Returns whether this call is the one to fail; without the variable it only reads a flag. */
+ * The tests sweep N in one process through cuv_cuda_fail_at_set () and cuv_cuda_checked_calls ()
+ * (cuvcuda.cpp). Returns whether this call is the one to fail; without N it only reads a flag. */
 bool inject_fault ();
 
 /* Logs a failed CUDA runtime call with its file and line against @obj; returns whether it

@@ -1,20 +1,17 @@
 /* CUDA faults end cleanly: for every N that the first frames reach, the plugin's Nth checked CUDA
- * call is made to fail (CUV_CUDA_FAIL_AT=N, see common/cuvcuda.h) in a child process running one
- * element on the CUDA backend, with system memory and with CUDA memory on its pads. The child
- * must post an error, get back to NULL, leak no GStreamer object (the leaks tracer) and exit
- * within 30 s; the sweep ends at the first N that the pipeline never reaches.
+ * call is made to fail (CUV_CUDA_FAIL_AT, see common/cuvcuda.h) while one element runs on the CUDA
+ * backend, with system memory or with CUDA memory on its pads. Each run must post an error and
+ * get back to NULL within 20 s; the sweep ends at the first N that the run never reaches. The runs
+ * share one process (the injected failures leave the device as it was), set N through the
+ * plugin's cuv_cuda_fail_at_set (), and leave no GStreamer object alive at gst_deinit () (the
+ * leaks tracer, GST_TRACERS=leaks in the test's environment).
  *
- *   test_faults [--memory=system|cuda] [ELEMENT...]
- *                                      the sweep (every element and both memories without arguments),
- *                                      several children at a time; 77 without a GPU
- *   test_faults --child LAUNCH         one run, with CUV_CUDA_FAIL_AT set by the caller
+ *   test_faults [--memory=system|cuda] [ELEMENT...]   every element and both memories without
+ *                                                     arguments; 77 without a GPU
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gmodule.h>
 #include <gst/gst.h>
 
-#include <signal.h>
-#include <sys/wait.h>
-
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -25,27 +22,21 @@
 
 namespace {
 
-/* What a child reports through its exit code. */
+/* What a run ends in. */
 enum Outcome : int {
-  kCleanError = 0,     /* the fault gave an error message and the pipeline shut down */
-  kNoFault = 10,       /* EOS and no fault injected: N is past the calls the run makes */
-  kFaultAfterEos = 11, /* the fault came while shutting down after EOS, and nothing broke */
-  kSwallowed = 12,     /* a fault before EOS, and EOS anyway without an error */
-  kLeaked = 13,        /* the leaks tracer found live objects at gst_deinit () */
-  kNoMessage = 14,     /* neither EOS nor an error within 20 s */
-  kBadShutdown = 15,   /* the pipeline did not get back to NULL */
-  kUnparsable = 16,
+  kCleanError,    /* the fault gave an error message and the pipeline shut down */
+  kNoFault,       /* EOS and no fault injected: N is past the calls the run makes */
+  kFaultAfterEos, /* the fault came while shutting down after EOS, and nothing broke */
+  kSwallowed,     /* a fault before EOS, and EOS anyway without an error */
+  kNoMessage,     /* neither EOS nor an error within 20 s */
+  kBadShutdown,   /* the pipeline did not get back to NULL */
+  kUnparsable,
 };
 
-std::atomic<bool> g_injected{false};
-std::atomic<bool> g_leaked{false};
+const char *const kOutcomeNames[] = {"clean error", "no fault", "fault after EOS", "fault swallowed: EOS without an error",
+    "no EOS nor error within 20 s", "did not get back to NULL", "launch line does not parse"};
 
-void watch_log (GstDebugCategory *, GstDebugLevel level, const gchar *, const gchar *, gint, GObject *,
-    GstDebugMessage *message, gpointer)
-{
-  if (level == GST_LEVEL_ERROR && strstr (gst_debug_message_get (message), "injected by CUV_CUDA_FAIL_AT"))
-    g_injected = true;
-}
+std::atomic<bool> g_leaked{false};
 
 void watch_warnings (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer)
 {
@@ -54,124 +45,57 @@ void watch_warnings (const gchar *domain, GLogLevelFlags level, const gchar *mes
   g_log_default_handler (domain, level, message, nullptr);
 }
 
-int run_child (const char *launch)
-{
-  gst_debug_add_log_function (watch_log, nullptr, nullptr);
-  g_log_set_default_handler (watch_warnings, nullptr);
-  int outcome;
-  {
-    GstElement *pipe = gst_parse_launch (launch, nullptr);
-    if (!pipe)
-      return kUnparsable;
-    GstBus *bus = gst_element_get_bus (pipe);
-    gst_element_set_state (pipe, GST_STATE_PLAYING);
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
-        static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    const bool injected_before_end = g_injected;
-    if (!msg) {
-      outcome = kNoMessage;
-    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *err = nullptr;
-      gst_message_parse_error (msg, &err, nullptr);
-      std::fprintf (stderr, "child: error from %s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message);
-      g_error_free (err);
-      outcome = kCleanError;
-    } else {
-      outcome = injected_before_end ? kSwallowed : kNoFault;
-    }
-    if (msg)
-      gst_message_unref (msg);
-    if (gst_element_set_state (pipe, GST_STATE_NULL) != GST_STATE_CHANGE_SUCCESS && outcome == kCleanError)
-      outcome = kBadShutdown;
-    if (outcome == kNoFault && g_injected)
-      outcome = kFaultAfterEos;
-    gst_object_unref (bus);
-    gst_object_unref (pipe);
-  }
-  gst_deinit ();
-  return g_leaked ? kLeaked : outcome;
-}
-
-/* A child run with CUV_CUDA_FAIL_AT=@n, started and not yet reaped. */
-struct Child {
-  long n;
-  GPid pid;
-  gint64 started_us;
+/* The plugin's fault-injection hooks (common/cuvcuda.cpp). */
+struct Hooks {
+  void (*fail_at_set) (long) = nullptr;
+  long (*checked_calls) () = nullptr;
 };
 
-bool start_child (const char *self, const std::string &launch, long n, Child *child)
+bool find_hooks (Hooks *hooks)
 {
-  gchar **env = g_get_environ ();
-  env = g_environ_setenv (env, "CUV_CUDA_FAIL_AT", std::to_string (n).c_str (), TRUE);
-  env = g_environ_setenv (env, "GST_TRACERS", "leaks", TRUE);
-  const gchar *argv[] = {self, "--child", launch.c_str (), nullptr};
-  GError *err = nullptr;
-  gboolean ok = g_spawn_async (nullptr, const_cast<gchar **> (argv), env, G_SPAWN_DO_NOT_REAP_CHILD, nullptr, nullptr,
-      &child->pid, &err);
-  g_strfreev (env);
-  if (!ok) {
-    std::fprintf (stderr, "cannot start %s: %s\n", self, err->message);
-    g_error_free (err);
+  GstPlugin *plugin = gst_plugin_load_by_name ("cudavision");
+  if (!plugin)
     return false;
-  }
-  child->n = n;
-  child->started_us = g_get_monotonic_time ();
+  /* the plugin is loaded: this only takes another reference to it, which the process keeps */
+  GModule *module = g_module_open (gst_plugin_get_filename (plugin), G_MODULE_BIND_LAZY);
+  gst_object_unref (plugin);
+  gpointer set = nullptr, calls = nullptr;
+  if (!module || !g_module_symbol (module, "cuv_cuda_fail_at_set", &set) ||
+      !g_module_symbol (module, "cuv_cuda_checked_calls", &calls))
+    return false;
+  hooks->fail_at_set = reinterpret_cast<void (*) (long)> (set);
+  hooks->checked_calls = reinterpret_cast<long (*) ()> (calls);
   return true;
 }
 
-/* The child's outcome once it has exited, -1 when it crashed or ran past 30 s (then it is killed),
- * or -2 while it is still running. */
-int poll_child (const Child &child, const std::string &launch)
+/* One run of @launch with its Nth checked CUDA call failing. */
+Outcome run_once (const Hooks &hooks, const std::string &launch, long n)
 {
-  int status = 0;
-  if (waitpid (child.pid, &status, WNOHANG) == 0) {
-    if (g_get_monotonic_time () - child.started_us < 30 * G_USEC_PER_SEC)
-      return -2;
-    std::fprintf (stderr, "HANG: CUV_CUDA_FAIL_AT=%ld %s\n", child.n, launch.c_str ());
-    kill (child.pid, SIGKILL);
-    waitpid (child.pid, &status, 0);
-    return -1;
-  }
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
-/* The outcome of every N from 1 up to the first that the run never reaches (kNoFault), at most
- * @limit; @jobs children at a time. Children past that first N are still reaped, then dropped. */
-std::vector<int> sweep (const char *self, const std::string &launch, long stride, unsigned jobs, long limit)
-{
-  std::vector<int> outcome;  /* outcome[k]: N = 1 + k * stride */
-  std::vector<Child> running;
-  long end = limit + 1;      /* the smallest index known to reach no fault */
-  long next = 0;
-  while (true) {
-    while (running.size () < jobs && next < end && next * stride < limit) {
-      Child child;
-      if (!start_child (self, launch, 1 + next * stride, &child)) {
-        end = std::min (end, next);
-        break;
-      }
-      running.push_back (child);
-      next++;
-    }
-    if (running.empty ())
-      break;
-    g_usleep (5000);
-    for (size_t i = 0; i < running.size ();) {
-      const int result = poll_child (running[i], launch);
-      if (result == -2) {
-        i++;
-        continue;
-      }
-      const long k = (running[i].n - 1) / stride;
-      if (outcome.size () <= static_cast<size_t> (k))
-        outcome.resize (k + 1, kNoFault);
-      outcome[k] = result;
-      if (result == kNoFault)
-        end = std::min (end, k);
-      running.erase (running.begin () + i);
-    }
-  }
-  outcome.resize (std::min<long> (end, static_cast<long> (outcome.size ())));
+  GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
+  if (!pipe)
+    return kUnparsable;
+  hooks.fail_at_set (n);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const bool injected_before_end = n > 0 && hooks.checked_calls () >= n;
+  Outcome outcome;
+  if (!msg)
+    outcome = kNoMessage;
+  else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    outcome = kCleanError;
+  else
+    outcome = injected_before_end ? kSwallowed : kNoFault;
+  if (msg)
+    gst_message_unref (msg);
+  if (gst_element_set_state (pipe, GST_STATE_NULL) != GST_STATE_CHANGE_SUCCESS && outcome == kCleanError)
+    outcome = kBadShutdown;
+  if (outcome == kNoFault && n > 0 && hooks.checked_calls () >= n)
+    outcome = kFaultAfterEos;
+  hooks.fail_at_set (0);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
   return outcome;
 }
 
@@ -184,22 +108,12 @@ const char *kElements[][2] = {
   {"cudamotionest", "draw=arrows"},
 };
 
-
-/* A positive integer from the environment variable @name, or @fallback. */
-long env_long (const char *name, long fallback)
-{
-  const char *v = g_getenv (name);
-  const long n = v ? std::atol (v) : 0;
-  return n > 0 ? n : fallback;
-}
-
 }  // namespace
 
 int main (int argc, char **argv)
 {
+  g_log_set_default_handler (watch_warnings, nullptr);
   gst_init (&argc, &argv);
-  if (argc == 3 && std::strcmp (argv[1], "--child") == 0)
-    return run_child (argv[2]);
   if (!cuvtest::have_gpu ()) {
     std::printf ("no usable CUDA device: skipped\n");
     return cuvtest::kSkip;
@@ -215,12 +129,13 @@ int main (int argc, char **argv)
     else
       names.push_back (argv[i]);
   }
-  /* CUV_FAULT_JOBS children at a time (default: a quarter of the cores, at least 2); under
-   * CUV_TEST_QUICK=1 (compute-sanitizer) every 4th call, else CUV_FAULT_STRIDE (default 1) */
-  const unsigned jobs = env_long ("CUV_FAULT_JOBS", std::max (2u, g_get_num_processors () / 4));
-  const long stride = env_long ("CUV_FAULT_STRIDE", cuvtest::quick () ? 4 : 1);
-  const long limit = 400;
   cuvtest::Checker c;
+  Hooks hooks;
+  if (!find_hooks (&hooks)) {
+    c.expect (false, "the cudavision plugin and its cuv_cuda_fail_at_set hook");
+    return c.finish ("test_faults");
+  }
+  const long limit = 400;
   for (const auto &e : kElements) {
     bool chosen = names.empty ();
     for (const char *name : names)
@@ -232,19 +147,32 @@ int main (int argc, char **argv)
           "video/x-raw,format=NV12,width=64,height=48 ! ") + (cuda_memory ? "cudaupload ! " : "") + e[0] +
           " backend=cuda " + e[1] + (cuda_memory ? " ! cudadownload" : "") + " ! fakesink";
       cuvtest::Timer timer (std::string ("faults ") + launch);
-      const std::vector<int> outcome = sweep (argv[0], launch, stride, jobs, limit);
+      const Outcome plain = run_once (hooks, launch, 0);
+      c.expect (plain == kNoFault, launch + " without a fault: " + kOutcomeNames[plain]);
+      if (plain != kNoFault)
+        continue;
+      long n = 1;
       int errors = 0;
-      for (size_t k = 0; k < outcome.size (); k++) {
-        errors += outcome[k] == kCleanError;
-        c.expect (outcome[k] == kCleanError || outcome[k] == kFaultAfterEos,
-            "CUV_CUDA_FAIL_AT=" + std::to_string (1 + k * stride) + " " + launch + ": outcome " +
-            std::to_string (outcome[k]));
+      for (; n <= limit; n++) {
+        const Outcome outcome = run_once (hooks, launch, n);
+        if (outcome == kNoFault)
+          break;
+        errors += outcome == kCleanError;
+        c.expect (outcome == kCleanError || outcome == kFaultAfterEos,
+            "CUV_CUDA_FAIL_AT=" + std::to_string (n) + " " + launch + ": " + kOutcomeNames[outcome]);
       }
-      c.expect (static_cast<long> (outcome.size ()) * stride < limit, launch + ": still failing at call 400");
-      std::printf ("%s: %zu checked CUDA calls tried (every %ld%s) in 3 frames, %d ended in an error message, "
-          "%u children at a time\n", launch.c_str (), outcome.size (), stride, stride == 1 ? "" : "th", errors, jobs);
-      c.expect (!outcome.empty () && errors > 0, launch + ": no CUDA call was reached");
+      c.expect (n <= limit, launch + ": still failing at call " + std::to_string (limit));
+      std::printf ("%s: %ld checked CUDA calls in 3 frames, %d ended in an error message\n", launch.c_str (), n - 1,
+          errors);
+      c.expect (n > 1 && errors > 0, launch + ": no CUDA call was reached");
     }
   }
-  return c.finish ("test_faults");
+  /* the leaks tracer reports at gst_deinit (): a warning, which watch_warnings notes */
+  const int failures = c.finish ("test_faults");
+  gst_deinit ();
+  if (g_leaked) {
+    std::printf ("test_faults: the leaks tracer found GStreamer objects alive at gst_deinit ()\n");
+    return 1;
+  }
+  return failures;
 }
