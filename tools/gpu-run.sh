@@ -36,8 +36,9 @@ case $mode in
     ;;
   sanitize)
     tool=${1:?which compute-sanitizer tool}
+    # the tests that make CUDA calls: compute-sanitizer fails a program that never does
     CUV_TEST_QUICK=1 CUV_STRESS_CYCLES=100 "$bundle/gpu-tests" -j 8 --sanitize "$tool" --timeout 420 "$b" \
-      > "$out/$tool.log" 2>&1 || true
+      -gpu faults/ stress/ check/ readme embed > "$out/$tool.log" 2>&1 || true
     tail -n 30 "$out/$tool.log"
     ;;
   bench)
