@@ -41,7 +41,8 @@ struct Config {
   std::vector<std::string> kernels;   /* bench_kernels rows whose sum is the floor */
 };
 
-/* The rows of bench_kernels --gpu are "name frame us ratio -": name and frame are padded columns. */
+/* The rows of bench_kernels --gpu are "name frame us ratio -": the name padded to 34 columns, the
+ * frame two words ("3840x2160 RGBA", "1920x1080 luma"), which overflow their 10 columns. */
 std::map<std::string, double> kernel_times (const char *argv0)
 {
   std::map<std::string, double> t;
@@ -53,13 +54,14 @@ std::map<std::string, double> kernel_times (const char *argv0)
     return t;
   char line[512];
   while (fgets (line, sizeof line, p)) {
-    if (strlen (line) < 47)
+    if (strlen (line) < 40)
       continue;
-    std::string name (line, 34), frame (line + 35, 10);
-    auto trim = [] (std::string s) { return s.erase (s.find_last_not_of (' ') + 1); };
+    std::string name (line, 34);
+    name.erase (name.find_last_not_of (' ') + 1);
+    char size[32], layout[32];
     double us = 0;
-    if (std::sscanf (line + 46, "%lf", &us) == 1)
-      t[trim (name) + "|" + trim (frame)] = us;
+    if (std::sscanf (line + 34, "%31s %31s %lf", size, layout, &us) == 3)
+      t[name + "|" + size + " " + layout] = us;
   }
   pclose (p);
   return t;
