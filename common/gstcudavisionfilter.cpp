@@ -36,6 +36,21 @@ struct GstCudaVisionFilterImpl {
   bool cuda_memory_possible = true;
   /* context, stream, caps state and previous frame: what each frame goes through */
   cuv::Route route;
+  /* Working in place on a buffer that others hold too: the output buffer comes from this pool
+   * (made at the first such buffer after each caps change, dropped at the next and at stop), and
+   * the frame goes from shared_input into it. Streaming thread only. */
+  GstBufferPool *own_output_pool = nullptr;
+  GstBuffer *shared_input = nullptr;
+  GstBuffer *shared_input_output = nullptr; /* the output buffer prepared for it */
+
+  void drop_own_output_pool ()
+  {
+    if (own_output_pool)
+      gst_buffer_pool_set_active (own_output_pool, FALSE);
+    gst_clear_object (&own_output_pool);
+    shared_input = shared_input_output = nullptr;
+  }
+  ~GstCudaVisionFilterImpl () { drop_own_output_pool (); }
 };
 
 /* GObject allocates the private area, which holds the C++ object made in init. */
@@ -279,6 +294,7 @@ static gboolean
 gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+  priv->drop_own_output_pool ();
   priv->route.set_state (nullptr);
 #if CUV_HAVE_CUDA
   priv->route.stream.release ();
@@ -333,6 +349,7 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   state->out_cuda_caps = cuv::caps_are_cuda (outcaps);
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
+  priv->drop_own_output_pool ();
   if (priv->route.set_state (state) && klass->temporal)
     GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
@@ -395,11 +412,55 @@ gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, Gst
   return cuv::process_frame (self, gst_cuda_vision_filter_impl (self)->route, inbuf, outbuf);
 }
 
+/* Working in place, GstBaseTransform copies a buffer that is not writable (one that a tee or its
+ * source still holds), through the memory's allocator, and the element then writes the copy: two
+ * passes over the frame, and GStreamer's copy of CUDA memory is slow (bench_pipelines: cudaenhance
+ * on such buffers took 233 us at 4K for a 28 us kernel). An element that can also work out of
+ * place (all but keeps_caps) writes its result into a buffer of its own instead. */
+static GstFlowReturn
+gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
+{
+  GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  priv->shared_input = priv->shared_input_output = nullptr;
+  std::shared_ptr<CapsState> state = priv->route.state ();
+  if (!gst_base_transform_is_in_place (trans) || gst_base_transform_is_passthrough (trans) ||
+      GST_CUDA_VISION_FILTER_GET_CLASS (self)->keeps_caps || gst_buffer_is_writable (inbuf) || !state)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
+
+  if (!priv->own_output_pool) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
+    guint size = 0;
+    if (caps)
+      priv->own_output_pool = cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size);
+    gst_clear_caps (&caps);
+    if (!priv->own_output_pool || !gst_buffer_pool_set_active (priv->own_output_pool, TRUE)) {
+      priv->drop_own_output_pool ();
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("No buffer pool for the output."),
+          ("the input buffer is not writable and no pool could be made for the output"));
+      return GST_FLOW_ERROR;
+    }
+    GST_DEBUG_OBJECT (self, "input buffers are shared: writing into buffers of our own");
+  }
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (priv->own_output_pool, outbuf, nullptr);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GstBaseTransformClass *bclass = GST_BASE_TRANSFORM_GET_CLASS (trans);
+  if (bclass->copy_metadata && !bclass->copy_metadata (trans, inbuf, *outbuf))
+    GST_WARNING_OBJECT (self, "could not copy the metadata of %" GST_PTR_FORMAT, inbuf);
+  priv->shared_input = inbuf;
+  priv->shared_input_output = *outbuf;
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
-  return cuv::process_frame (self, gst_cuda_vision_filter_impl (self)->route, buf, buf);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  GstBuffer *in = buf == priv->shared_input_output ? priv->shared_input : buf;
+  priv->shared_input = priv->shared_input_output = nullptr;
+  return cuv::process_frame (self, priv->route, in, buf);
 }
 
 static void
@@ -455,6 +516,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);
+  trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_prepare_output_buffer);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_FILTER, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, static_cast<GstPluginAPIFlags> (0));

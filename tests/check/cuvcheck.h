@@ -275,18 +275,23 @@ inline std::vector<GstBuffer *> collect (const std::string &launch)
   return frames;
 }
 
-/* Memory types on the pads of the element under test. */
+/* Memory types on the pads of the element under test; the shared routes give it buffers that a
+ * tee also pushes into a second branch, so that they are not writable (@extra: that branch). */
 struct MemoryRoute {
   const char *name;
   const char *before;
   const char *after;
+  const char *extra;
 };
 
 inline const MemoryRoute kMemoryRoutes[] = {
-  {"system->system", "", " ! video/x-raw"},
-  {"system->cuda", "", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"},
-  {"cuda->cuda", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw"},
-  {"cuda->system", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw"},
+  {"system->system", "", " ! video/x-raw", ""},
+  {"system->cuda", "", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw", ""},
+  {"cuda->cuda", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw", ""},
+  {"cuda->system", "cudaupload ! video/x-raw(memory:CUDAMemory) ! ", " ! video/x-raw", ""},
+  {"shared system->system", "tee name=shared ! queue ! ", " ! video/x-raw", " shared. ! queue ! fakesink"},
+  {"shared cuda->cuda", "cudaupload ! video/x-raw(memory:CUDAMemory) ! tee name=shared ! queue ! ",
+      " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw", " shared. ! queue ! fakesink"},
 };
 
 /* What check_cuda_equals_cpu () runs: @element with @props after a videotestsrc of @source
@@ -310,7 +315,8 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
   auto launch_for = [&spec] (const MemoryRoute &r, const char *format, cuvtest::Size s, const char *backend) {
     return std::string ("videotestsrc num-buffers=") + std::to_string (spec.frames) + " " + spec.source +
         " ! video/x-raw,format=" + format + ",width=" + std::to_string (s.w) + ",height=" + std::to_string (s.h) + " ! " +
-        r.before + spec.element + " backend=" + backend + " " + spec.props + r.after + " ! appsink name=sink sync=false";
+        r.before + spec.element + " backend=" + backend + " " + spec.props + r.after + " ! appsink name=sink sync=false" +
+        r.extra;
   };
   int runs = 0, mismatches = 0;
   for (const char *format : spec.formats) {
