@@ -6,7 +6,8 @@
 #   tools/gpu-run.sh suite [NAME...]    every GPU test (gpu-tests -j 6), or those whose name holds NAME
 #   tools/gpu-run.sh sanitize TOOL      the suite under compute-sanitizer (memcheck, racecheck,
 #                                       synccheck or initcheck), small frames (CUV_TEST_QUICK=1)
-#   tools/gpu-run.sh bench [--quick]    bench_kernels, then bench_pipelines
+#   tools/gpu-run.sh bench [ARGS]       bench_kernels --gpu, then bench_pipelines ARGS (--quick,
+#                                       --size WxH, --only TEXT, --seconds S)
 # BUILD (default build-h100) names the build, BUNDLE (default .devbundle) the GStreamer runtime:
 # BUILD=build-1.26-h100 BUNDLE=.devbundle-1.26 for GStreamer 1.26 (tools/bundle-1.26.sh).
 set -eu
@@ -48,8 +49,10 @@ case $mode in
     tail -n 30 "$out/$tool.log"
     ;;
   bench)
-    "$b/tests/bench/bench_kernels" "$@" > "$out/bench_kernels.txt" 2>&1 || true
-    "$b/tests/bench/bench_pipelines" "$@" > "$out/bench_pipelines.txt" 2>&1 || true
+    # the pipelines' kernel column reads the kernel run (GPU rows only) instead of running it again
+    "$b/tests/bench/bench_kernels" --gpu > "$out/bench_kernels.txt" 2>&1 || true
+    stdbuf -oL "$b/tests/bench/bench_pipelines" --kernels "$out/bench_kernels.txt" "$@" \
+      > "$out/bench_pipelines.txt" 2>&1 || true
     cat "$out/bench_kernels.txt" "$out/bench_pipelines.txt"
     ;;
   *)

@@ -4,9 +4,11 @@
  * second from the first buffer at the sink to the last (start and negotiation excluded), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame.
- *   bench_pipelines [--quick] [--size WxH] [--only TEXT]
+ *   bench_pipelines [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
- * --size: that frame size only; --only: the configurations whose name contains TEXT.
+ * --size: that frame size only; --only: the configurations whose name contains TEXT; --seconds:
+ * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
+ * (else it runs, which takes about a minute).
  * Without a GPU only the host-memory rows run (on the CPU backend), with no kernel column.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsrc.h>
@@ -22,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -43,15 +46,9 @@ struct Config {
 
 /* The rows of bench_kernels --gpu are "name frame us ratio -": the name padded to 34 columns, the
  * frame two words ("3840x2160 RGBA", "1920x1080 luma"), which overflow their 10 columns. */
-std::map<std::string, double> kernel_times (const char *argv0)
+std::map<std::string, double> kernel_times (FILE *p)
 {
   std::map<std::string, double> t;
-  std::string dir = argv0;
-  dir = dir.substr (0, dir.find_last_of ('/') + 1);
-  const std::string cmd = dir + "bench_kernels --gpu";
-  FILE *p = popen (cmd.c_str (), "r");
-  if (!p)
-    return t;
   char line[512];
   while (fgets (line, sizeof line, p)) {
     if (strlen (line) < 40)
@@ -63,7 +60,27 @@ std::map<std::string, double> kernel_times (const char *argv0)
     if (std::sscanf (line + 34, "%31s %31s %lf", size, layout, &us) == 3)
       t[name + "|" + size + " " + layout] = us;
   }
-  pclose (p);
+  return t;
+}
+
+/* The kernels' times: from @file (a saved run of bench_kernels --gpu) when given, else from a run
+ * of bench_kernels --gpu beside this program. */
+std::map<std::string, double> kernel_times (const char *argv0, const std::string &file)
+{
+  std::map<std::string, double> t;
+  if (!file.empty ()) {
+    if (FILE *f = std::fopen (file.c_str (), "r")) {
+      t = kernel_times (f);
+      std::fclose (f);
+    }
+    return t;
+  }
+  std::string dir = argv0;
+  dir = dir.substr (0, dir.find_last_of ('/') + 1);
+  if (FILE *p = popen ((dir + "bench_kernels --gpu").c_str (), "r")) {
+    t = kernel_times (p);
+    pclose (p);
+  }
   return t;
 }
 
@@ -181,10 +198,16 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   *ok = true;
   for (int p = 0; p < pipelines; p++) {
     auto r = std::make_unique<Run> ();
-    r->pipe = gst_parse_launch (launch.c_str (), nullptr);
+    GError *err = nullptr;
+    r->pipe = gst_parse_launch (launch.c_str (), &err);
     auto s = std::make_unique<Source> ();
-    if (!r->pipe || !make_ring (*s, info, memory)) {
-      std::fprintf (stderr, "cannot set up: %s\n", launch.c_str ());
+    if (err || !r->pipe || !make_ring (*s, info, memory)) {
+      std::fprintf (stderr, "cannot set up: %s%s%s\n", launch.c_str (), err ? ": " : "", err ? err->message : "");
+      g_clear_error (&err);
+      if (r->pipe)
+        gst_object_unref (r->pipe);
+      for (auto &done : runs)
+        gst_object_unref (done->pipe);
       *ok = false;
       return 0;
     }
@@ -223,12 +246,15 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
       gst_message_unref (m);
     gst_object_unref (bus);
   }
+  /* back to NULL before the feeders are joined: after an error a feeder waits in a full appsrc,
+   * which going to NULL releases */
+  for (auto &r : runs)
+    gst_element_set_state (r->pipe, GST_STATE_NULL);
   for (auto &f : feeders)
     f.join ();
   Clock::time_point first = Clock::time_point::max (), last = Clock::time_point::min ();
   long total = 0;
   for (auto &r : runs) {
-    gst_element_set_state (r->pipe, GST_STATE_NULL);
     gst_object_unref (r->pipe);
     first = std::min (first, r->first);
     last = std::max (last, r->last);
@@ -253,7 +279,8 @@ int main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   bool quick = false;
-  std::string only;
+  std::string only, kernels_file;
+  double seconds = 1.0;
   std::vector<cuvtest::Size> sizes = {{1920, 1080}, {3840, 2160}};
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--quick") == 0) {
@@ -266,8 +293,14 @@ int main (int argc, char **argv)
       sizes = {{w, h}};
     } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
+    } else if (std::strcmp (argv[i], "--seconds") == 0 && i + 1 < argc) {
+      seconds = std::atof (argv[++i]);
+      if (!(seconds > 0))
+        return 2;
+    } else if (std::strcmp (argv[i], "--kernels") == 0 && i + 1 < argc) {
+      kernels_file = argv[++i];
     } else {
-      std::fprintf (stderr, "usage: %s [--quick] [--size WxH] [--only TEXT]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -279,7 +312,7 @@ int main (int argc, char **argv)
     g_context = gst_context_new_cuda_context (ctx);
     gst_object_unref (ctx);
     memories.insert (memories.begin (), "cuda");
-    kernels = kernel_times (argv[0]);
+    kernels = kernel_times (argv[0], kernels_file);
   }
   std::printf ("bench_pipelines on %s; median of %d runs, frames timed at the sink\n",
       gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", quick ? 1 : 3);
@@ -313,9 +346,9 @@ int main (int argc, char **argv)
           if (!only.empty () && c.name.find (only) == std::string::npos)
             continue;
           bool ok = true;
-          /* a short run sets the length of the timed ones: about 2 s each */
+          /* a short run sets the length of the timed ones: about @seconds each */
           double fps = run_once (c, info, memory, 30, 1, &ok);
-          const int n = quick ? 60 : std::clamp (static_cast<int> (fps * 2), 60, 5000);
+          const int n = quick ? 60 : std::clamp (static_cast<int> (fps * seconds), 60, 5000);
           std::vector<double> r;
           for (int i = 0; ok && i < (quick ? 1 : 3); i++)
             r.push_back (run_once (c, info, memory, n, 1, &ok));
