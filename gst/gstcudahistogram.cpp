@@ -35,14 +35,12 @@
 #endif
 
 #include "gstcudahistogram.h"
+#include "gstcudahistogram-frame.h"
 
+#include <cstring>
 #include <mutex>
 
-#include "copy.h"
-#include "cuvreport.h"
-#include "cuvslots.h"
 #include "gstcudahistogrammeta.h"
-#include "histogram.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug
@@ -50,25 +48,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 /* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
 #define HISTOGRAM_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
 #define HISTOGRAM_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
-
-#define GST_TYPE_CUDA_HISTOGRAM_POSITION (gst_cuda_histogram_position_get_type ())
-static GType
-gst_cuda_histogram_position_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {static_cast<gint> (cuv::OverlayCorner::TopLeft), "Top left corner", "top-left"},
-    {static_cast<gint> (cuv::OverlayCorner::TopRight), "Top right corner", "top-right"},
-    {static_cast<gint> (cuv::OverlayCorner::BottomLeft), "Bottom left corner", "bottom-left"},
-    {static_cast<gint> (cuv::OverlayCorner::BottomRight), "Bottom right corner", "bottom-right"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaHistogramPosition", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 enum {
   PROP_0,
@@ -82,45 +61,7 @@ enum {
   PROP_OVERLAY_SIZE,
 };
 
-struct HistogramSettings {
-  guint bins = 256;
-  guint roi[4] = {0, 0, 0, 0}; /* x, y, width, height */
-  bool overlay = false;
-  cuv::OverlayCorner position = cuv::OverlayCorner::TopRight;
-  guint overlay_size = 25;
-};
-
 static const HistogramSettings kDefaults;
-
-struct GstCudaHistogramImpl {
-  std::mutex lock;
-  HistogramSettings settings;
-
-  /* streaming thread only */
-  HistogramSettings frame;     /* this frame's copy of the settings */
-  cuv::Roi roi{};              /* clipped */
-  int width = 0;
-  int height = 0;
-  bool rgb = false;
-  guint warned_roi[6] = {G_MAXUINT, 0, 0, 0, 0, 0}; /* the ROI and frame size last warned about */
-  const cuv::HistogramResult *result = nullptr;     /* this frame's, on the host once processed */
-  cuv::HistogramResult cpu_result{};
-#if CUV_HAVE_CUDA
-  cuv::ResultSlots<cuv::HistogramPartials> slots;
-  /* what this frame's GPU partials (slots.host () once processed) sum up to, for its layout */
-  cuv::HistogramResult gpu_result{};
-  cuv::PixelLayout gpu_layout = cuv::PixelLayout::RGBA;
-#endif
-  /* the message interval's sums */
-  cuv::HistogramResult sum{};
-  guint64 sum_pixels = 0;
-  guint sum_bins = 0;
-};
-
-struct _GstCudaHistogram {
-  GstCudaVisionAnalyser parent;
-  GstCudaHistogramImpl *impl;
-};
 
 #define gst_cuda_histogram_parent_class parent_class
 G_DEFINE_TYPE (GstCudaHistogram, gst_cuda_histogram, GST_TYPE_CUDA_VISION_ANALYSER);
@@ -158,144 +99,13 @@ gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
         (nullptr));
 }
 
-static cuv::OverlayRect
-gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl)
-{
-  return cuv::histogram_overlay_rect (impl->width, impl->height, impl->frame.position,
-      static_cast<int> (impl->frame.overlay_size));
-}
-
-static guint64
-roi_pixels (const cuv::Roi &roi)
-{
-  return static_cast<guint64> (roi.width) * static_cast<guint64> (roi.height);
-}
-
 static gboolean
 gst_cuda_histogram_writes_frame (GstCudaVisionFilter *filter)
 {
   return GST_CUDA_HISTOGRAM (filter)->impl->frame.overlay;
 }
 
-static GstFlowReturn
-gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  if (in->planes[0].data != out->planes[0].data)
-    cuv::copy_frame_cpu (*in, *out);
-  cuv::histogram_cpu (*in, impl->roi, static_cast<int> (impl->frame.bins), &impl->cpu_result);
-  if (impl->frame.overlay)
-    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame.bins),
-        impl->cpu_result, roi_pixels (impl->roi));
-  impl->result = &impl->cpu_result;
-  return GST_FLOW_OK;
-}
-
-#if CUV_HAVE_CUDA
-static GstFlowReturn
-gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
-{
-  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
-  GstCudaHistogramImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
-    return GST_FLOW_ERROR;
-  cuv::HistogramPartials *dres = impl->slots.accum ();
-  const int bins = static_cast<int> (impl->frame.bins);
-  if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
-    return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, dres, impl->slots.clear_next (), stream)) ||
-      (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
-                                                bins, dres, roi_pixels (impl->roi), stream))) ||
-      /* the base class waits for the stream once, after this; then the results are on the host */
-      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
-    impl->slots.reset ();
-    return GST_FLOW_ERROR;
-  }
-  impl->gpu_layout = in->layout;
-  impl->result = &impl->gpu_result;
-  return GST_FLOW_OK;
-}
-#endif
-
-/* ---- results ---- */
-
-static void
-set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64 pixels, bool rgb, const cuv::Roi &roi)
-{
-  const double n = pixels ? static_cast<double> (pixels) : 1.0;
-  /* variance from integer sums: n * sum(y^2) - sum(y)^2 is exact in 128 bits */
-  unsigned __int128 spread = static_cast<unsigned __int128> (pixels) * r.sum_y2 -
-      static_cast<unsigned __int128> (r.sum_y) * r.sum_y;
-  gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "bins", G_TYPE_UINT, bins, nullptr);
-  cuv::set_uint64_array (s, "histogram", r.counts, bins);
-  gst_structure_set (s, "luma-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_y) / n, "luma-variance", G_TYPE_DOUBLE,
-      static_cast<double> (spread) / (n * n), nullptr);
-  if (rgb)
-    gst_structure_set (s, "r-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_r) / n, "g-mean", G_TYPE_DOUBLE,
-        static_cast<double> (r.sum_g) / n, "b-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_b) / n, nullptr);
-  gst_structure_set (s, "roi-x", G_TYPE_UINT, static_cast<guint> (roi.x), "roi-y", G_TYPE_UINT, static_cast<guint> (roi.y),
-      "roi-width", G_TYPE_UINT, static_cast<guint> (roi.width), "roi-height", G_TYPE_UINT, static_cast<guint> (roi.height),
-      nullptr);
-}
-
-static void
-add_result (cuv::HistogramResult *sum, const cuv::HistogramResult &r)
-{
-  for (int k = 0; k < cuv::kHistogramMaxBins; k++)
-    sum->counts[k] += r.counts[k];
-  sum->sum_r += r.sum_r;
-  sum->sum_g += r.sum_g;
-  sum->sum_b += r.sum_b;
-  sum->sum_y += r.sum_y;
-  sum->sum_y2 += r.sum_y2;
-}
-
-/* The GPU's partial sums are on the host now: add them up. */
-static gboolean
-gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-#if CUV_HAVE_CUDA
-  if (impl->result == &impl->gpu_result)
-    cuv::histogram_finish (impl->slots.host (), static_cast<int> (impl->frame.bins), impl->gpu_layout, &impl->gpu_result);
-#endif
-  return impl->result != nullptr;
-}
-
-static void
-gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi);
-}
-
-static void
-gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  /* a new bin count starts a new interval: counts of different bins do not add up */
-  if (impl->sum_bins != impl->frame.bins)
-    gst_cuda_vision_analyser_reset_interval (analyser);
-  impl->sum_bins = impl->frame.bins;
-  add_result (&impl->sum, *impl->result);
-  impl->sum_pixels += roi_pixels (impl->roi);
-}
-
-static void
-gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (message, impl->sum, impl->frame.bins, impl->sum_pixels, impl->rgb, impl->roi);
-}
-
-static void
-gst_cuda_histogram_reset_interval (GstCudaVisionAnalyser *analyser)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  impl->sum = cuv::HistogramResult{};
-  impl->sum_pixels = 0;
-}
+/* The histogram on the CPU and on CUDA, and its results: gstcudahistogram-frame.cpp. */
 
 /* ---- caps and state ---- */
 

@@ -47,7 +47,6 @@ gst_cuda_motionest_block_size_get_type (void)
   return type;
 }
 
-
 /* ---- per frame ---- */
 
 static cuv::MotionParams

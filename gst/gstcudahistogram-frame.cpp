@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudahistogram-frame.h"
+
+#include "copy.h"
+#include "cuvreport.h"
+
+GType
+gst_cuda_histogram_position_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {static_cast<gint> (cuv::OverlayCorner::TopLeft), "Top left corner", "top-left"},
+    {static_cast<gint> (cuv::OverlayCorner::TopRight), "Top right corner", "top-right"},
+    {static_cast<gint> (cuv::OverlayCorner::BottomLeft), "Bottom left corner", "bottom-left"},
+    {static_cast<gint> (cuv::OverlayCorner::BottomRight), "Bottom right corner", "bottom-right"},
+    {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaHistogramPosition", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static cuv::OverlayRect
+gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl)
+{
+  return cuv::histogram_overlay_rect (impl->width, impl->height, impl->frame.position,
+      static_cast<int> (impl->frame.overlay_size));
+}
+
+static guint64
+roi_pixels (const cuv::Roi &roi)
+{
+  return static_cast<guint64> (roi.width) * static_cast<guint64> (roi.height);
+}
+
+GstFlowReturn
+gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
+  if (in->planes[0].data != out->planes[0].data)
+    cuv::copy_frame_cpu (*in, *out);
+  cuv::histogram_cpu (*in, impl->roi, static_cast<int> (impl->frame.bins), &impl->cpu_result);
+  if (impl->frame.overlay)
+    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame.bins),
+        impl->cpu_result, roi_pixels (impl->roi));
+  impl->result = &impl->cpu_result;
+  return GST_FLOW_OK;
+}
+
+#if CUV_HAVE_CUDA
+GstFlowReturn
+gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
+    cudaStream_t stream)
+{
+  GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
+  GstCudaHistogramImpl *impl = self->impl;
+  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
+    return GST_FLOW_ERROR;
+  cuv::HistogramPartials *dres = impl->slots.accum ();
+  const int bins = static_cast<int> (impl->frame.bins);
+  if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
+    return GST_FLOW_ERROR;
+  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, dres, impl->slots.clear_next (), stream)) ||
+      (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
+                                                bins, dres, roi_pixels (impl->roi), stream))) ||
+      /* the base class waits for the stream once, after this; then the results are on the host */
+      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
+    impl->slots.reset ();
+    return GST_FLOW_ERROR;
+  }
+  impl->gpu_layout = in->layout;
+  impl->result = &impl->gpu_result;
+  return GST_FLOW_OK;
+}
+#endif
+
+/* ---- results ---- */
+
+static void
+set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64 pixels, bool rgb, const cuv::Roi &roi)
+{
+  const double n = pixels ? static_cast<double> (pixels) : 1.0;
+  /* variance from integer sums: n * sum(y^2) - sum(y)^2 is exact in 128 bits */
+  unsigned __int128 spread = static_cast<unsigned __int128> (pixels) * r.sum_y2 -
+      static_cast<unsigned __int128> (r.sum_y) * r.sum_y;
+  gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "bins", G_TYPE_UINT, bins, nullptr);
+  cuv::set_uint64_array (s, "histogram", r.counts, bins);
+  gst_structure_set (s, "luma-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_y) / n, "luma-variance", G_TYPE_DOUBLE,
+      static_cast<double> (spread) / (n * n), nullptr);
+  if (rgb)
+    gst_structure_set (s, "r-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_r) / n, "g-mean", G_TYPE_DOUBLE,
+        static_cast<double> (r.sum_g) / n, "b-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_b) / n, nullptr);
+  gst_structure_set (s, "roi-x", G_TYPE_UINT, static_cast<guint> (roi.x), "roi-y", G_TYPE_UINT, static_cast<guint> (roi.y),
+      "roi-width", G_TYPE_UINT, static_cast<guint> (roi.width), "roi-height", G_TYPE_UINT, static_cast<guint> (roi.height),
+      nullptr);
+}
+
+static void
+add_result (cuv::HistogramResult *sum, const cuv::HistogramResult &r)
+{
+  for (int k = 0; k < cuv::kHistogramMaxBins; k++)
+    sum->counts[k] += r.counts[k];
+  sum->sum_r += r.sum_r;
+  sum->sum_g += r.sum_g;
+  sum->sum_b += r.sum_b;
+  sum->sum_y += r.sum_y;
+  sum->sum_y2 += r.sum_y2;
+}
+
+/* The GPU's partial sums are on the host now: add them up. */
+gboolean
+gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+#if CUV_HAVE_CUDA
+  if (impl->result == &impl->gpu_result)
+    cuv::histogram_finish (impl->slots.host (), static_cast<int> (impl->frame.bins), impl->gpu_layout, &impl->gpu_result);
+#endif
+  return impl->result != nullptr;
+}
+
+void
+gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi);
+}
+
+void
+gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  /* a new bin count starts a new interval: counts of different bins do not add up */
+  if (impl->sum_bins != impl->frame.bins)
+    gst_cuda_vision_analyser_reset_interval (analyser);
+  impl->sum_bins = impl->frame.bins;
+  add_result (&impl->sum, *impl->result);
+  impl->sum_pixels += roi_pixels (impl->roi);
+}
+
+void
+gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  set_results (message, impl->sum, impl->frame.bins, impl->sum_pixels, impl->rgb, impl->roi);
+}
+
+void
+gst_cuda_histogram_reset_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  impl->sum = cuv::HistogramResult{};
+  impl->sum_pixels = 0;
+}
+
