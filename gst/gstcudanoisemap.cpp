@@ -34,40 +34,15 @@
 #endif
 
 #include "gstcudanoisemap.h"
+#include "gstcudanoisemap-frame.h"
 #include "gstcudanoisemapmeta.h"
 
 #include <mutex>
-
-#include "cuvcolor.h"
-#include "cuvslots.h"
-#include "noisemap.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
 #define GST_CAT_DEFAULT gst_cuda_noisemap_debug
 
 #define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
-
-typedef enum {
-  GST_CUDA_NOISEMAP_MODE_MAP,
-  GST_CUDA_NOISEMAP_MODE_OVERLAY,
-} GstCudaNoisemapMode;
-
-#define GST_TYPE_CUDA_NOISEMAP_MODE (gst_cuda_noisemap_mode_get_type ())
-static GType
-gst_cuda_noisemap_mode_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_NOISEMAP_MODE_MAP, "A black image with the changed pixels in the colour", "map"},
-    {GST_CUDA_NOISEMAP_MODE_OVERLAY, "The frame with the changed pixels painted in the colour", "overlay"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaNoisemapMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 enum {
   PROP_0,
@@ -76,40 +51,7 @@ enum {
   PROP_COLOR,
 };
 
-struct NoisemapSettings {
-  guint threshold = 20;
-  GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
-  guint color = 0xffff0000; /* ARGB */
-};
-
 static const NoisemapSettings kDefaults;
-
-struct GstCudaNoisemapImpl {
-  std::mutex lock;
-  NoisemapSettings settings;
-
-  /* streaming thread only */
-  NoisemapSettings frame;
-  cuv::NoisemapParams params{};
-  cuv::PixelLayout layout = cuv::PixelLayout::RGBA;
-  cuv::ColorMatrix matrix{};
-  guint64 pixels = 0;
-  guint bits_per_pixel = 32;
-  const cuv::DiffStats *result = nullptr;
-  cuv::DiffStats cpu_result{};
-  bool first_frame = false;
-#if CUV_HAVE_CUDA
-  cuv::ResultSlots<cuv::DiffStats> slots;
-#endif
-  /* the message interval's sums */
-  guint64 sum_changed = 0;
-  guint64 sum_pixels = 0;
-};
-
-struct _GstCudaNoisemap {
-  GstCudaVisionAnalyser parent;
-  GstCudaNoisemapImpl *impl;
-};
 
 #define gst_cuda_noisemap_parent_class parent_class
 G_DEFINE_TYPE (GstCudaNoisemap, gst_cuda_noisemap, GST_TYPE_CUDA_VISION_ANALYSER);
@@ -142,85 +84,7 @@ gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
   p.y_black = impl->matrix.full_range ? 0 : 16;
 }
 
-static GstFlowReturn
-gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
-{
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
-  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
-  impl->first_frame = prev == nullptr;
-  cuv::noisemap_cpu (*in, prev ? *prev : *in, *out, impl->params, &impl->cpu_result);
-  impl->result = &impl->cpu_result;
-  return GST_FLOW_OK;
-}
-
-#if CUV_HAVE_CUDA
-static GstFlowReturn
-gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
-{
-  GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
-  GstCudaNoisemapImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
-    return GST_FLOW_ERROR;
-  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
-  impl->first_frame = prev == nullptr;
-  if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->slots.accum (),
-          impl->slots.clear_next (), stream)) ||
-      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
-    impl->slots.reset ();
-    return GST_FLOW_ERROR;
-  }
-  impl->result = &impl->slots.host ();
-  return GST_FLOW_OK;
-}
-#endif
-
-/* ---- results ---- */
-
-static void
-set_results (GstStructure *s, guint64 pixels, guint64 changed, guint bits_per_pixel)
-{
-  gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "changed-pixels", G_TYPE_UINT64, changed, "changed-ratio",
-      G_TYPE_DOUBLE, pixels ? static_cast<double> (changed) / static_cast<double> (pixels) : 0.0,
-      "changed-bytes-estimate", G_TYPE_UINT64, (changed * bits_per_pixel + 7) / 8, nullptr);
-}
-
-static gboolean
-gst_cuda_noisemap_end_frame (GstCudaVisionAnalyser *analyser)
-{
-  return GST_CUDA_NOISEMAP (analyser)->impl->result != nullptr;
-}
-
-static void
-gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
-{
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  set_results (meta, impl->pixels, impl->result->changed, impl->bits_per_pixel);
-  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
-}
-
-static void
-gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser)
-{
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  impl->sum_changed += impl->result->changed;
-  impl->sum_pixels += impl->pixels;
-}
-
-static void
-gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
-{
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  set_results (message, impl->sum_pixels, impl->sum_changed, impl->bits_per_pixel);
-}
-
-static void
-gst_cuda_noisemap_reset_interval (GstCudaVisionAnalyser *analyser)
-{
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  impl->sum_changed = 0;
-  impl->sum_pixels = 0;
-}
+/* The changed pixels on the CPU and on CUDA, and the results: gstcudanoisemap-frame.cpp. */
 
 /* ---- caps and state ---- */
 
