@@ -272,7 +272,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   if (ok && copy_back)
     ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
         cudaMemcpyDeviceToHost, stream));
-  if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream)))
+  if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ())))
     ok = false;
   if (temporal) {
     st.previous.end ();

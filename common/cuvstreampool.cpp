@@ -36,8 +36,10 @@ StreamPool::~StreamPool ()
 {
   {
     ContextGuard guard (ctx_);
-    for (cudaStream_t s : free_)
+    for (auto &[s, e] : free_) {
       cudaStreamDestroy (s);
+      cudaEventDestroy (e);
+    }
   }
   gst_object_unref (ctx_);
 }
@@ -48,9 +50,9 @@ StreamLease StreamPool::acquire (cudaError_t *err)
   {
     std::lock_guard<std::mutex> lk (lock_);
     if (!free_.empty ()) {
-      cudaStream_t s = free_.back ();
+      auto [s, e] = free_.back ();
       free_.pop_back ();
-      return StreamLease (shared_from_this (), s);
+      return StreamLease (shared_from_this (), s, e);
     }
   }
   ContextGuard guard (ctx_);
@@ -62,13 +64,19 @@ StreamLease StreamPool::acquire (cudaError_t *err)
   *err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
   if (*err != cudaSuccess)
     return StreamLease ();
-  return StreamLease (shared_from_this (), s);
+  cudaEvent_t e = nullptr;
+  *err = cudaEventCreateWithFlags (&e, cudaEventBlockingSync | cudaEventDisableTiming);
+  if (*err != cudaSuccess) {
+    cudaStreamDestroy (s);
+    return StreamLease ();
+  }
+  return StreamLease (shared_from_this (), s, e);
 }
 
-void StreamPool::give_back (cudaStream_t s)
+void StreamPool::give_back (cudaStream_t s, cudaEvent_t e)
 {
   std::lock_guard<std::mutex> lk (lock_);
-  free_.push_back (s);
+  free_.emplace_back (s, e);
 }
 
 StreamLease &StreamLease::operator= (StreamLease &&o) noexcept
@@ -77,7 +85,9 @@ StreamLease &StreamLease::operator= (StreamLease &&o) noexcept
     release ();
     pool_ = std::move (o.pool_);
     stream_ = o.stream_;
+    event_ = o.event_;
     o.stream_ = nullptr;
+    o.event_ = nullptr;
   }
   return *this;
 }
@@ -85,8 +95,9 @@ StreamLease &StreamLease::operator= (StreamLease &&o) noexcept
 void StreamLease::release ()
 {
   if (stream_ && pool_)
-    pool_->give_back (stream_);
+    pool_->give_back (stream_, event_);
   stream_ = nullptr;
+  event_ = nullptr;
   pool_.reset ();
 }
 

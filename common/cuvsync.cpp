@@ -10,6 +10,13 @@
 
 namespace cuv {
 
+namespace {
+const bool host_wait_blocks = [] {
+  const char *v = g_getenv ("CUV_HOST_WAIT");
+  return v && g_str_equal (v, "block");
+}();
+}  // namespace
+
 void wait_for_writer (GstMemory *mem)
 {
 #if GST_CHECK_VERSION(1, 24, 0)
@@ -19,9 +26,12 @@ void wait_for_writer (GstMemory *mem)
 #endif
 }
 
-cudaError_t finish_before_push (cudaStream_t stream)
+cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
 {
-  return cudaStreamSynchronize (stream);
+  if (!host_wait_blocks || !event)
+    return cudaStreamSynchronize (stream);
+  const cudaError_t err = cudaEventRecord (event, stream);
+  return err != cudaSuccess ? err : cudaEventSynchronize (event);
 }
 
 }  // namespace cuv

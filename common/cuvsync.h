@@ -17,8 +17,14 @@ namespace cuv {
 void wait_for_writer (GstMemory *mem);
 
 /* Before a buffer leaves the element: the element's work on @stream is complete, so any reader,
- * on any stream or on the host, sees the whole frame (GStreamer 1.22's contract). */
-cudaError_t finish_before_push (cudaStream_t stream);
+ * on any stream or on the host, sees the whole frame (GStreamer 1.22's contract).
+ *
+ * How the host waits: cudaStreamSynchronize, which spins while the context has fewer contexts than
+ * the machine has cores (CUDA's default scheduling), unless CUV_HOST_WAIT=block is in the
+ * environment: then @event (made with cudaEventBlockingSync) is recorded on @stream and the thread
+ * sleeps until it completes. A tuning knob for many pipelines in one process, where spinning
+ * threads can outnumber the cores (docs/performance.md). */
+cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
 
 }  // namespace cuv
 #endif
