@@ -6,6 +6,7 @@
  * on the pads. Its meson test runs with the leaks tracer (GST_TRACERS=leaks): main () ends with
  * gst_deinit (), where the tracer fails the program if any GStreamer object is still alive.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
@@ -190,8 +191,8 @@ namespace {
 void expect_message (GstBus *bus, GstMessageType type, const std::string &what)
 {
   GstMessage *msg =
-      gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, static_cast<GstMessageType> (type | GST_MESSAGE_ERROR));
-  fail_unless (msg != nullptr, "%s: nothing within 10 s", what.c_str ());
+      gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, static_cast<GstMessageType> (type | GST_MESSAGE_ERROR));
+  fail_unless (msg != nullptr, "%s: nothing within 30 s", what.c_str ());
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *err = nullptr;
     gchar *dbg = nullptr;
@@ -209,7 +210,7 @@ void expect_message (GstBus *bus, GstMessageType type, const std::string &what)
 void settle (GstElement *pipe, const std::string &what)
 {
   GstState state = GST_STATE_VOID_PENDING;
-  fail_unless_equals_int (gst_element_get_state (pipe, &state, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_get_state (pipe, &state, nullptr, 30 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
   fail_unless (state == GST_STATE_PLAYING, "%s: in %s, not PLAYING", what.c_str (), gst_element_state_get_name (state));
 }
 
@@ -224,33 +225,74 @@ void expect_no_error (GstBus *bus, const std::string &what)
   }
 }
 
-/* Counts buffers reaching a fakesink named "sink" (signal-handoffs=true) and waits for them. */
+/* Pipelines a test has started. A failed check leaves the test by a long jump (CK_FORK=no), past
+ * the code that would stop its pipeline; the suite's teardown stops what is left, so that the
+ * failure is reported instead of the program hanging at exit, where gst_deinit () waits for every
+ * streaming thread. */
+std::vector<GstElement *> &live_pipelines ()
+{
+  static std::vector<GstElement *> live;
+  return live;
+}
+
+GstElement *tracked (GstElement *pipe)
+{
+  if (pipe)
+    live_pipelines ().push_back (GST_ELEMENT (gst_object_ref (pipe)));
+  return pipe;
+}
+
+/* @pipe to NULL and no longer tracked (the caller's reference stays). */
+void stop_tracked (GstElement *pipe)
+{
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  auto &live = live_pipelines ();
+  live.erase (std::remove (live.begin (), live.end (), pipe), live.end ());
+  gst_object_unref (pipe);
+}
+
+void stop_live_pipelines ()
+{
+  for (GstElement *pipe : live_pipelines ()) {
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+  }
+  live_pipelines ().clear ();
+}
+
+/* Counts buffers reaching a fakesink named "sink" (signal-handoffs=true) and waits for them. It
+ * belongs to the pipeline (freed with it), so a test that fails early leaves no dangling handler. */
 struct HandoffCounter {
   std::mutex lock;
   std::condition_variable cond;
   int n = 0;
 
-  explicit HandoffCounter (GstElement *pipe)
+  static HandoffCounter &attach (GstElement *pipe)
   {
+    auto *c = new HandoffCounter ();
+    g_object_set_data_full (G_OBJECT (pipe), "handoff-counter", c, [] (gpointer p) {
+      delete static_cast<HandoffCounter *> (p);
+    });
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
     g_signal_connect (sink, "handoff", G_CALLBACK (+[] (GstElement *, GstBuffer *, GstPad *, gpointer self) {
       auto *c = static_cast<HandoffCounter *> (self);
       std::lock_guard<std::mutex> lk (c->lock);
       c->n++;
       c->cond.notify_all ();
-    }), this);
+    }), c);
     gst_object_unref (sink);
+    return *c;
   }
   int count ()
   {
     std::lock_guard<std::mutex> lk (lock);
     return n;
   }
-  /* Whether @more buffers beyond @from arrived within 10 s. */
+  /* Whether @more buffers beyond @from arrived within 30 s. */
   bool wait_beyond (int from, int more)
   {
     std::unique_lock<std::mutex> lk (lock);
-    return cond.wait_for (lk, std::chrono::seconds (10), [&] { return n >= from + more; });
+    return cond.wait_for (lk, std::chrono::seconds (30), [&] { return n >= from + more; });
   }
 };
 
@@ -272,9 +314,9 @@ GST_START_TEST (test_flushing_seeks_and_eos_mid_stream)
       cuvtest::Timer timer ("seeks and EOS " + describe (e, r));
       const std::string launch = "videotestsrc pattern=ball ! video/x-raw,format=NV12,width=96,height=64,framerate=30/1 ! " +
           launch_for (e, r) + " ! fakesink name=sink sync=false signal-handoffs=true";
-      GstElement *pipe = new_pipeline (launch);
+      GstElement *pipe = tracked (new_pipeline (launch));
       fail_unless (pipe != nullptr);
-      HandoffCounter frames (pipe);
+      HandoffCounter &frames = HandoffCounter::attach (pipe);
       GstBus *bus = gst_element_get_bus (pipe);
       fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
       expect_message (bus, GST_MESSAGE_ASYNC_DONE, launch + " reaching PLAYING");
@@ -294,7 +336,7 @@ GST_START_TEST (test_flushing_seeks_and_eos_mid_stream)
             launch.c_str (), seeks, forgotten.count () - forgotten_before);
       fail_unless (gst_element_send_event (pipe, gst_event_new_eos ()));
       expect_message (bus, GST_MESSAGE_EOS, launch + " EOS mid-stream");
-      fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+      stop_tracked (pipe);
       gst_object_unref (bus);
       gst_object_unref (pipe);
     }
@@ -310,11 +352,11 @@ GST_START_TEST (test_state_cycles_with_buffers_flowing)
     const std::string chain = chain_for (r);
     {
       cuvtest::Timer timer (std::to_string (cycles ()) + " NULL-PLAYING-NULL cycles of " + chain);
-      GstElement *pipe = new_pipeline (
+      GstElement *pipe = tracked (new_pipeline (
           "videotestsrc pattern=ball ! video/x-raw,format=RGBA,width=64,height=48 ! " + chain +
-          " ! fakesink name=sink sync=false signal-handoffs=true");
+          " ! fakesink name=sink sync=false signal-handoffs=true"));
       fail_unless (pipe != nullptr);
-      HandoffCounter frames (pipe);
+      HandoffCounter &frames = HandoffCounter::attach (pipe);
       GstBus *bus = gst_element_get_bus (pipe);
       for (int i = 0; i < cycles (); i++) {
         const int before = frames.count ();
@@ -323,16 +365,17 @@ GST_START_TEST (test_state_cycles_with_buffers_flowing)
         fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
         expect_no_error (bus, "cycle " + std::to_string (i) + " of " + chain);
       }
+      stop_tracked (pipe);
       gst_object_unref (bus);
       gst_object_unref (pipe);
     }
     {
       cuvtest::Timer timer ("PAUSED-PLAYING toggles of " + chain);
-      GstElement *pipe = new_pipeline (
+      GstElement *pipe = tracked (new_pipeline (
           "videotestsrc is-live=true pattern=ball ! video/x-raw,format=NV12,width=64,height=48,framerate=200/1 ! " +
-          chain + " ! fakesink name=sink sync=true signal-handoffs=true");
+          chain + " ! fakesink name=sink sync=true signal-handoffs=true"));
       fail_unless (pipe != nullptr);
-      HandoffCounter frames (pipe);
+      HandoffCounter &frames = HandoffCounter::attach (pipe);
       GstBus *bus = gst_element_get_bus (pipe);
       fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
       fail_unless (frames.wait_beyond (0, 2), "no frames through %s", chain.c_str ());
@@ -347,7 +390,7 @@ GST_START_TEST (test_state_cycles_with_buffers_flowing)
       settle (pipe, "after the toggles");
       fail_unless (gst_element_send_event (pipe, gst_event_new_eos ()));
       expect_message (bus, GST_MESSAGE_EOS, "EOS after the toggles");
-      fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+      stop_tracked (pipe);
       gst_object_unref (bus);
       gst_object_unref (pipe);
     }
@@ -667,6 +710,14 @@ GST_START_TEST (test_sixteen_pipelines_in_sixteen_threads)
 }
 GST_END_TEST;
 
+/* After each test, passed or failed: the pipelines a failed test left running (gst-check waits for
+ * every streaming thread after a test). */
+static void
+stop_leftovers (void)
+{
+  stop_live_pipelines ();
+}
+
 /* Before gst_check_run_suite's gst_deinit (), where the leaks tracer looks for live objects. */
 static void
 release_context (void)
@@ -682,6 +733,7 @@ cudavision_stress_suite (void)
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_unchecked_fixture (tc, nullptr, release_context);
+  tcase_add_checked_fixture (tc, nullptr, stop_leftovers);
   tcase_add_test (tc, test_caps_changes_mid_stream);
   tcase_add_test (tc, test_flushing_seeks_and_eos_mid_stream);
   tcase_add_test (tc, test_state_cycles_with_buffers_flowing);
