@@ -73,6 +73,36 @@ luma_plane (const GstCudaMotionestImpl *impl, uint8_t *base)
   return cuv::Plane{base, impl->luma_pitch, impl->width, impl->height};
 }
 
+/* blocks of vectors in metas downstream at once before the element copies instead */
+constexpr unsigned kVectorBlocksOut = 8;
+
+/* Where this frame's vectors go on the host: a block of the pool (page-locked memory of @ctx, or
+ * plain memory without one), which the meta takes without a copy, or @fallback while all the
+ * pool's blocks are still downstream. */
+static uint8_t *
+vector_target (GstCudaMotionestImpl *impl, GstCudaContext *ctx, uint8_t *fallback)
+{
+  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
+  const size_t bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
+  if (impl->vector_block) {
+    cuv::BytesPool::give_back (impl->vector_block);
+    impl->vector_block = nullptr;
+  }
+  if (!impl->vector_pool || impl->vector_pool->block_size () != bytes)
+    impl->vector_pool = cuv::BytesPool::make (ctx, bytes, kVectorBlocksOut);
+  impl->vector_block = impl->vector_pool->acquire ();
+  return impl->vector_block ? cuv::BytesPool::data (impl->vector_block) : fallback;
+}
+
+void
+gst_cuda_motionest_release_vectors (GstCudaMotionestImpl *impl)
+{
+  if (impl->vector_block)
+    cuv::BytesPool::give_back (impl->vector_block);
+  impl->vector_block = nullptr;
+  impl->vector_pool.reset ();
+}
+
 GstFlowReturn
 gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
@@ -83,17 +113,18 @@ gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
   const cuv::Plane cur = luma_plane (impl, impl->cpu_luma[impl->current].data ());
   const cuv::Plane prev = impl->have_previous ? luma_plane (impl, impl->cpu_luma[impl->current ^ 1].data ()) : cur;
   cuv::luma_plane_cpu (*in, cur);
-  impl->cpu_vectors.resize (impl->grid.count ());
+  impl->cpu_vectors.resize (std::max (1, impl->grid.count ()));
+  auto *vectors = reinterpret_cast<cuv::MotionVector *> (
+      vector_target (impl, nullptr, reinterpret_cast<uint8_t *> (impl->cpu_vectors.data ())));
   /* without a previous frame the frame is searched against itself: (0, 0) at cost 0 everywhere */
-  cuv::motion_search_cpu (cur, prev, motion_params (impl), impl->cpu_vectors.data ());
+  cuv::motion_search_cpu (cur, prev, motion_params (impl), vectors);
   if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
-    cuv::motion_arrows_cpu (impl->cpu_vectors.data (), impl->grid, impl->arrow_colors, *out);
+    cuv::motion_arrows_cpu (vectors, impl->grid, impl->arrow_colors, *out);
   } else if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR) {
     gst_cuda_motionest_update_table (impl);
-    cuv::motion_wheel_cpu (impl->cpu_vectors.data (), impl->grid, impl->table.data (), impl->table_range, impl->black,
-        *out);
+    cuv::motion_wheel_cpu (vectors, impl->grid, impl->table.data (), impl->table_range, impl->black, *out);
   }
-  impl->vectors = impl->cpu_vectors.data ();
+  impl->vectors = vectors;
   impl->processed = true;
   impl->first_frame = !impl->have_previous;
   impl->have_previous = true;
@@ -139,6 +170,7 @@ gst_cuda_motionest_release_buffers (GstCudaMotionestImpl *impl)
   impl->device_table.reset ();
   impl->pinned_table.reset ();
   impl->device_table_range = 0;
+  gst_cuda_motionest_release_vectors (impl);
 }
 
 /* The colour table on the device. The pinned copy is rewritten only after the base class has
@@ -169,10 +201,11 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   const cuv::Plane prev = impl->have_previous ? luma_plane (impl, impl->luma[impl->current ^ 1].data ()) : cur;
   auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
   const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
+  uint8_t *host_vectors = vector_target (impl, gst_cuda_vision_filter_get_context (filter), impl->pinned_vectors.data ());
   if (!CUV_CUDA_OK (self, cuv::luma_plane_cuda (*in, cur, stream)) ||
       !CUV_CUDA_OK (self, cuv::motion_search_cuda (cur, prev, motion_params (impl), dvec, stream)) ||
-      (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (impl->pinned_vectors.data (), dvec, vector_bytes,
-                            cudaMemcpyDeviceToHost, stream))))
+      (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (host_vectors, dvec, vector_bytes, cudaMemcpyDeviceToHost,
+                            stream))))
     return GST_FLOW_ERROR;
   if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
     if (!CUV_CUDA_OK (self, cuv::motion_arrows_cuda (dvec, impl->grid, impl->arrow_colors, *out, stream)))
@@ -185,7 +218,7 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
       return GST_FLOW_ERROR;
   }
   /* the base class waits for the stream once, after this; then the vectors are on the host */
-  impl->vectors = reinterpret_cast<const cuv::MotionVector *> (impl->pinned_vectors.data ());
+  impl->vectors = reinterpret_cast<const cuv::MotionVector *> (host_vectors);
   impl->processed = true;
   impl->first_frame = !impl->have_previous;
   impl->have_previous = true;
@@ -258,7 +291,10 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const cuv::MotionGrid &g = impl->grid;
-  GBytes *bytes = g_bytes_new (impl->vectors, static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector));
+  /* the meta takes this frame's block as it is; a copy only while all blocks are downstream */
+  const gsize size = static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector);
+  GBytes *bytes = impl->vector_block ? cuv::BytesPool::wrap (impl->vector_block, size) : g_bytes_new (impl->vectors, size);
+  impl->vector_block = nullptr;
   gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame.block), "search-range", G_TYPE_UINT,
       impl->frame.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
       static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,

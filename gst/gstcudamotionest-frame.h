@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cuvbytespool.h"
 #include "cuvcolor.h"
 #include "cuvcuda.h"
 #include "gstcudamotionest.h"
@@ -60,6 +61,9 @@ struct GstCudaMotionestImpl {
   int table_range = 0;
   std::vector<uint8_t> cpu_luma[2];
   std::vector<cuv::MotionVector> cpu_vectors;
+  /* host blocks the vectors land in and the meta takes without a copy (page-locked for CUDA) */
+  std::shared_ptr<cuv::BytesPool> vector_pool;
+  cuv::BytesPool::Block *vector_block = nullptr; /* this frame's, until the meta takes it */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer luma[2];
   cuv::CudaBuffer device_vectors;
@@ -73,6 +77,12 @@ struct GstCudaMotionestImpl {
   guint64 moving = 0;
   double magnitude = 0;
   std::vector<guint32> votes = std::vector<guint32> (kVotesSide * kVotesSide);
+
+  ~GstCudaMotionestImpl ()
+  {
+    if (vector_block)
+      cuv::BytesPool::give_back (vector_block);
+  }
 };
 
 struct _GstCudaMotionest {
@@ -88,6 +98,10 @@ GstFlowReturn gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, co
 /* Frees the device buffers (caps change, stop). */
 void gst_cuda_motionest_release_buffers (GstCudaMotionestImpl *impl);
 #endif
+
+/* Gives back this frame's vector block and drops the pool (caps change, stop); blocks still in
+ * metas downstream go back to the old pool, which lives until the last one does. */
+void gst_cuda_motionest_release_vectors (GstCudaMotionestImpl *impl);
 
 /* analyser vfuncs */
 void gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser);

@@ -136,6 +136,7 @@ gst_cuda_motionest_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
 #if CUV_HAVE_CUDA
   gst_cuda_motionest_release_buffers (impl);
 #endif
+  gst_cuda_motionest_release_vectors (impl);
   impl->cpu_luma[0].clear ();
   impl->cpu_luma[1].clear ();
   gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (filter), "new caps");
@@ -157,6 +158,7 @@ gst_cuda_motionest_stop (GstBaseTransform *trans)
 #if CUV_HAVE_CUDA
   gst_cuda_motionest_release_buffers (impl);
 #endif
+  gst_cuda_motionest_release_vectors (impl);
   impl->processed = false;
   gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (trans), "stop");
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);

@@ -313,6 +313,57 @@ GST_START_TEST (test_live_source)
 }
 GST_END_TEST;
 
+using Copies = std::vector<std::vector<guint8>>;
+
+/* fakesink's handoff: the buffer's vectors, copied into the Copies at @data */
+static void
+copy_vectors (GstElement *, GstBuffer *buf, GstPad *, gpointer data)
+{
+  guint cols = 0, rows = 0, unit = 0;
+  const GstCudaMotionVector *v = gst_cuda_motion_meta_get_vectors (buf, &cols, &rows, &unit);
+  const auto *bytes = reinterpret_cast<const guint8 *> (v);
+  static_cast<Copies *> (data)->emplace_back (bytes, bytes + static_cast<size_t> (cols) * rows * sizeof (GstCudaMotionVector));
+}
+
+/* The meta takes the block the vectors were computed into, without a copy (common/cuvbytespool.h):
+ * a block stays intact while a buffer downstream holds its meta, even after the element is gone,
+ * and 20 held buffers (more than the pool's 8 blocks) carry what a run that drops each buffer at
+ * once sees. */
+GST_START_TEST (test_vectors_outlive_the_element)
+{
+  const std::string launch = "videotestsrc num-buffers=20 pattern=ball ! video/x-raw,format=NV12,width=96,height=64 ! "
+      "cudamotionest backend=cpu block-size=4x4 search-range=8 ! ";
+  /* each frame's vectors copied out while the sink holds the buffer, then the buffer dropped */
+  Copies copied;
+  GstElement *pipe = new_pipeline (launch + "fakesink name=sink signal-handoffs=true");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  g_signal_connect (sink, "handoff", G_CALLBACK (copy_vectors), &copied);
+  gst_object_unref (sink);
+  GstBus *bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+
+  /* every buffer held to the end, read after the pipeline and the element are gone */
+  auto held = collect (launch + "appsink name=sink sync=false");
+  fail_unless_equals_int (held.size (), 20);
+  fail_unless_equals_int (copied.size (), 20);
+  for (size_t i = 0; i < held.size (); i++) {
+    Vectors r = vectors_of (held[i]);
+    const size_t n = static_cast<size_t> (r.cols) * r.rows * sizeof (GstCudaMotionVector);
+    fail_unless (n > 0 && n == copied[i].size (), "frame %zu: %zu bytes of vectors, %zu before", i, n, copied[i].size ());
+    fail_unless (memcmp (r.v, copied[i].data (), n) == 0, "frame %zu: the vectors changed while the buffer was held", i);
+  }
+  for (GstBuffer *b : held)
+    gst_buffer_unref (b);
+}
+GST_END_TEST;
+
 static Suite *
 cudamotionest_suite (void)
 {
@@ -327,6 +378,7 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_flush_discont_and_caps_change_reset);
   tcase_add_test (tc, test_interval_messages);
   tcase_add_test (tc, test_live_source);
+  tcase_add_test (tc, test_vectors_outlive_the_element);
   return s;
 }
 

@@ -1,0 +1,55 @@
+/* gst-cudavision: host blocks for results that leave an element as GBytes without a copy. The
+ * element computes a frame's result into a block (on the CPU, or the device copies it there: the
+ * blocks of a pool made with a context are page-locked), and wrap () hands the block downstream in
+ * a GBytes that gives it back when its last reference goes, which may be after the element has
+ * stopped: the pool lives while a block is out. At most @max_out blocks are out at once (a
+ * downstream queue may hold many buffers); past that acquire () gives none and the element copies
+ * its result into a new GBytes instead. Not installed.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cuvcuda.h"
+
+namespace cuv {
+
+class BytesPool : public std::enable_shared_from_this<BytesPool> {
+ public:
+  struct Block;
+
+  /* Blocks of @size bytes, page-locked memory of @ctx where a context is given (CUDA builds),
+   * else plain memory. */
+  static std::shared_ptr<BytesPool> make (GstCudaContext *ctx, size_t size, unsigned max_out);
+  BytesPool (GstCudaContext *ctx, size_t size, unsigned max_out);
+  ~BytesPool ();
+  BytesPool (const BytesPool &) = delete;
+  BytesPool &operator= (const BytesPool &) = delete;
+
+  size_t block_size () const { return size_; }
+  /* A block for one frame: a free one, or a new one while fewer than max_out are out; NULL when
+   * max_out are out or the memory could not be had. */
+  Block *acquire ();
+  static uint8_t *data (Block *b);
+  /* The first @size bytes of @b in a GBytes, which owns the block from now on. */
+  static GBytes *wrap (Block *b, size_t size);
+  /* Back to its pool, a block that was not wrapped. */
+  static void give_back (Block *b);
+
+ private:
+  void put (Block *b);
+
+  GstCudaContext *ctx_ = nullptr;
+  size_t size_;
+  unsigned max_out_;
+  std::mutex lock_;
+  std::vector<std::unique_ptr<Block>> free_;
+  unsigned out_ = 0;
+};
+
+}  // namespace cuv
