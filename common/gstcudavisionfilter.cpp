@@ -415,8 +415,11 @@ gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, Gst
 /* Working in place, GstBaseTransform copies a buffer that is not writable (one that a tee or its
  * source still holds), through the memory's allocator, and the element then writes the copy: two
  * passes over the frame, and GStreamer's copy of CUDA memory is slow (bench_pipelines: cudaenhance
- * on such buffers took 233 us at 4K for a 28 us kernel). An element that can also work out of
- * place (all but keeps_caps) writes its result into a buffer of its own instead. */
+ * on such buffers took 233 us at 4K for a 28 us kernel). The element writes its result into a
+ * buffer of its own instead: an element that changes every pixel in one pass, and an analyser
+ * that draws on the frame (keeps_caps, writes_frame) after copying the frame with the backend's
+ * copy. An analyser that only reads keeps GstBaseTransform's way: its buffer copy shares the
+ * memory, which is mapped read-only. */
 static GstFlowReturn
 gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
 {
@@ -424,8 +427,12 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   priv->shared_input = priv->shared_input_output = nullptr;
   std::shared_ptr<CapsState> state = priv->route.state ();
-  if (!gst_base_transform_is_in_place (trans) || gst_base_transform_is_passthrough (trans) ||
-      GST_CUDA_VISION_FILTER_GET_CLASS (self)->keeps_caps || gst_buffer_is_writable (inbuf) || !state)
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  /* the frame's settings are the last frame's until begin_frame: a change in between costs one
+   * GStreamer copy, or one frame copy of ours (an analyser copies whenever @in is not @out) */
+  const bool only_reads = klass->keeps_caps && !(klass->writes_frame && klass->writes_frame (self));
+  if (!gst_base_transform_is_in_place (trans) || gst_base_transform_is_passthrough (trans) || only_reads ||
+      gst_buffer_is_writable (inbuf) || !state)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
 
   if (!priv->own_output_pool) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "copy.h"
 #include "luma.h"
 
 GType
@@ -113,6 +114,9 @@ gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
   const cuv::Plane cur = luma_plane (impl, impl->cpu_luma[impl->current].data ());
   const cuv::Plane prev = impl->have_previous ? luma_plane (impl, impl->cpu_luma[impl->current ^ 1].data ()) : cur;
   cuv::luma_plane_cpu (*in, cur);
+  /* a buffer of our own for a shared input (common/gstcudavisionfilter.cpp): the frame first */
+  if (in->planes[0].data != out->planes[0].data)
+    cuv::copy_frame_cpu (*in, *out);
   impl->cpu_vectors.resize (std::max (1, impl->grid.count ()));
   auto *vectors = reinterpret_cast<cuv::MotionVector *> (
       vector_target (impl, nullptr, reinterpret_cast<uint8_t *> (impl->cpu_vectors.data ())));
@@ -202,7 +206,8 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
   const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
   uint8_t *host_vectors = vector_target (impl, gst_cuda_vision_filter_get_context (filter), impl->pinned_vectors.data ());
-  if (!CUV_CUDA_OK (self, cuv::luma_plane_cuda (*in, cur, stream)) ||
+  if ((in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream))) ||
+      !CUV_CUDA_OK (self, cuv::luma_plane_cuda (*in, cur, stream)) ||
       !CUV_CUDA_OK (self, cuv::motion_search_cuda (cur, prev, motion_params (impl), dvec, stream)) ||
       (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (host_vectors, dvec, vector_bytes, cudaMemcpyDeviceToHost,
                             stream))))

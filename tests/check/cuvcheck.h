@@ -197,6 +197,51 @@ inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info,
   return out;
 }
 
+/* Buffers that others hold too (not writable) through @launch, one element that works in place,
+ * in each of @formats at a few sizes and strides. With @writes (the element changes the frame):
+ * the output is a buffer of the element's own pool, not GStreamer's copy of the input, with the
+ * bytes an in-place run on a writable copy gives, and the input is left as it was. Without: the
+ * output shares the input's memory (nothing was copied). */
+inline void check_shared_input (const std::string &launch, const std::vector<GstVideoFormat> &formats, uint32_t seed,
+    bool writes)
+{
+  for (GstVideoFormat f : formats) {
+    for (cuvtest::Size s : {cuvtest::Size{1, 1}, cuvtest::Size{17, 13}, cuvtest::Size{320, 241}}) {
+      for (int pad : {0, 48}) {
+        GstVideoInfo info = info_for (f, s.w, s.h);
+        const std::string what = launch + " " + gst_video_format_to_string (f) + " " + std::to_string (s.w) + "x" +
+            std::to_string (s.h) + " pad " + std::to_string (pad);
+        GstBuffer *in = make_buffer (info, pad, seed++);
+        GstBuffer *before = gst_buffer_copy_deep (in);
+
+        /* writable: the harness gets the only reference, and the element works in place */
+        GstHarness *h = harness (launch, info);
+        GstBuffer *writable = gst_buffer_copy_deep (in);
+        GstBuffer *in_place = push_pull (h, writable);
+        fail_unless (in_place == writable, "%s: a writable buffer was not processed in place", what.c_str ());
+
+        /* shared: this test keeps a reference */
+        GstBuffer *out = push_pull (h, gst_buffer_ref (in));
+        fail_unless (out != in, "%s: the shared input came back", what.c_str ());
+        if (writes)
+          fail_unless (out->pool != nullptr, "%s: the output is a copy of the input, not a buffer of the element's pool",
+              what.c_str ());
+        else
+          fail_unless (gst_buffer_peek_memory (out, 0) == gst_buffer_peek_memory (in, 0),
+              "%s: the frame was copied though the element only reads it", what.c_str ());
+        fail_unless_equals_int (buffer_diff (out, in_place, info, what + " shared vs in place"), 0);
+        fail_unless_equals_int (buffer_diff (in, before, info, what + " input after"), 0);
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in));
+        gst_harness_teardown (h);
+        gst_buffer_unref (out);
+        gst_buffer_unref (in_place);
+        gst_buffer_unref (before);
+        gst_buffer_unref (in);
+      }
+    }
+  }
+}
+
 /* A harness on @launch whose element posts to a bus of its own (the harness gives it none). */
 struct BusHarness {
   GstHarness *h;

@@ -90,39 +90,8 @@ GST_END_TEST;
  * was; the bytes equal those of the in-place run on a writable buffer. */
 GST_START_TEST (test_enhance_on_shared_buffers)
 {
-  const std::string launch = "cudaenhance backend=cpu contrast=1.4 saturation=1.3 hue=0.1";
-  uint32_t seed = 300;
-  for (GstVideoFormat f : kEnhanceFormats) {
-    for (cuvtest::Size s : {cuvtest::Size{1, 1}, cuvtest::Size{17, 13}, cuvtest::Size{320, 241}}) {
-      for (int pad : {0, 48}) {
-        GstVideoInfo info = info_for (f, s.w, s.h);
-        const std::string what = std::string (gst_video_format_to_string (f)) + " " + std::to_string (s.w) + "x" +
-            std::to_string (s.h) + " pad " + std::to_string (pad);
-        GstBuffer *in = make_buffer (info, pad, seed++);
-        GstBuffer *before = gst_buffer_copy_deep (in);
-
-        /* writable: the harness gets the only reference, and the element works in place */
-        GstHarness *h = harness (launch, info);
-        GstBuffer *writable = gst_buffer_copy_deep (in);
-        GstBuffer *in_place = push_pull (h, writable);
-        fail_unless (in_place == writable, "%s: a writable buffer was not processed in place", what.c_str ());
-
-        /* shared: this test keeps a reference */
-        GstBuffer *out = push_pull (h, gst_buffer_ref (in));
-        fail_unless (out != in, "%s: the shared input came back", what.c_str ());
-        fail_unless (out->pool != nullptr, "%s: the output is a copy of the input, not a buffer of the element's pool",
-            what.c_str ());
-        fail_unless_equals_int (buffer_diff (out, in_place, info, what + " shared vs in place"), 0);
-        fail_unless_equals_int (buffer_diff (in, before, info, what + " input after"), 0);
-        fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in));
-        gst_harness_teardown (h);
-        gst_buffer_unref (out);
-        gst_buffer_unref (in_place);
-        gst_buffer_unref (before);
-        gst_buffer_unref (in);
-      }
-    }
-  }
+  check_shared_input ("cudaenhance backend=cpu contrast=1.4 saturation=1.3 hue=0.1",
+      {kEnhanceFormats, kEnhanceFormats + G_N_ELEMENTS (kEnhanceFormats)}, 300, true);
 }
 GST_END_TEST;
 

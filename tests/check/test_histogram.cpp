@@ -180,6 +180,16 @@ GST_START_TEST (test_overlay_draws_reference)
 GST_END_TEST;
 
 /* interval = 90 ms at 30 frames/s: a message every 3 frames (99.99 ms), histograms summed. */
+/* On buffers that others hold too: with the overlay, the frame is copied into a buffer of the
+ * element's pool and drawn on there; without, the output shares the input's memory (no copy). */
+GST_START_TEST (test_shared_buffers)
+{
+  const std::vector<GstVideoFormat> formats (kFormats, kFormats + G_N_ELEMENTS (kFormats));
+  check_shared_input ("cudahistogram backend=cpu bins=32 overlay=true", formats, 400, true);
+  check_shared_input ("cudahistogram backend=cpu bins=32", formats, 500, false);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_interval_sums_frames)
 {
   GstVideoInfo info = info_for (GST_VIDEO_FORMAT_GRAY8, 40, 30);
@@ -306,6 +316,7 @@ cudahistogram_suite (void)
   tcase_add_test (tc, test_meta_and_message_match_direct_count);
   tcase_add_test (tc, test_frame_passes_unchanged);
   tcase_add_test (tc, test_overlay_draws_reference);
+  tcase_add_test (tc, test_shared_buffers);
   tcase_add_test (tc, test_interval_sums_frames);
   tcase_add_test (tc, test_roi_clipped_and_empty);
   tcase_add_test (tc, test_bins_change_at_next_frame);

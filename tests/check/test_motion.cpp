@@ -313,6 +313,17 @@ GST_START_TEST (test_live_source)
 }
 GST_END_TEST;
 
+/* On buffers that others hold too: drawing, the frame is copied into a buffer of the element's
+ * pool and drawn on there; with draw=none the output shares the input's memory (no copy). */
+GST_START_TEST (test_shared_buffers)
+{
+  const std::vector<GstVideoFormat> formats = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+  check_shared_input ("cudamotionest backend=cpu search-range=4 draw=arrows", formats, 600, true);
+  check_shared_input ("cudamotionest backend=cpu search-range=4 draw=color", formats, 700, true);
+  check_shared_input ("cudamotionest backend=cpu search-range=4", formats, 800, false);
+}
+GST_END_TEST;
+
 using Copies = std::vector<std::vector<guint8>>;
 
 /* fakesink's handoff: the buffer's vectors, copied into the Copies at @data */
@@ -379,6 +390,7 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_interval_messages);
   tcase_add_test (tc, test_live_source);
   tcase_add_test (tc, test_vectors_outlive_the_element);
+  tcase_add_test (tc, test_shared_buffers);
   return s;
 }
 
