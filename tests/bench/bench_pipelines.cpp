@@ -4,11 +4,12 @@
  * second from the first buffer at the sink to the last (start and negotiation excluded), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame.
- *   bench_pipelines [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE]
+ *   bench_pipelines [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE] [--device N]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --only: the configurations whose name contains TEXT; --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
- * (else it runs, which takes about a minute).
+ * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
+ * shared context is made there; default 0; the kernel column comes from device 0).
  * Without a GPU only the host-memory rows run (on the CPU backend), with no kernel column.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsrc.h>
@@ -281,6 +282,7 @@ int main (int argc, char **argv)
   bool quick = false;
   std::string only, kernels_file;
   double seconds = 1.0;
+  int device = 0;
   std::vector<cuvtest::Size> sizes = {{1920, 1080}, {3840, 2160}};
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--quick") == 0) {
@@ -299,8 +301,10 @@ int main (int argc, char **argv)
         return 2;
     } else if (std::strcmp (argv[i], "--kernels") == 0 && i + 1 < argc) {
       kernels_file = argv[++i];
+    } else if (std::strcmp (argv[i], "--device") == 0 && i + 1 < argc) {
+      device = std::atoi (argv[++i]);
     } else {
-      std::fprintf (stderr, "usage: %s [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE] [--device N]\n", argv[0]);
       return 2;
     }
   }
@@ -308,14 +312,18 @@ int main (int argc, char **argv)
   std::vector<std::string> memories = {"host"};
   std::map<std::string, double> kernels;
   if (gpu) {
-    GstCudaContext *ctx = gst_cuda_context_new (0);
+    GstCudaContext *ctx = gst_cuda_context_new (device);
+    if (!ctx) {
+      std::fprintf (stderr, "no CUDA context on device %d\n", device);
+      return 1;
+    }
     g_context = gst_context_new_cuda_context (ctx);
     gst_object_unref (ctx);
     memories.insert (memories.begin (), "cuda");
     kernels = kernel_times (argv[0], kernels_file);
   }
-  std::printf ("bench_pipelines on %s; median of %d runs, frames timed at the sink\n",
-      gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", quick ? 1 : 3);
+  std::printf ("bench_pipelines on %s, device %d; median of %d runs, frames timed at the sink\n",
+      gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", device, quick ? 1 : 3);
 
   const std::string sink = " ! fakesink name=sink";
   const std::vector<Config> configs = {
