@@ -75,7 +75,6 @@ struct GstCudaMotionestImpl {
   /* the message interval's sums */
   guint64 units = 0;
   guint64 moving = 0;
-  double magnitude = 0;
   std::vector<guint32> votes = std::vector<guint32> (kVotesSide * kVotesSide);
 
   ~GstCudaMotionestImpl ()
