@@ -99,15 +99,6 @@ Outcome run_once (const Hooks &hooks, const std::string &launch, long n)
   return outcome;
 }
 
-const char *kElements[][2] = {
-  {"cudasobel", "scale=1.5"},
-  {"cudaenhance", "contrast=1.3 saturation=1.4"},
-  {"cudahistogram", "overlay=true"},
-  {"cudaheatmap", ""},
-  {"cudanoisemap", "mode=overlay"},
-  {"cudamotionest", "draw=arrows"},
-};
-
 }  // namespace
 
 int main (int argc, char **argv)
@@ -136,7 +127,7 @@ int main (int argc, char **argv)
     return c.finish ("test_faults");
   }
   const long limit = 400;
-  for (const auto &e : kElements) {
+  for (const auto &e : cuvtest::kDrawingElements) {
     bool chosen = names.empty ();
     for (const char *name : names)
       chosen |= std::strcmp (name, e[0]) == 0;

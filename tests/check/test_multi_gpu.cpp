@@ -19,15 +19,6 @@
 
 namespace {
 
-const char *kElements[][2] = {
-  {"cudasobel", "scale=1.5"},
-  {"cudaenhance", "contrast=1.3 saturation=1.4"},
-  {"cudahistogram", "overlay=true"},
-  {"cudaheatmap", ""},
-  {"cudanoisemap", "mode=overlay"},
-  {"cudamotionest", "draw=arrows"},
-};
-
 const char *kMetas[] = {"CudaHistogramMeta", "CudaHeatmapMeta", "CudaNoisemapMeta", "CudaMotionMeta"};
 
 struct Run {
@@ -156,7 +147,7 @@ int main (int argc, char **argv)
   }
   const int last = devices - 1;
   cuvtest::Checker c;
-  for (const auto &e : kElements) {
+  for (const auto &e : cuvtest::kDrawingElements) {
     for (const char *format : {"RGBA", "NV12"}) {
       const std::string what = std::string (e[0]) + " " + e[1] + " " + format;
       cuvtest::Timer timer ("device 0 and device " + std::to_string (last) + ": " + what);

@@ -239,4 +239,15 @@ inline int run_parts (int argc, char **argv, const char *program, Checker &c, st
   return c.finish (program);
 }
 
+/* Each element with properties that make it write every frame (a test that wants every code
+ * path of an element, drawing included): name, properties. */
+inline const char *const kDrawingElements[][2] = {
+  {"cudasobel", "scale=1.5"},
+  {"cudaenhance", "contrast=1.3 saturation=1.4"},
+  {"cudahistogram", "overlay=true"},
+  {"cudaheatmap", ""},
+  {"cudanoisemap", "mode=overlay"},
+  {"cudamotionest", "draw=arrows"},
+};
+
 }  // namespace cuvtest
