@@ -77,6 +77,64 @@ in_map_flags (bool in_place, bool writes)
   return in_place && writes ? GST_MAP_READWRITE : GST_MAP_READ;
 }
 
+namespace {
+
+/* Both buffers of one frame mapped (map_frame), as device memory where @in_dev / @out_dev; in
+ * place the output is the input's mapping, read-write when the element @writes. Unmapped when it
+ * goes; ok () is false when a map failed (the error is posted). */
+class MappedFrames {
+ public:
+  MappedFrames (GstCudaVisionFilter *self, const CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool writes,
+      bool in_dev, bool out_dev)
+      : in_place_ (inbuf == outbuf)
+  {
+    if (!map_frame (self, &vin_, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place_, writes), in_dev, "input",
+            &in))
+      return;
+    if (in_place_) {
+      out = in;
+    } else if (!map_frame (self, &vout_, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, out_dev, "output", &out)) {
+      gst_video_frame_unmap (&vin_);
+      return;
+    }
+    ok_ = true;
+  }
+  ~MappedFrames ()
+  {
+    if (!ok_)
+      return;
+    if (!in_place_)
+      gst_video_frame_unmap (&vout_);
+    gst_video_frame_unmap (&vin_);
+  }
+  MappedFrames (const MappedFrames &) = delete;
+  MappedFrames &operator= (const MappedFrames &) = delete;
+
+  bool ok () const { return ok_; }
+  cuv::Frame in{}, out{}; /* the kernels' views of the mapped frames */
+
+ private:
+  bool in_place_;
+  bool ok_ = false;
+  GstVideoFrame vin_, vout_;
+};
+
+#if CUV_HAVE_CUDA
+/* @info's frame in @layout at @data, rows padded to @align bytes (@data NULL: only the shape,
+ * for cuv::frame_bytes). */
+cuv::Frame
+padded_frame (const GstVideoInfo *info, cuv::PixelLayout layout, int align, uint8_t *data)
+{
+  int pitches[3] = {0, 0, 0};
+  const int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  for (int p = 0; p < cuv::layout_n_planes (layout); p++)
+    pitches[p] = cuv::min_pitch (layout, w, p, align);
+  return cuv::make_frame (layout, w, h, data, pitches);
+}
+#endif
+
+}  // namespace
+
 #if CUV_HAVE_CUDA
 static bool
 is_device_buffer (const cuv::Route &route, GstBuffer *buf)
@@ -114,36 +172,22 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
     return GST_FLOW_ERROR;
   }
   auto host_frame = [] (std::vector<uint8_t> &store, const GstVideoInfo *info, cuv::PixelLayout layout) {
-    int pitches[3] = {0, 0, 0};
-    int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-    for (int p = 0; p < cuv::layout_n_planes (layout); p++)
-      pitches[p] = cuv::min_pitch (layout, w, p, 4);
-    store.resize (cuv::frame_bytes (cuv::make_frame (layout, w, h, nullptr, pitches)));
-    return cuv::make_frame (layout, w, h, store.data (), pitches);
+    store.resize (cuv::frame_bytes (padded_frame (info, layout, 4, nullptr)));
+    return padded_frame (info, layout, 4, store.data ());
   };
 
-  GstVideoFrame vin, vout;
-  cuv::Frame in_view, out_view;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes), in_dev, "input", &in_view))
+  MappedFrames mapped (self, st, inbuf, outbuf, writes, in_dev, out_dev);
+  if (!mapped.ok ())
     return GST_FLOW_ERROR;
-  if (in_place)
-    out_view = in_view;
-  else if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, out_dev, "output", &out_view)) {
-    gst_video_frame_unmap (&vin);
-    return GST_FLOW_ERROR;
-  }
-  cuv::Frame fin = in_dev ? host_frame (st.cpu_in_host, &st.in_info, st.in_layout) : in_view;
-  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (st.cpu_out_host, &st.out_info, st.out_layout) : out_view;
+  cuv::Frame fin = in_dev ? host_frame (st.cpu_in_host, &st.in_info, st.in_layout) : mapped.in;
+  cuv::Frame fout = in_place ? fin : out_dev ? host_frame (st.cpu_out_host, &st.out_info, st.out_layout) : mapped.out;
 
   GstFlowReturn ret = GST_FLOW_ERROR;
-  if (!in_dev || copy_planes (self, in_view, fin, cudaMemcpyDeviceToHost)) {
+  if (!in_dev || copy_planes (self, mapped.in, fin, cudaMemcpyDeviceToHost)) {
     ret = transform_cpu (self, route, st, fin, fout);
-    if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, out_view, cudaMemcpyHostToDevice))
+    if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, mapped.out, cudaMemcpyHostToDevice))
       ret = GST_FLOW_ERROR;
   }
-  if (!in_place)
-    gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
   if (ret == GST_FLOW_ERROR)
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Copying a frame between CUDA and host memory failed"), (nullptr));
   return ret;
@@ -161,23 +205,10 @@ process_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuf
       return process_cpu_staged (self, route, st, inbuf, outbuf, in_dev, out_dev);
   }
 #endif
-  const bool in_place = inbuf == outbuf;
-  GstVideoFrame vin, vout;
-  cuv::Frame fin, fout;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes_frame (route, self, in_place)),
-          false, "input", &fin))
+  MappedFrames mapped (self, st, inbuf, outbuf, writes_frame (route, self, inbuf == outbuf), false, false);
+  if (!mapped.ok ())
     return GST_FLOW_ERROR;
-  if (in_place)
-    fout = fin;
-  else if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, false, "output", &fout)) {
-    gst_video_frame_unmap (&vin);
-    return GST_FLOW_ERROR;
-  }
-  GstFlowReturn ret = transform_cpu (self, route, st, fin, fout);
-  if (!in_place)
-    gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
-  return ret;
+  return transform_cpu (self, route, st, mapped.in, mapped.out);
 }
 
 #if CUV_HAVE_CUDA
@@ -189,20 +220,15 @@ ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::S
 {
   if (stage.device)
     return true;
-  int pitches[3] = {0, 0, 0};
-  int w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-  for (int p = 0; p < cuv::layout_n_planes (layout); p++)
-    pitches[p] = cuv::min_pitch (layout, w, p, 256);
-  cuv::Frame shape = cuv::make_frame (layout, w, h, nullptr, pitches);
-  size_t bytes = cuv::frame_bytes (shape);
+  const size_t bytes = cuv::frame_bytes (padded_frame (info, layout, 256, nullptr));
   if (!CUV_CUDA_OK (self, stage.device.allocate (route.context, cuv::CudaBuffer::Kind::Device, bytes)) ||
       !CUV_CUDA_OK (self, stage.host.allocate (route.context, cuv::CudaBuffer::Kind::Pinned, bytes))) {
     stage.device.reset ();
     stage.host.reset ();
     return false;
   }
-  stage.device_frame = cuv::make_frame (layout, w, h, stage.device.data (), pitches);
-  stage.host_frame = cuv::make_frame (layout, w, h, stage.host.data (), pitches);
+  stage.device_frame = padded_frame (info, layout, 256, stage.device.data ());
+  stage.host_frame = padded_frame (info, layout, 256, stage.host.data ());
   return true;
 }
 
@@ -222,16 +248,10 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   }
 
   /* the mapped frames' views: device views of CUDA memory, host views of system memory */
-  GstVideoFrame vin, vout;
-  cuv::Frame in_view, out_view;
-  if (!map_frame (self, &vin, &st.in_info, st.in_layout, inbuf, in_map_flags (in_place, writes), in_dev, "input", &in_view))
+  MappedFrames mapped (self, st, inbuf, outbuf, writes, in_dev, out_dev);
+  if (!mapped.ok ())
     return GST_FLOW_ERROR;
-  if (in_place)
-    out_view = in_view;
-  else if (!map_frame (self, &vout, &st.out_info, st.out_layout, outbuf, GST_MAP_WRITE, out_dev, "output", &out_view)) {
-    gst_video_frame_unmap (&vin);
-    return GST_FLOW_ERROR;
-  }
+  const cuv::Frame &in_view = mapped.in, &out_view = mapped.out;
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   bool ok = true;
@@ -288,10 +308,6 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   }
   if (ok && copy_back)
     cuv::copy_frame_cpu (out_stage.host_frame, out_view);
-
-  if (!in_place)
-    gst_video_frame_unmap (&vout);
-  gst_video_frame_unmap (&vin);
 
   if (!ok) {
     cudaError_t err = cudaGetLastError ();
