@@ -428,8 +428,8 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
   priv->shared_input = priv->shared_input_output = nullptr;
   std::shared_ptr<CapsState> state = priv->route.state ();
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  /* the frame's settings are the last frame's until begin_frame: a change in between costs one
-   * GStreamer copy, or one frame copy of ours (an analyser copies whenever @in is not @out) */
+  /* an analyser has taken this frame's settings already (its prepare_output_buffer), so that
+   * writes_frame answers for this frame */
   const bool only_reads = klass->keeps_caps && !(klass->writes_frame && klass->writes_frame (self));
   if (!gst_base_transform_is_in_place (trans) || gst_base_transform_is_passthrough (trans) || only_reads ||
       gst_buffer_is_writable (inbuf) || !state)

@@ -199,9 +199,10 @@ inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info,
 
 /* Buffers that others hold too (not writable) through @launch, one element that works in place,
  * in each of @formats at a few sizes and strides. With @writes (the element changes the frame):
- * the output is a buffer of the element's own pool, not GStreamer's copy of the input, with the
- * bytes an in-place run on a writable copy gives, and the input is left as it was. Without: the
- * output shares the input's memory (nothing was copied). */
+ * the output is a buffer of the element's own pool, not GStreamer's copy of the input (on the
+ * first frame too, before the element has run once), with the bytes an in-place run on a writable
+ * copy gives, and the input is left as it was. Without: the output shares the input's memory
+ * (nothing was copied). */
 inline void check_shared_input (const std::string &launch, const std::vector<GstVideoFormat> &formats, uint32_t seed,
     bool writes)
 {
@@ -214,8 +215,18 @@ inline void check_shared_input (const std::string &launch, const std::vector<Gst
         GstBuffer *in = make_buffer (info, pad, seed++);
         GstBuffer *before = gst_buffer_copy_deep (in);
 
-        /* writable: the harness gets the only reference, and the element works in place */
+        /* shared from the first frame: the element has drawn nothing yet, and still knows that it
+         * will draw on this one */
         GstHarness *h = harness (launch, info);
+        GstBuffer *first_out = push_pull (h, gst_buffer_ref (in));
+        gst_harness_teardown (h);
+        fail_unless (first_out != in, "%s: the shared first input came back", what.c_str ());
+        if (writes)
+          fail_unless (first_out->pool != nullptr, "%s: the first output is a copy of the input, not a buffer of the "
+              "element's pool", what.c_str ());
+
+        /* writable: the harness gets the only reference, and the element works in place */
+        h = harness (launch, info);
         GstBuffer *writable = gst_buffer_copy_deep (in);
         GstBuffer *in_place = push_pull (h, writable);
         fail_unless (in_place == writable, "%s: a writable buffer was not processed in place", what.c_str ());
@@ -230,10 +241,12 @@ inline void check_shared_input (const std::string &launch, const std::vector<Gst
           fail_unless (gst_buffer_peek_memory (out, 0) == gst_buffer_peek_memory (in, 0),
               "%s: the frame was copied though the element only reads it", what.c_str ());
         fail_unless_equals_int (buffer_diff (out, in_place, info, what + " shared vs in place"), 0);
+        fail_unless_equals_int (buffer_diff (first_out, in_place, info, what + " shared first frame vs in place"), 0);
         fail_unless_equals_int (buffer_diff (in, before, info, what + " input after"), 0);
         fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in));
         gst_harness_teardown (h);
         gst_buffer_unref (out);
+        gst_buffer_unref (first_out);
         gst_buffer_unref (in_place);
         gst_buffer_unref (before);
         gst_buffer_unref (in);
