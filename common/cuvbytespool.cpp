@@ -35,8 +35,9 @@ BytesPool::~BytesPool ()
     gst_object_unref (ctx_);
 }
 
-BytesPool::Block *BytesPool::acquire ()
+bool BytesPool::acquire (Block **block)
 {
+  *block = nullptr;
   std::unique_ptr<Block> b;
   {
     std::lock_guard<std::mutex> lk (lock_);
@@ -44,7 +45,7 @@ BytesPool::Block *BytesPool::acquire ()
       b = std::move (free_.back ());
       free_.pop_back ();
     } else if (out_ >= max_out_) {
-      return nullptr;
+      return true;
     }
     out_++;
   }
@@ -55,7 +56,7 @@ BytesPool::Block *BytesPool::acquire ()
       if (b->pinned.allocate (ctx_, CudaBuffer::Kind::Pinned, size_) != cudaSuccess) {
         std::lock_guard<std::mutex> lk (lock_);
         out_--;
-        return nullptr;
+        return false;
       }
       b->ptr = b->pinned.data ();
     }
@@ -66,7 +67,8 @@ BytesPool::Block *BytesPool::acquire ()
     }
   }
   b->pool = shared_from_this ();
-  return b.release ();
+  *block = b.release ();
+  return true;
 }
 
 uint8_t *BytesPool::data (Block *b)

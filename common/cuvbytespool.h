@@ -32,9 +32,9 @@ class BytesPool : public std::enable_shared_from_this<BytesPool> {
   BytesPool &operator= (const BytesPool &) = delete;
 
   size_t block_size () const { return size_; }
-  /* A block for one frame: a free one, or a new one while fewer than max_out are out; NULL when
-   * max_out are out or the memory could not be had. */
-  Block *acquire ();
+  /* A block for one frame into @block: a free one, or a new one while fewer than max_out are out;
+   * NULL when max_out are out. False when a new block's memory could not be had (@block NULL). */
+  bool acquire (Block **block);
   static uint8_t *data (Block *b);
   /* The first @size bytes of @b in a GBytes, which owns the block from now on. */
   static GBytes *wrap (Block *b, size_t size);

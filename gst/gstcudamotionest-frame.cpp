@@ -79,7 +79,7 @@ constexpr unsigned kVectorBlocksOut = 8;
 
 /* Where this frame's vectors go on the host: a block of the pool (page-locked memory of @ctx, or
  * plain memory without one), which the meta takes without a copy, or @fallback while all the
- * pool's blocks are still downstream. */
+ * pool's blocks are still downstream. NULL when a block's page-locked memory could not be had. */
 static uint8_t *
 vector_target (GstCudaMotionestImpl *impl, GstCudaContext *ctx, uint8_t *fallback)
 {
@@ -91,7 +91,8 @@ vector_target (GstCudaMotionestImpl *impl, GstCudaContext *ctx, uint8_t *fallbac
   }
   if (!impl->vector_pool || impl->vector_pool->block_size () != bytes)
     impl->vector_pool = cuv::BytesPool::make (ctx, bytes, kVectorBlocksOut);
-  impl->vector_block = impl->vector_pool->acquire ();
+  if (!impl->vector_pool->acquire (&impl->vector_block))
+    return nullptr;
   return impl->vector_block ? cuv::BytesPool::data (impl->vector_block) : fallback;
 }
 
@@ -206,6 +207,12 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
   const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
   uint8_t *host_vectors = vector_target (impl, gst_cuda_vision_filter_get_context (filter), impl->pinned_vectors.data ());
+  if (!host_vectors) {
+    /* the base class posts the error message */
+    GST_ERROR_OBJECT (self, "no page-locked memory for the motion vectors (%" G_GSIZE_FORMAT " bytes)",
+        impl->vector_pool->block_size ());
+    return GST_FLOW_ERROR;
+  }
   if ((in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream))) ||
       !CUV_CUDA_OK (self, cuv::luma_plane_cuda (*in, cur, stream)) ||
       !CUV_CUDA_OK (self, cuv::motion_search_cuda (cur, prev, motion_params (impl), dvec, stream)) ||
