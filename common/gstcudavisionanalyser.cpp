@@ -30,7 +30,6 @@ struct AnalyserImpl {
   /* streaming thread only: this frame's copy of the properties, and the interval so far */
   bool frame_post_messages = DEFAULT_POST_MESSAGES;
   guint64 frame_interval = DEFAULT_INTERVAL;
-  bool frame_begun = false; /* prepare_output_buffer took this frame's settings */
   cuv::IntervalClock clock;
 };
 
@@ -94,7 +93,8 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
   gst_cuda_vision_analyser_reset_interval (self);
 }
 
-/* This frame's settings are taken before the base class chooses the output buffer: whether the
+/* This frame's settings are taken before the base class chooses the output buffer (GstBaseTransform
+ * calls prepare_output_buffer before transform or transform_ip, for every buffer): whether the
  * element draws on the frame (writes_frame) decides between sharing the input's memory and a
  * buffer of its own (gstcudavisionfilter.cpp). Chosen on the last frame's settings, the first
  * frame that draws, and the first after draw or overlay is turned on, would write into memory that
@@ -103,29 +103,14 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
 static GstFlowReturn
 gst_cuda_vision_analyser_prepare_output_buffer (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
 {
-  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
-  AnalyserImpl *impl = analyser_impl (self);
-  begin_frame (self, inbuf);
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
-  impl->frame_begun = ret == GST_FLOW_OK;
-  return ret;
-}
-
-/* The frame's settings, unless prepare_output_buffer took them already. */
-static void
-begin_frame_once (GstCudaVisionAnalyser *self, GstBuffer *inbuf)
-{
-  AnalyserImpl *impl = analyser_impl (self);
-  if (!impl->frame_begun)
-    begin_frame (self, inbuf);
-  impl->frame_begun = false;
+  begin_frame (GST_CUDA_VISION_ANALYSER (trans), inbuf);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
 }
 
 static GstFlowReturn
 gst_cuda_vision_analyser_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
-  begin_frame_once (self, inbuf);
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
   if (ret == GST_FLOW_OK && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
     publish (self, outbuf);
@@ -136,7 +121,6 @@ static GstFlowReturn
 gst_cuda_vision_analyser_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
-  begin_frame_once (self, buf);
   GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
   if (ret == GST_FLOW_OK && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
     publish (self, buf);

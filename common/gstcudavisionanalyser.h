@@ -32,7 +32,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVisionAnalyser, gst_cuda_vision_analyser, GST, 
 struct _GstCudaVisionAnalyserClass {
   GstCudaVisionFilterClass parent_class;
 
-  /* Optional. Streaming thread, before the frame is processed: copy the settings it uses. */
+  /* Optional. Streaming thread, before the frame's output buffer is chosen (prepare_output_buffer):
+   * copy the settings it uses, writes_frame's among them. */
   void (*begin_frame) (GstCudaVisionAnalyser *self, GstBuffer *inbuf);
 
   /* After the frame was processed (on the GPU too): finish its results; FALSE when it gave none
