@@ -60,13 +60,20 @@ post_unsupported_format (GstElement *element, GstCaps *caps)
 }
 
 GstBufferPool *
-make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max, guint *size)
+make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max, guint *size,
+    GstCudaStream *stream)
 {
   bool cuda = caps_are_cuda (caps) && context;
   GstBufferPool *pool = cuda ? gst_cuda_buffer_pool_new (context) : gst_video_buffer_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info), min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+#if CUV_HAVE_CUDA
+  if (cuda)
+    pool_config_set_stream (config, stream);
+#else
+  (void) stream;
+#endif
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return nullptr;
@@ -79,7 +86,7 @@ make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, gui
 }
 
 bool
-propose_allocation (GstCudaContext *context, GstQuery *query, guint held)
+propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream)
 {
   GstCaps *caps;
   gst_query_parse_allocation (query, &caps, nullptr);
@@ -88,7 +95,7 @@ propose_allocation (GstCudaContext *context, GstQuery *query, guint held)
     return false;
   if (gst_query_get_n_allocation_pools (query) == 0) {
     guint size = 0;
-    GstBufferPool *pool = make_pool (context, caps, &info, held, 0, &size);
+    GstBufferPool *pool = make_pool (context, caps, &info, held, 0, &size, stream);
     if (!pool)
       return false;
     gst_query_add_allocation_pool (query, pool, size, held, 0);
@@ -99,8 +106,10 @@ propose_allocation (GstCudaContext *context, GstQuery *query, guint held)
 }
 
 bool
-decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query)
+decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, GstCudaStream *ours,
+    GstCudaStream **downstream)
 {
+  *downstream = nullptr;
   GstCaps *caps;
   gst_query_parse_allocation (query, &caps, nullptr);
   GstVideoInfo info;
@@ -123,16 +132,24 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query)
     gst_buffer_pool_config_set_params (config, caps, MAX (size, GST_VIDEO_INFO_SIZE (&info)), min, max);
     if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr))
       gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config (pool, config))
+#if CUV_HAVE_CUDA
+    /* downstream's stream, when its pool carries one, is the stream we run on; else ours */
+    if (cuda && !(*downstream = pool_config_stream (config)))
+      pool_config_set_stream (config, ours);
+#endif
+    if (!gst_buffer_pool_set_config (pool, config)) {
       gst_clear_object (&pool);
-    else {
+#if CUV_HAVE_CUDA
+      replace_stream (downstream, nullptr);
+#endif
+    } else {
       config = gst_buffer_pool_get_config (pool);
       gst_buffer_pool_config_get_params (config, nullptr, &size, nullptr, nullptr);
       gst_structure_free (config);
     }
   }
   if (!pool)
-    pool = make_pool (context, caps, &info, min, max, &size);
+    pool = make_pool (context, caps, &info, min, max, &size, ours);
   if (!pool) {
     GST_ERROR_OBJECT (element, "no usable output pool for %" GST_PTR_FORMAT, caps);
     return false;

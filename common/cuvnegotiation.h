@@ -9,6 +9,8 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/video.h>
 
+#include "cuvsync.h"
+
 namespace cuv {
 
 /* Whether the first structure of @caps is CUDA memory. */
@@ -23,17 +25,23 @@ GstCaps *both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter);
 void post_unsupported_format (GstElement *element, GstCaps *caps);
 
 /* A pool for @caps, @info: CUDA memory of @context when the caps are CUDA memory and there is a
- * context, else a video pool of system memory; with video meta. @size gets the buffer size the
- * pool settled on (a CUDA pool pads rows). NULL when it cannot be configured. */
+ * context, else a video pool of system memory; with video meta. A CUDA pool's memory carries
+ * @stream where one is given (GStreamer 1.24+, cuvsync.h). @size gets the buffer size the pool
+ * settled on (a CUDA pool pads rows). NULL when it cannot be configured. */
 GstBufferPool *make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max,
-    guint *size);
+    guint *size, GstCudaStream *stream = nullptr);
 
 /* Fills an upstream allocation @query: a pool of our own when none is there yet (@held buffers
- * at least: a temporal element holds one), and video meta. FALSE without usable caps. */
-bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held);
+ * at least: a temporal element holds one; a CUDA pool carries @stream), and video meta. FALSE
+ * without usable caps. */
+bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream);
 
 /* Picks the output pool in downstream's allocation @query: downstream's own when it gives the
- * memory we write (a CUDA pool of @context, or any pool for system memory), else one of ours. */
-bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query);
+ * memory we write (a CUDA pool of @context, or any pool for system memory), else one of ours.
+ * 1.24+, for CUDA memory: when downstream's pool carries a stream, @downstream gets a reference to
+ * it (the element then runs on it and proposes it upstream, as upstream's CUDA elements do);
+ * otherwise the pool gets @ours and @downstream NULL. */
+bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, GstCudaStream *ours,
+    GstCudaStream **downstream);
 
 }  // namespace cuv

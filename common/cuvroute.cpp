@@ -183,6 +183,9 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
   cuv::Frame fout = in_place ? fin : out_dev ? host_frame (st.cpu_out_host, &st.out_info, st.out_layout) : mapped.out;
 
   GstFlowReturn ret = GST_FLOW_ERROR;
+  /* the copies below run on the legacy default stream, which does not wait for other streams */
+  if (in_dev)
+    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0), nullptr);
   if (!in_dev || copy_planes (self, mapped.in, fin, cudaMemcpyDeviceToHost)) {
     ret = transform_cpu (self, route, st, fin, fout);
     if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, mapped.out, cudaMemcpyHostToDevice))
@@ -239,13 +242,28 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   const bool in_dev = is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : is_device_buffer (route, outbuf);
   const bool writes = writes_frame (route, self, in_place);
-  cudaStream_t stream = route.stream.get ();
+  GstMemory *in_mem = gst_buffer_peek_memory (inbuf, 0), *out_mem = gst_buffer_peek_memory (outbuf, 0);
+
+  /* The stream this frame runs on (upstream's rule, 1.24+): the output memory's, else the input
+   * memory's, else ours. On 1.22 memory carries no stream: always ours. */
+  GstCudaStream *out_stream = out_dev ? cuv::memory_stream (out_mem) : nullptr;
+  GstCudaStream *run_on = out_stream ? out_stream : in_dev && cuv::memory_stream (in_mem) ? cuv::memory_stream (in_mem)
+                                                                                           : route.stream.gst_stream ();
+  cudaStream_t stream = run_on ? cuv::stream_handle (run_on) : route.stream.get ();
 
   cuv::ContextGuard guard (route.context);
   if (!guard.ok ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
     return GST_FLOW_ERROR;
   }
+  /* what the element keeps between frames (staging, previous frame, tables) is ordered on one
+   * stream: on another stream than the last frame's, the last one's work ends first */
+  if (route.last_stream && route.last_stream != stream && !CUV_CUDA_OK (self, cudaStreamSynchronize (route.last_stream))) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  route.last_stream = stream;
+  cuv::replace_stream (&route.last_gst_stream, run_on);
 
   /* the mapped frames' views: device views of CUDA memory, host views of system memory */
   MappedFrames mapped (self, st, inbuf, outbuf, writes, in_dev, out_dev);
@@ -257,7 +275,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   bool ok = true;
   cuv::Frame fin, fout;
   if (in_dev) {
-    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0));
+    cuv::wait_for_writer (in_mem, run_on);
     fin = in_view;
   } else {
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
@@ -292,8 +310,18 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   if (ok && copy_back)
     ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
         cudaMemcpyDeviceToHost, stream));
-  if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ())))
-    ok = false;
+  /* The host waits before the push, unless (1.24+) the frame went from CUDA memory into CUDA
+   * memory whose stream it ran on, and nothing is read on the host: the memory then says that
+   * work may be pending on its stream (our write map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and
+   * a consumer on another stream waits for it (docs/design.md). */
+  const bool consumer_waits =
+      ok && in_dev && out_dev && out_stream && out_stream == run_on && !route.op.host_results && !temporal;
+  if (!consumer_waits) {
+    if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ())))
+      ok = false;
+    else if (out_dev)
+      cuv::mark_finished (out_mem);
+  }
   if (temporal) {
     st.previous.end ();
     if (!ok) {

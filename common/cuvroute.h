@@ -59,6 +59,9 @@ struct Operation {
       cudaStream_t stream) = nullptr;
   gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
   bool temporal = false;
+  /* the element reads results on the host after each frame (the analysers): its stream is always
+   * waited for before the push */
+  bool host_results = false;
 };
 
 /* One element's route from start to stop. The base class sets it up at start (context, backend,
@@ -69,9 +72,44 @@ struct Route {
   bool use_cuda = false;
 #if CUV_HAVE_CUDA
   StreamLease stream;
+  /* streaming thread: the stream the last frame ran on (cuvroute.cpp), and on 1.24+ a reference
+   * to it, which keeps a neighbour's stream alive until we have waited for it */
+  cudaStream_t last_stream = nullptr;
+  GstCudaStream *last_gst_stream = nullptr;
 #endif
   /* streaming thread: the previous frame's view while a temporal transform runs */
   const Frame *previous_view = nullptr;
+
+  Route () = default;
+  Route (const Route &) = delete;
+  Route &operator= (const Route &) = delete;
+#if CUV_HAVE_CUDA
+  ~Route () { forget_streams (); }
+
+  /* At stop: the streams of neighbours and the last frame's (before the lease goes back). */
+  void forget_streams ()
+  {
+    set_downstream_stream (nullptr);
+    replace_stream (&last_gst_stream, nullptr);
+    last_stream = nullptr;
+  }
+
+  /* The stream that the pools we make or propose carry (1.24+; NULL on 1.22): downstream's, when
+   * the pool we write into came with one (set_downstream_stream, from decide_allocation), else
+   * our own. A new reference. */
+  GstCudaStream *pool_stream () const
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    GstCudaStream *s = nullptr;
+    replace_stream (&s, downstream_stream_ ? downstream_stream_ : stream.gst_stream ());
+    return s;
+  }
+  void set_downstream_stream (GstCudaStream *s)
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    replace_stream (&downstream_stream_, s);
+  }
+#endif
 
   /* The caps state: replaced by set_caps, read by each frame. */
   std::shared_ptr<CapsState> state () const
@@ -91,6 +129,9 @@ struct Route {
  private:
   mutable std::mutex lock_;
   std::shared_ptr<CapsState> state_;
+#if CUV_HAVE_CUDA
+  GstCudaStream *downstream_stream_ = nullptr;
+#endif
 };
 
 /* One frame through the element's operation on the backend chosen at start: maps the buffers,

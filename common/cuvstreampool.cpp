@@ -36,9 +36,13 @@ StreamPool::~StreamPool ()
 {
   {
     ContextGuard guard (ctx_);
-    for (auto &[s, e] : free_) {
-      cudaStreamDestroy (s);
-      cudaEventDestroy (e);
+    for (PooledStream &s : free_) {
+#if CUV_HAVE_STREAM_MODEL
+      gst_cuda_stream_unref (s.gst);
+#else
+      cudaStreamDestroy (s.handle);
+#endif
+      cudaEventDestroy (s.event);
     }
   }
   gst_object_unref (ctx_);
@@ -50,9 +54,9 @@ StreamLease StreamPool::acquire (cudaError_t *err)
   {
     std::lock_guard<std::mutex> lk (lock_);
     if (!free_.empty ()) {
-      auto [s, e] = free_.back ();
+      PooledStream s = free_.back ();
       free_.pop_back ();
-      return StreamLease (shared_from_this (), s, e);
+      return StreamLease (shared_from_this (), s);
     }
   }
   ContextGuard guard (ctx_);
@@ -60,23 +64,36 @@ StreamLease StreamPool::acquire (cudaError_t *err)
     *err = cudaErrorDeviceUninitialized;
     return StreamLease ();
   }
-  cudaStream_t s = nullptr;
-  *err = cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking);
-  if (*err != cudaSuccess)
-    return StreamLease ();
-  cudaEvent_t e = nullptr;
-  *err = cudaEventCreateWithFlags (&e, cudaEventBlockingSync | cudaEventDisableTiming);
-  if (*err != cudaSuccess) {
-    cudaStreamDestroy (s);
+  PooledStream s;
+#if CUV_HAVE_STREAM_MODEL
+  /* GStreamer's stream (non-blocking, as ours were), so that pools and memory can carry it */
+  s.gst = gst_cuda_stream_new (ctx_);
+  if (!s.gst) {
+    *err = cudaErrorMemoryAllocation;
     return StreamLease ();
   }
-  return StreamLease (shared_from_this (), s, e);
+  s.handle = stream_handle (s.gst);
+#else
+  *err = cudaStreamCreateWithFlags (&s.handle, cudaStreamNonBlocking);
+  if (*err != cudaSuccess)
+    return StreamLease ();
+#endif
+  *err = cudaEventCreateWithFlags (&s.event, cudaEventBlockingSync | cudaEventDisableTiming);
+  if (*err != cudaSuccess) {
+#if CUV_HAVE_STREAM_MODEL
+    gst_cuda_stream_unref (s.gst);
+#else
+    cudaStreamDestroy (s.handle);
+#endif
+    return StreamLease ();
+  }
+  return StreamLease (shared_from_this (), s);
 }
 
-void StreamPool::give_back (cudaStream_t s, cudaEvent_t e)
+void StreamPool::give_back (PooledStream s)
 {
   std::lock_guard<std::mutex> lk (lock_);
-  free_.emplace_back (s, e);
+  free_.push_back (s);
 }
 
 StreamLease &StreamLease::operator= (StreamLease &&o) noexcept
@@ -84,20 +101,17 @@ StreamLease &StreamLease::operator= (StreamLease &&o) noexcept
   if (this != &o) {
     release ();
     pool_ = std::move (o.pool_);
-    stream_ = o.stream_;
-    event_ = o.event_;
-    o.stream_ = nullptr;
-    o.event_ = nullptr;
+    s_ = o.s_;
+    o.s_ = PooledStream{};
   }
   return *this;
 }
 
 void StreamLease::release ()
 {
-  if (stream_ && pool_)
-    pool_->give_back (stream_, event_);
-  stream_ = nullptr;
-  event_ = nullptr;
+  if (s_.handle && pool_)
+    pool_->give_back (s_);
+  s_ = PooledStream{};
   pool_.reset ();
 }
 

@@ -3,11 +3,13 @@
  *
  * An element leases a stream at start and returns it at stop (the lease's destructor). Each stream
  * comes with an event made with cudaEventBlockingSync, for a host wait that sleeps instead of
- * spinning (cuvsync.h). The pool lives while any lease or element holds it, and destroys its
- * streams and events with the context current. */
+ * spinning (cuvsync.h). Since GStreamer 1.24 the stream is a GstCudaStream, which pools and memory
+ * carry to the element's neighbours (cuvsync.h). The pool lives while any lease or element holds
+ * it, and destroys its streams and events with the context current. */
 #pragma once
 
 #include "cuvcuda.h"
+#include "cuvsync.h"
 
 #if CUV_HAVE_CUDA
 #include <memory>
@@ -18,31 +20,34 @@ namespace cuv {
 
 class StreamPool;
 
+/* One stream of the pool: a GstCudaStream on 1.24+ (NULL on 1.22), its CUDA handle, its event. */
+struct PooledStream {
+  GstCudaStream *gst = nullptr;
+  cudaStream_t handle = nullptr;
+  cudaEvent_t event = nullptr;
+};
+
 class StreamLease {
  public:
   StreamLease () = default;
-  StreamLease (std::shared_ptr<StreamPool> pool, cudaStream_t stream, cudaEvent_t event)
-      : pool_ (std::move (pool)), stream_ (stream), event_ (event) {}
+  StreamLease (std::shared_ptr<StreamPool> pool, PooledStream s) : pool_ (std::move (pool)), s_ (s) {}
   ~StreamLease () { release (); }
-  StreamLease (StreamLease &&o) noexcept : pool_ (std::move (o.pool_)), stream_ (o.stream_), event_ (o.event_)
-  {
-    o.stream_ = nullptr;
-    o.event_ = nullptr;
-  }
+  StreamLease (StreamLease &&o) noexcept : pool_ (std::move (o.pool_)), s_ (o.s_) { o.s_ = PooledStream{}; }
   StreamLease &operator= (StreamLease &&o) noexcept;
   StreamLease (const StreamLease &) = delete;
   StreamLease &operator= (const StreamLease &) = delete;
 
-  cudaStream_t get () const { return stream_; }
+  cudaStream_t get () const { return s_.handle; }
+  /* the same stream as GStreamer's object, for pools and memory (NULL on 1.22) */
+  GstCudaStream *gst_stream () const { return s_.gst; }
   /* the stream's blocking-sync event (only this lease records it) */
-  cudaEvent_t event () const { return event_; }
-  explicit operator bool () const { return stream_ != nullptr; }
+  cudaEvent_t event () const { return s_.event; }
+  explicit operator bool () const { return s_.handle != nullptr; }
   void release ();
 
  private:
   std::shared_ptr<StreamPool> pool_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t event_ = nullptr;
+  PooledStream s_;
 };
 
 class StreamPool : public std::enable_shared_from_this<StreamPool> {
@@ -61,11 +66,11 @@ class StreamPool : public std::enable_shared_from_this<StreamPool> {
 
  private:
   friend class StreamLease;
-  void give_back (cudaStream_t s, cudaEvent_t e);
+  void give_back (PooledStream s);
 
   GstCudaContext *ctx_;
   std::mutex lock_;
-  std::vector<std::pair<cudaStream_t, cudaEvent_t>> free_;
+  std::vector<PooledStream> free_;
 };
 
 }  // namespace cuv

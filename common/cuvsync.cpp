@@ -6,6 +6,7 @@
 #include "cuvsync.h"
 
 #if CUV_HAVE_CUDA
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
 namespace cuv {
@@ -17,12 +18,69 @@ const bool host_wait_blocks = [] {
 }();
 }  // namespace
 
-void wait_for_writer (GstMemory *mem)
+GstCudaStream *memory_stream (GstMemory *mem)
 {
-#if GST_CHECK_VERSION(1, 24, 0)
-  gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#if CUV_HAVE_STREAM_MODEL
+  return mem && gst_is_cuda_memory (mem) ? gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem)) : nullptr;
 #else
   (void) mem;
+  return nullptr;
+#endif
+}
+
+cudaStream_t stream_handle (GstCudaStream *s)
+{
+#if CUV_HAVE_STREAM_MODEL
+  return s ? reinterpret_cast<cudaStream_t> (gst_cuda_stream_get_handle (s)) : nullptr;
+#else
+  (void) s;
+  return nullptr;
+#endif
+}
+
+GstCudaStream *pool_config_stream (GstStructure *config)
+{
+#if CUV_HAVE_STREAM_MODEL
+  return gst_buffer_pool_config_get_cuda_stream (config);
+#else
+  (void) config;
+  return nullptr;
+#endif
+}
+
+void pool_config_set_stream (GstStructure *config, GstCudaStream *s)
+{
+#if CUV_HAVE_STREAM_MODEL
+  if (s)
+    gst_buffer_pool_config_set_cuda_stream (config, s);
+#else
+  (void) config;
+  (void) s;
+#endif
+}
+
+void replace_stream (GstCudaStream **slot, GstCudaStream *s)
+{
+#if CUV_HAVE_STREAM_MODEL
+  if (s)
+    gst_cuda_stream_ref (s);
+  gst_clear_cuda_stream (slot);
+  *slot = s;
+#else
+  (void) s;
+  *slot = nullptr;
+#endif
+}
+
+void wait_for_writer (GstMemory *mem, GstCudaStream *reader)
+{
+#if CUV_HAVE_STREAM_MODEL
+  GstCudaStream *writer = memory_stream (mem);
+  if (writer && writer != reader)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#else
+  (void) mem;
+  (void) reader;
 #endif
 }
 
@@ -32,6 +90,16 @@ cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
     return cudaStreamSynchronize (stream);
   const cudaError_t err = cudaEventRecord (event, stream);
   return err != cudaSuccess ? err : cudaEventSynchronize (event);
+}
+
+void mark_finished (GstMemory *mem)
+{
+#if CUV_HAVE_STREAM_MODEL
+  if (mem && gst_is_cuda_memory (mem))
+    GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#else
+  (void) mem;
+#endif
 }
 
 }  // namespace cuv

@@ -1,6 +1,7 @@
 /* gst-cudavision: where the host and the CUDA streams wait for each other (DESIGN.md rule 5). The
  * per-frame route (cuvroute.cpp) calls these at the two points a frame crosses an element's
- * boundary; the 1.22 and 1.24+ rules live here and nowhere else.
+ * boundary, and the allocation code (cuvnegotiation.cpp) hands streams along with pools; the 1.22
+ * and 1.24+ rules live here and nowhere else (docs/design.md, "Synchronisation").
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -8,13 +9,40 @@
 
 #include "cuvcuda.h"
 
+#if GST_CHECK_VERSION(1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#else
+/* GStreamer 1.22 has no GstCudaStream: every function below takes and gives NULL there */
+typedef struct _GstCudaStream GstCudaStream;
+#endif
+#define CUV_HAVE_STREAM_MODEL (CUV_HAVE_CUDA && GST_CHECK_VERSION(1, 24, 0))
+
 #if CUV_HAVE_CUDA
+
 namespace cuv {
 
-/* Before our stream reads @mem, CUDA memory of our context that another element wrote. Since
+/* ---- streams carried by memory and pools (1.24+) ---- */
+
+/* The stream @mem was written on: the one its pool gave it, NULL for the default stream (and
+ * always on 1.22). Not a new reference: valid while @mem lives. */
+GstCudaStream *memory_stream (GstMemory *mem);
+/* The CUDA stream of @s. */
+cudaStream_t stream_handle (GstCudaStream *s);
+/* A new reference to the stream in a CUDA buffer pool's @config, or NULL. */
+GstCudaStream *pool_config_stream (GstStructure *config);
+/* Puts @s in a CUDA buffer pool's @config (nothing for NULL, and on 1.22). */
+void pool_config_set_stream (GstStructure *config, GstCudaStream *s);
+/* Takes a reference to @s into @slot, dropping the one there (NULL clears it). */
+void replace_stream (GstCudaStream **slot, GstCudaStream *s);
+
+/* ---- per frame ---- */
+
+/* Before @reader reads @mem, CUDA memory of our context that another element wrote. Since
  * GStreamer 1.24 the memory carries the stream it was written on and may still be in flight:
- * gst_cuda_memory_sync () waits for it. On 1.22 the writer finished before it pushed. */
-void wait_for_writer (GstMemory *mem);
+ * when that stream is not @reader, gst_cuda_memory_sync () waits for it on the host (as
+ * upstream's CUDA elements do); on @reader itself, stream order suffices. On 1.22 the writer
+ * finished before it pushed. */
+void wait_for_writer (GstMemory *mem, GstCudaStream *reader);
 
 /* Before a buffer leaves the element: the element's work on @stream is complete, so any reader,
  * on any stream or on the host, sees the whole frame (GStreamer 1.22's contract).
@@ -25,6 +53,11 @@ void wait_for_writer (GstMemory *mem);
  * sleeps until it completes. A tuning knob for many pipelines in one process, where spinning
  * threads can outnumber the cores (docs/performance.md). */
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
+
+/* After finish_before_push () on CUDA memory that carries a stream: nothing is pending on it, so
+ * a consumer need not wait (1.24+: clears GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, which our write map
+ * set). */
+void mark_finished (GstMemory *mem);
 
 }  // namespace cuv
 #endif

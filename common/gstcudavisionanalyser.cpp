@@ -239,4 +239,6 @@ gst_cuda_vision_analyser_class_init (GstCudaVisionAnalyserClass *klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_stop);
+  /* the meta and the messages read each frame's results on the host */
+  GST_CUDA_VISION_FILTER_CLASS (klass)->host_results = TRUE;
 }

@@ -217,7 +217,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   priv->route.use_cuda = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
-      klass->temporal != FALSE};
+      klass->temporal != FALSE, klass->host_results != FALSE};
 
 #if CUV_HAVE_CUDA
   int count = 0;
@@ -294,9 +294,18 @@ static gboolean
 gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+#if CUV_HAVE_CUDA
+  /* the last frame's work may still run (1.24+, cuvsync.h) on what the caps state holds */
+  if (priv->route.last_stream) {
+    cuv::ContextGuard guard (priv->route.context);
+    if (guard.ok ())
+      cudaStreamSynchronize (priv->route.last_stream);
+  }
+#endif
   priv->drop_own_output_pool ();
   priv->route.set_state (nullptr);
 #if CUV_HAVE_CUDA
+  priv->route.forget_streams ();
   priv->route.stream.release ();
 #endif
   gst_clear_object (&priv->route.context);
@@ -368,15 +377,36 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* passthrough: the parent forwarded the query downstream */
-  return !decide_query || cuv::propose_allocation (priv->route.context, query, held);
+  if (!decide_query)
+    return TRUE;
+#if CUV_HAVE_CUDA
+  /* the stream the element runs on travels upstream with the pool (1.24+, cuvsync.h) */
+  GstCudaStream *stream = priv->route.pool_stream ();
+  const bool ok = cuv::propose_allocation (priv->route.context, query, held, stream);
+  cuv::replace_stream (&stream, nullptr);
+  return ok;
+#else
+  return cuv::propose_allocation (priv->route.context, query, held, nullptr);
+#endif
 }
 
 static gboolean
 gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query))
+#if CUV_HAVE_CUDA
+  GstCudaStream *downstream = nullptr;
+  const bool decided =
+      cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, priv->route.stream.gst_stream (), &downstream);
+  priv->route.set_downstream_stream (downstream);
+  cuv::replace_stream (&downstream, nullptr);
+  if (!decided)
     return FALSE;
+#else
+  GstCudaStream *downstream = nullptr;
+  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, nullptr, &downstream))
+    return FALSE;
+#endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
 }
 
@@ -439,7 +469,15 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
     GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
     guint size = 0;
     if (caps)
+    {
+#if CUV_HAVE_CUDA
+      GstCudaStream *stream = priv->route.pool_stream ();
+      priv->own_output_pool = cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size, stream);
+      cuv::replace_stream (&stream, nullptr);
+#else
       priv->own_output_pool = cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size);
+#endif
+    }
     gst_clear_caps (&caps);
     if (!priv->own_output_pool || !gst_buffer_pool_set_active (priv->own_output_pool, TRUE)) {
       priv->drop_own_output_pool ();

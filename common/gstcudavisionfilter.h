@@ -53,6 +53,12 @@ struct _GstCudaVisionFilterClass {
    * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. */
   gboolean temporal;
 
+  /* TRUE when the transform leaves results that the element reads on the host after the frame
+   * (GstCudaVisionAnalyser sets it): the base class then always waits for the frame's stream
+   * before the push. Otherwise, from CUDA memory into CUDA memory on GStreamer 1.24+, the
+   * consumer waits (cuvsync.h). */
+  gboolean host_results;
+
   /* Optional: called from set_caps with the negotiated infos. */
   gboolean (*set_info) (GstCudaVisionFilter *self, const GstVideoInfo *in_info,
       const GstVideoInfo *out_info);

@@ -120,10 +120,14 @@ gst_cuda_enhance_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
       return GST_FLOW_ERROR;
     impl->uploaded = kDefaults;
   }
-  /* The base class synchronizes the stream after every frame, so no upload is in flight when the
-   * pinned copy is rewritten. */
+  /* The last upload may still be in flight: on GStreamer 1.24+ the base class need not wait for
+   * the stream before the push (common/cuvsync.h), so the pinned copy is rewritten only after the
+   * stream's earlier work (a change of the values is rare). The base class has already waited
+   * for the stream of the last frame if this frame runs on another. */
   if (!(impl->uploaded == p)) {
     const cuv::EnhanceTables &t = gst_cuda_enhance_tables (self, p);
+    if (!CUV_CUDA_OK (self, cudaStreamSynchronize (stream)))
+      return GST_FLOW_ERROR;
     memcpy (impl->pinned_tables.data (), &t, bytes);
     if (!CUV_CUDA_OK (self, cudaMemcpyAsync (impl->device_tables.data (), impl->pinned_tables.data (), bytes,
             cudaMemcpyHostToDevice, stream)))
