@@ -9,6 +9,8 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
+#include <atomic>
+
 namespace cuv {
 
 namespace {
@@ -16,6 +18,9 @@ const bool host_wait_blocks = [] {
   const char *v = g_getenv ("CUV_HOST_WAIT");
   return v && g_str_equal (v, "block");
 }();
+
+/* the host's waits for a stream, for tests (cuv_host_waits) */
+std::atomic<long> host_waits{0};
 }  // namespace
 
 GstCudaStream *memory_stream (GstMemory *mem)
@@ -76,8 +81,11 @@ void wait_for_writer (GstMemory *mem, GstCudaStream *reader)
 {
 #if CUV_HAVE_STREAM_MODEL
   GstCudaStream *writer = memory_stream (mem);
-  if (writer && writer != reader)
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+  if (!writer || writer == reader)
+    return;
+  if (GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    host_waits.fetch_add (1, std::memory_order_relaxed);
+  gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
 #else
   (void) mem;
   (void) reader;
@@ -86,6 +94,7 @@ void wait_for_writer (GstMemory *mem, GstCudaStream *reader)
 
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
 {
+  host_waits.fetch_add (1, std::memory_order_relaxed);
   if (!host_wait_blocks || !event)
     return cudaStreamSynchronize (stream);
   const cudaError_t err = cudaEventRecord (event, stream);
@@ -103,4 +112,11 @@ void mark_finished (GstMemory *mem)
 }
 
 }  // namespace cuv
+
+/* The host's waits for a stream so far in this process: before a push (finish_before_push) and
+ * for another element's stream (wait_for_writer). For tests, as cuv_cuda_checked_calls. */
+extern "C" G_MODULE_EXPORT long cuv_host_waits ()
+{
+  return cuv::host_waits.load ();
+}
 #endif

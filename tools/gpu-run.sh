@@ -39,8 +39,9 @@ case $mode in
     tool=${1:?which compute-sanitizer tool}
     # the tests that make CUDA calls (compute-sanitizer fails a program that never does); racecheck,
     # which looks only at shared memory inside kernels and is the slowest, the kernel tests alone
+    # and the frames between elements' streams (issue 18)
     if [ "$tool" = racecheck ]; then
-      set -- kernels/kernels-gpu kernels/histogram-gpu kernels/difference-gpu kernels/motion-gpu
+      set -- kernels/kernels-gpu kernels/histogram-gpu kernels/difference-gpu kernels/motion-gpu check/stream-model-gpu
     else
       set -- -gpu faults/ stress/ check/ readme embed
     fi

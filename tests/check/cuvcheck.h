@@ -314,23 +314,34 @@ inline bool same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
   return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
 }
 
-/* Runs @launch to its end and returns every buffer its appsink named "sink" received (waiting at
- * most 10 s for each, so a stalled pipeline returns fewer). */
-inline std::vector<GstBuffer *> collect (const std::string &launch)
+/* Runs @launch to its end and returns, for each of its appsinks named in @names, every buffer it
+ * received (waiting at most 10 s for each, so a stalled pipeline returns fewer). The appsinks
+ * queue without limit, so they are drained one after the other. */
+inline std::vector<std::vector<GstBuffer *>> collect_sinks (const std::string &launch,
+    const std::vector<const char *> &names)
 {
   GstElement *pipe = new_pipeline (launch);
   fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  std::vector<GstBuffer *> frames;
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
-    frames.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
-    gst_sample_unref (sample);
+  std::vector<std::vector<GstBuffer *>> frames (names.size ());
+  for (size_t i = 0; i < names.size (); i++) {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), names[i]);
+    fail_unless (sink != nullptr, "no appsink %s in %s", names[i], launch.c_str ());
+    while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
+      frames[i].push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
+      gst_sample_unref (sample);
+    }
+    gst_object_unref (sink);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (sink);
   gst_object_unref (pipe);
   return frames;
+}
+
+/* Runs @launch to its end and returns every buffer its appsink named "sink" received. */
+inline std::vector<GstBuffer *> collect (const std::string &launch)
+{
+  return collect_sinks (launch, {"sink"})[0];
 }
 
 /* Memory types on the pads of the element under test; the shared routes give it buffers that a

@@ -9,7 +9,6 @@
  *   test_faults [--memory=system|cuda] [ELEMENT...]   every element and both memories without
  *                                                     arguments; 77 without a GPU
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <gmodule.h>
 #include <gst/gst.h>
 
 #include <atomic>
@@ -18,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cuvplugin.h"
 #include "cuvtest.h"
 
 namespace {
@@ -53,19 +53,9 @@ struct Hooks {
 
 bool find_hooks (Hooks *hooks)
 {
-  GstPlugin *plugin = gst_plugin_load_by_name ("cudavision");
-  if (!plugin)
-    return false;
-  /* the plugin is loaded: this only takes another reference to it, which the process keeps */
-  GModule *module = g_module_open (gst_plugin_get_filename (plugin), G_MODULE_BIND_LAZY);
-  gst_object_unref (plugin);
-  gpointer set = nullptr, calls = nullptr;
-  if (!module || !g_module_symbol (module, "cuv_cuda_fail_at_set", &set) ||
-      !g_module_symbol (module, "cuv_cuda_checked_calls", &calls))
-    return false;
-  hooks->fail_at_set = reinterpret_cast<void (*) (long)> (set);
-  hooks->checked_calls = reinterpret_cast<long (*) ()> (calls);
-  return true;
+  hooks->fail_at_set = reinterpret_cast<void (*) (long)> (cuvtest::plugin_symbol ("cuv_cuda_fail_at_set"));
+  hooks->checked_calls = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_cuda_checked_calls"));
+  return hooks->fail_at_set && hooks->checked_calls;
 }
 
 /* One run of @launch with its Nth checked CUDA call failing. */
