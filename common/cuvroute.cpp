@@ -242,13 +242,16 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   const bool in_dev = is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : is_device_buffer (route, outbuf);
   const bool writes = writes_frame (route, self, in_place);
-  GstMemory *in_mem = gst_buffer_peek_memory (inbuf, 0), *out_mem = gst_buffer_peek_memory (outbuf, 0);
+  /* a device buffer holds exactly one memory; a system-memory one may hold none (a broken source) */
+  GstMemory *in_mem = in_dev ? gst_buffer_peek_memory (inbuf, 0) : nullptr;
+  GstMemory *out_mem = out_dev ? gst_buffer_peek_memory (outbuf, 0) : nullptr;
 
   /* The stream this frame runs on (upstream's rule, 1.24+): the output memory's, else the input
    * memory's, else ours. On 1.22 memory carries no stream: always ours. */
-  GstCudaStream *out_stream = out_dev ? cuv::memory_stream (out_mem) : nullptr;
-  GstCudaStream *run_on = out_stream ? out_stream : in_dev && cuv::memory_stream (in_mem) ? cuv::memory_stream (in_mem)
-                                                                                           : route.stream.gst_stream ();
+  GstCudaStream *out_stream = cuv::memory_stream (out_mem);
+  GstCudaStream *run_on = out_stream ? out_stream : cuv::memory_stream (in_mem);
+  if (!run_on)
+    run_on = route.stream.gst_stream ();
   cudaStream_t stream = run_on ? cuv::stream_handle (run_on) : route.stream.get ();
 
   cuv::ContextGuard guard (route.context);
