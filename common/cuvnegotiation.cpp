@@ -40,6 +40,24 @@ both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter)
   return ret;
 }
 
+GstCaps *
+cuda_memory_first (GstCaps *caps)
+{
+  if (gst_caps_is_any (caps))
+    return gst_caps_ref (caps);
+  GstCaps *ret = gst_caps_new_empty ();
+  for (int pass = 0; pass < 2; pass++) {
+    for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+      const bool cuda = f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+      if (cuda == (pass == 0))
+        gst_caps_append_structure_full (ret, gst_structure_copy (gst_caps_get_structure (caps, i)),
+            f ? gst_caps_features_copy (f) : nullptr);
+    }
+  }
+  return ret;
+}
+
 /* A fixed format that no kernel handles is a user's mistake: say which formats work. */
 void
 post_unsupported_format (GstElement *element, GstCaps *caps)
@@ -148,12 +166,18 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
       gst_structure_free (config);
     }
   }
+  const bool downstreams = pool != nullptr;
   if (!pool)
     pool = make_pool (context, caps, &info, min, max, &size, ours);
   if (!pool) {
     GST_ERROR_OBJECT (element, "no usable output pool for %" GST_PTR_FORMAT, caps);
     return false;
   }
+#if CUV_HAVE_CUDA
+  GST_DEBUG_OBJECT (element, "output pool %" GST_PTR_FORMAT " (%s), CUDA stream %p", pool,
+      downstreams ? "downstream's" : "ours",
+      *downstream ? static_cast<void *> (*downstream) : static_cast<void *> (ours));
+#endif
   if (have)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
   else

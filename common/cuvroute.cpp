@@ -320,6 +320,9 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   const bool consumer_waits =
       ok && in_dev && out_dev && out_stream && out_stream == run_on && !route.op.host_results && !temporal;
   if (!consumer_waits) {
+    GST_LOG_OBJECT (self, "the host waits before the push: in %s, out %s, output on stream %p, ran on %p%s%s",
+        in_dev ? "CUDA" : "system", out_dev ? "CUDA" : "system", out_stream, run_on,
+        route.op.host_results ? ", results read on the host" : "", temporal ? ", keeps the previous frame" : "");
     if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ())))
       ok = false;
     else if (out_dev)

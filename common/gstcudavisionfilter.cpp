@@ -197,7 +197,21 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->route.context))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
+    return FALSE;
+  /* GstBaseTransform answers a caps query in the asker's order, and an upstream element that can
+   * give either memory (cudaupload, a decoder) lists system memory first: ask for CUDA memory
+   * first, so that `cudaupload ! cudasobel` hands us CUDA memory, as a user means it to */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK && priv->route.use_cuda) {
+    GstCaps *caps = nullptr;
+    gst_query_parse_caps_result (query, &caps);
+    if (caps) {
+      GstCaps *ordered = cuv::cuda_memory_first (caps);
+      gst_query_set_caps_result (query, ordered);
+      gst_caps_unref (ordered);
+    }
+  }
+  return TRUE;
 }
 
 /* Decides the backend; every failure a user must see is an element message naming the cause. */

@@ -1,0 +1,118 @@
+/* Which memory our elements negotiate where the pipeline leaves the choice to them (issue 16
+ * item 2): CUDA memory from an element that offers both (cudaupload, whose caps list system
+ * memory first), CUDA memory between two of our elements whatever the ends of the chain are
+ * (not yet into an analyser that is last before a system-memory element: an analyser keeps its
+ * caps, memory included, so it takes what its downstream takes),
+ * system memory where a neighbour takes only that (`videoconvert ! video/x-raw`: videoconvert
+ * alone would pass CUDA memory through), and system memory into the CPU backend.
+ * The pipelines run to EOS; the caps are read from the pads then. Exits 77 without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "cuvcheck.h"
+
+using namespace cuvcheck;
+
+namespace {
+
+/* What a pad of the element named @name in @launch negotiated: its memory type. */
+struct Expect {
+  const char *name;
+  const char *pad;
+  bool cuda;
+};
+
+struct Case {
+  const char *what;
+  std::string launch; /* after the source */
+  std::vector<Expect> expect;
+};
+
+/* @launch behind a short source of @format, to EOS; then every pad of @c.expect holds the memory
+ * it names. The pipeline is stopped before a check fails (a pipeline left playing would hang the
+ * test's exit). */
+void check_case (const Case &c, const char *format)
+{
+  const std::string launch = std::string ("videotestsrc num-buffers=3 ! video/x-raw,format=") + format +
+      ",width=64,height=48 ! " + c.launch;
+  g_printerr ("%s (%s)\n", c.what, format);
+  GstElement *pipe = new_pipeline (launch);
+  fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
+  std::string wrong;
+  if (gst_element_set_state (pipe, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    wrong = "it did not start";
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = wrong.empty () ? gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR)) : nullptr;
+  if (wrong.empty () && !(msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS))
+    wrong = "it did not reach EOS";
+  if (msg)
+    gst_message_unref (msg);
+  for (const Expect &e : c.expect) {
+    if (!wrong.empty ())
+      break;
+    GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), e.name);
+    GstPad *pad = el ? gst_element_get_static_pad (el, e.pad) : nullptr;
+    GstCaps *caps = pad ? gst_pad_get_current_caps (pad) : nullptr;
+    if (!caps) {
+      wrong = std::string (e.name) + "." + e.pad + " has no caps";
+    } else {
+      GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+      if (e.cuda != (f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))) {
+        gchar *str = gst_caps_to_string (caps);
+        wrong = std::string (e.name) + "." + e.pad + " negotiated " + str + ", not " + (e.cuda ? "CUDA" : "system") +
+            " memory";
+        g_free (str);
+      }
+      gst_caps_unref (caps);
+    }
+    if (pad)
+      gst_object_unref (pad);
+    if (el)
+      gst_object_unref (el);
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  fail_unless (wrong.empty (), "%s (%s): %s: %s", c.what, format, launch.c_str (), wrong.c_str ());
+}
+
+const Case kCases[] = {
+  {"cudaupload into a filter", "cudaupload ! cudasobel name=a ! fakesink", {{"a", "sink", true}, {"a", "src", true}}},
+  {"cudaupload into an analyser", "cudaupload ! cudahistogram name=a ! cudadownload ! fakesink", {{"a", "sink", true}}},
+  {"cudaupload into a temporal element", "cudaupload ! cudaheatmap name=a ! fakesink", {{"a", "sink", true}}},
+  {"cudaupload into a filter that writes system memory",
+      "cudaupload ! cudaenhance name=a ! videoconvert ! video/x-raw ! fakesink", {{"a", "sink", true}, {"a", "src", false}}},
+  {"a chain between system-memory ends",
+      "videoconvert ! cudasobel name=a ! cudaenhance name=b ! cudaheatmap name=c ! videoconvert ! video/x-raw ! fakesink",
+      {{"a", "sink", false}, {"b", "sink", true}, {"c", "sink", true}, {"c", "src", false}}},
+  {"an analyser between two of ours",
+      "videoconvert ! cudasobel name=a ! cudahistogram name=b ! cudaenhance name=c ! videoconvert ! video/x-raw ! fakesink",
+      {{"a", "src", true}, {"b", "src", true}, {"c", "src", false}}},
+  {"cudaupload into the CPU backend", "cudaupload ! cudasobel backend=cpu name=a ! fakesink", {{"a", "sink", false}}},
+};
+
+}  // namespace
+
+GST_START_TEST (test_memory_each_route_negotiates)
+{
+  for (const char *format : {"RGBA", "NV12"})
+    for (const Case &c : kCases)
+      check_case (c, format);
+}
+GST_END_TEST;
+
+static Suite *
+negotiation_suite (void)
+{
+  Suite *s = suite_create ("negotiation-gpu");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_memory_each_route_negotiates);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return run_gpu_suite (argc, argv, negotiation_suite, "negotiation_gpu", __FILE__);
+}
