@@ -7,6 +7,8 @@
  * alone would pass CUDA memory through), and system memory into the CPU backend.
  * The pipelines run to EOS; the caps are read from the pads then. Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/cuda/gstcudamemory.h>
+
 #include "cuvcheck.h"
 
 using namespace cuvcheck;
