@@ -41,7 +41,7 @@ both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter)
 }
 
 GstCaps *
-cuda_memory_first (GstCaps *caps)
+memory_first (GstCaps *caps, bool cuda)
 {
   if (gst_caps_is_any (caps))
     return gst_caps_ref (caps);
@@ -49,8 +49,8 @@ cuda_memory_first (GstCaps *caps)
   for (int pass = 0; pass < 2; pass++) {
     for (guint i = 0; i < gst_caps_get_size (caps); i++) {
       GstCapsFeatures *f = gst_caps_get_features (caps, i);
-      const bool cuda = f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-      if (cuda == (pass == 0))
+      const bool in_cuda = f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+      if (in_cuda == (cuda == (pass == 0)))
         gst_caps_append_structure_full (ret, gst_structure_copy (gst_caps_get_structure (caps, i)),
             f ? gst_caps_features_copy (f) : nullptr);
     }

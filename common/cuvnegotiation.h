@@ -20,9 +20,9 @@ bool caps_are_cuda (GstCaps *caps);
  * with @filter when given; a new reference. */
 GstCaps *both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter);
 
-/* @caps with its structures in CUDA memory moved before the others, each group in its order; a
- * new reference. */
-GstCaps *cuda_memory_first (GstCaps *caps);
+/* @caps with its structures in CUDA memory moved before the others (after them where @cuda is
+ * false), each group in its order; a new reference. */
+GstCaps *memory_first (GstCaps *caps, bool cuda);
 
 /* Posts the negotiation error a user reads when fixed sink @caps have a format that @element's
  * sink template lacks (and nothing when the caps would intersect). */

@@ -185,7 +185,7 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
   GstFlowReturn ret = GST_FLOW_ERROR;
   /* the copies below run on the legacy default stream, which does not wait for other streams */
   if (in_dev)
-    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0), nullptr);
+    cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0), nullptr, nullptr);
   if (!in_dev || copy_planes (self, mapped.in, fin, cudaMemcpyDeviceToHost)) {
     ret = transform_cpu (self, route, st, fin, fout);
     if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, mapped.out, cudaMemcpyHostToDevice))
@@ -278,7 +278,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   bool ok = true;
   cuv::Frame fin, fout;
   if (in_dev) {
-    cuv::wait_for_writer (in_mem, run_on);
+    ok = CUV_CUDA_OK (self, cuv::wait_for_writer (in_mem, run_on, route.stream.event ()));
     fin = in_view;
   } else {
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);

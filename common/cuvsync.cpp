@@ -11,6 +11,10 @@
 
 #include <atomic>
 
+#include "cuvcuda.h"
+
+#define GST_CAT_DEFAULT gst_cuda_vision_debug
+
 namespace cuv {
 
 namespace {
@@ -77,19 +81,26 @@ void replace_stream (GstCudaStream **slot, GstCudaStream *s)
 #endif
 }
 
-void wait_for_writer (GstMemory *mem, GstCudaStream *reader)
+cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event)
 {
 #if CUV_HAVE_STREAM_MODEL
   GstCudaStream *writer = memory_stream (mem);
-  if (!writer || writer == reader)
-    return;
-  if (GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
-    host_waits.fetch_add (1, std::memory_order_relaxed);
+  if (!writer || writer == reader || !GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    return cudaSuccess;
+  if (reader && event) {
+    GST_LOG ("waiting on the GPU for stream %p before stream %p reads", writer, reader);
+    cudaError_t err = cudaEventRecord (event, stream_handle (writer));
+    return err != cudaSuccess ? err : cudaStreamWaitEvent (stream_handle (reader), event, 0);
+  }
+  GST_LOG ("the host waits for stream %p before a host copy", writer);
+  host_waits.fetch_add (1, std::memory_order_relaxed);
   gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
 #else
   (void) mem;
   (void) reader;
+  (void) event;
 #endif
+  return cudaSuccess;
 }
 
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)

@@ -38,11 +38,13 @@ void replace_stream (GstCudaStream **slot, GstCudaStream *s);
 /* ---- per frame ---- */
 
 /* Before @reader reads @mem, CUDA memory of our context that another element wrote. Since
- * GStreamer 1.24 the memory carries the stream it was written on and may still be in flight:
- * when that stream is not @reader, gst_cuda_memory_sync () waits for it on the host (as
- * upstream's CUDA elements do); on @reader itself, stream order suffices. On 1.22 the writer
- * finished before it pushed. */
-void wait_for_writer (GstMemory *mem, GstCudaStream *reader);
+ * GStreamer 1.24 the memory carries the stream it was written on and may still be in flight
+ * (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC): when that stream is not @reader, @reader waits for it on
+ * the GPU (@event recorded on the writer's stream, cudaStreamWaitEvent on @reader's); without a
+ * @reader (a host copy follows) gst_cuda_memory_sync () waits on the host, as upstream's CUDA
+ * elements do. On @reader itself, stream order suffices. On 1.22 the writer finished before it
+ * pushed. Returns the CUDA error of the GPU-side wait. */
+cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event);
 
 /* Before a buffer leaves the element: the element's work on @stream is complete, so any reader,
  * on any stream or on the host, sees the whole frame (GStreamer 1.22's contract).

@@ -200,13 +200,14 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
   /* GstBaseTransform answers a caps query in the asker's order, and an upstream element that can
-   * give either memory (cudaupload, a decoder) lists system memory first: ask for CUDA memory
-   * first, so that `cudaupload ! cudasobel` hands us CUDA memory, as a user means it to */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK && priv->route.use_cuda) {
+   * give either memory (cudaupload, a decoder) lists system memory first: the CUDA backend asks
+   * for CUDA memory first, so that `cudaupload ! cudasobel` hands it CUDA memory, as a user means
+   * it to; the CPU backend asks for system memory first (CUDA memory costs it a copy a frame) */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK) {
     GstCaps *caps = nullptr;
     gst_query_parse_caps_result (query, &caps);
     if (caps) {
-      GstCaps *ordered = cuv::cuda_memory_first (caps);
+      GstCaps *ordered = cuv::memory_first (caps, priv->route.use_cuda);
       gst_query_set_caps_result (query, ordered);
       gst_caps_unref (ordered);
     }
