@@ -60,8 +60,10 @@ GST_START_TEST (test_chain_waits_only_where_the_version_says)
     GstVideoInfo info = info_for (gst_video_format_from_string (format), 641, 479);
     auto ref = collect (source (format, frames, 641, 479) + chain ("cpu") + " ! video/x-raw ! appsink name=sink sync=false");
     const long before = host_waits ();
+    /* CUDA memory into cudadownload, which would take system memory too (and our element would
+     * then download the frame itself, waiting for it) */
     auto got = collect (source (format, frames, 641, 479) + "cudaupload ! " + chain ("cuda") +
-        " ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
+        " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
     const long waits = host_waits () - before;
     g_printerr ("%s: %ld host waits in cudasobel and cudaenhance over %d frames\n", format, waits, frames);
     expect_same (got, ref, frames, info, std::string ("chain ") + format);
