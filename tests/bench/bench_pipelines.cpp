@@ -3,7 +3,9 @@
  * plain malloc'd host memory), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
- * run first) and the efficiency: kernels' time / wall time per frame.
+ * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
+ * stream in our elements a frame (the plugin's cuv_host_waits: before a push, or for another
+ * element's stream).
  *   bench_pipelines [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE] [--device N]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --only: the configurations whose name contains TEXT; --seconds:
@@ -33,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuvplugin.h"
 #include "cuvtest.h"
 
 namespace {
@@ -339,8 +342,11 @@ int main (int argc, char **argv)
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
         {"cudasobel mode=color", "cudahistogram + copy to host"}},
   };
-  std::printf ("%-32s %-16s %-5s %10s %10s %10s %6s\n", "configuration", "frame", "mem", "fps", "us/frame", "kernels us",
-      "eff.");
+  /* the host's waits for a stream in our elements (common/cuvsync.cpp), 0 where the plugin lacks the hook */
+  auto waits_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_host_waits"));
+  auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };
+  std::printf ("%-32s %-16s %-5s %10s %10s %10s %6s %7s\n", "configuration", "frame", "mem", "fps", "us/frame",
+      "kernels us", "eff.", "waits");
   for (const cuvtest::Size &s : sizes) {
     for (GstVideoFormat f : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
       GstVideoInfo info;
@@ -358,8 +364,11 @@ int main (int argc, char **argv)
           double fps = run_once (c, info, memory, 30, 1, &ok);
           const int n = quick ? 60 : std::clamp (static_cast<int> (fps * seconds), 60, 5000);
           std::vector<double> r;
+          const long waits_before = host_waits ();
           for (int i = 0; ok && i < (quick ? 1 : 3); i++)
             r.push_back (run_once (c, info, memory, n, 1, &ok));
+          /* host waits a frame, over the timed runs */
+          const double waits = static_cast<double> (host_waits () - waits_before) / (n * static_cast<double> (r.size ()));
           if (!ok) {
             std::printf ("%-32s %-16s %-5s %10s\n", c.name.c_str (), frame, memory.c_str (), "failed");
             continue;
@@ -377,11 +386,11 @@ int main (int argc, char **argv)
           }
           const double us = 1e6 / fps;
           if (have_k)
-            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10.1f %6.2f\n", c.name.c_str (), frame, memory.c_str (), fps,
-                us, k, k / us);
+            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10.1f %6.2f %7.2f\n", c.name.c_str (), frame, memory.c_str (),
+                fps, us, k, k / us, waits);
           else
-            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10s %6s\n", c.name.c_str (), frame, memory.c_str (), fps, us,
-                "-", "-");
+            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10s %6s %7.2f\n", c.name.c_str (), frame, memory.c_str (), fps,
+                us, "-", "-", waits);
           std::fflush (stdout);
         }
       }
