@@ -261,7 +261,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
   }
   /* what the element keeps between frames (staging, previous frame, tables) is ordered on one
    * stream: on another stream than the last frame's, the last one's work ends first */
-  if (route.last_stream && route.last_stream != stream && !CUV_CUDA_OK (self, cudaStreamSynchronize (route.last_stream))) {
+  if (route.last_stream && route.last_stream != stream && !CUV_CUDA_OK (self, cuv::finish_last_frame (route.last_stream))) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"), (nullptr));
     return GST_FLOW_ERROR;
   }

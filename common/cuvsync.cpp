@@ -112,6 +112,12 @@ cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
   return err != cudaSuccess ? err : cudaEventSynchronize (event);
 }
 
+cudaError_t finish_last_frame (cudaStream_t stream)
+{
+  host_waits.fetch_add (1, std::memory_order_relaxed);
+  return cudaStreamSynchronize (stream);
+}
+
 void mark_finished (GstMemory *mem)
 {
 #if CUV_HAVE_STREAM_MODEL
@@ -124,8 +130,9 @@ void mark_finished (GstMemory *mem)
 
 }  // namespace cuv
 
-/* The host's waits for a stream so far in this process: before a push (finish_before_push) and
- * for another element's stream (wait_for_writer). For tests, as cuv_cuda_checked_calls. */
+/* The host's waits for a stream so far in this process: before a push (finish_before_push), for
+ * another element's stream (wait_for_writer) and for the last frame's (finish_last_frame). For
+ * tests, as cuv_cuda_checked_calls. */
 extern "C" G_MODULE_EXPORT long cuv_host_waits ()
 {
   return cuv::host_waits.load ();

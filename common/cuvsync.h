@@ -56,6 +56,11 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
  * threads can outnumber the cores (docs/performance.md). */
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
 
+/* Before a frame runs on another stream than the last frame did (1.24+, where the stream follows
+ * the memory): the last frame's work on @stream is complete, so what the element keeps between
+ * frames is not rewritten under it. A host wait, counted as the others are. */
+cudaError_t finish_last_frame (cudaStream_t stream);
+
 /* After finish_before_push () on CUDA memory that carries a stream: nothing is pending on it, so
  * a consumer need not wait (1.24+: clears GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, which our write map
  * set). */
