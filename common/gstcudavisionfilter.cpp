@@ -346,6 +346,23 @@ gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection 
   return ret;
 }
 
+/* GstBaseTransform fixates our output in downstream's order, and cudadownload, like most elements
+ * that take either memory, lists system memory first: the CUDA backend writes CUDA memory where
+ * downstream takes both (no download in the element, and downstream's CUDA element reads the
+ * frame where it is), the CPU backend system memory. */
+static GstCaps *
+gst_cuda_vision_filter_fixate_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
+    GstCaps *othercaps)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+  if (direction == GST_PAD_SINK) {
+    GstCaps *ordered = cuv::memory_first (othercaps, priv->route.use_cuda);
+    gst_caps_unref (othercaps);
+    othercaps = ordered;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->fixate_caps (trans, direction, caps, othercaps);
+}
+
 static gboolean
 gst_cuda_vision_filter_accept_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps)
 {
@@ -568,6 +585,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_stop);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_query);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_fixate_caps);
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_accept_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_caps);
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_propose_allocation);

@@ -194,8 +194,14 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
   gchar *caps_str = gst_caps_to_string (caps);
   gst_caps_unref (caps);
+  /* frames leave in the memory they came in: fakesink takes any, and our elements would write
+   * CUDA memory into it from host memory too */
+  std::string elements = c.elements;
+  if (memory != "cuda")
+    for (size_t at = 0; (at = elements.find ("fakesink", at)) != std::string::npos; at += std::strlen ("video/x-raw ! fakesink"))
+      elements.insert (at, "video/x-raw ! ");
   const std::string launch = std::string ("appsrc name=src format=time block=true max-buffers=4 caps=\"") + caps_str +
-      "\" ! " + c.elements;
+      "\" ! " + elements;
   g_free (caps_str);
   std::vector<std::unique_ptr<Run>> runs;
   std::vector<std::unique_ptr<Source>> sources;

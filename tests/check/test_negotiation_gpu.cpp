@@ -89,6 +89,9 @@ const Case kCases[] = {
   {"an analyser between two of ours",
       "videoconvert ! cudasobel name=a ! cudahistogram name=b ! cudaenhance name=c ! videoconvert ! video/x-raw ! fakesink",
       {{"a", "src", true}, {"b", "src", true}, {"c", "src", false}}},
+  {"a filter into cudadownload", "cudaupload ! cudaenhance name=a ! cudadownload ! video/x-raw ! fakesink",
+      {{"a", "src", true}}},
+  {"a filter into an element that takes any memory", "cudasobel name=a ! fakesink", {{"a", "src", true}}},
   {"cudaupload into the CPU backend", "cudaupload ! cudasobel backend=cpu name=a ! fakesink", {{"a", "sink", false}}},
 };
 

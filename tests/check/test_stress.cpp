@@ -680,7 +680,7 @@ GST_START_TEST (test_sixteen_pipelines_in_sixteen_threads)
   for (const Route &r : routes ()) {
     const std::string launch = "videotestsrc num-buffers=" + std::to_string (frames) +
         " pattern=ball ! video/x-raw,format=RGBA,width=160,height=120 ! " + chain_for (r) +
-        " ! appsink name=sink sync=false";
+        " ! video/x-raw ! appsink name=sink sync=false";
     cuvtest::Timer timer ("16 threads of " + launch);
     ThreadRun alone;
     run_to_end (launch, &alone);
