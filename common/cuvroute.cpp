@@ -158,6 +158,22 @@ copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame 
   return true;
 }
 
+/* Queues a copy of every plane between a device view and a host view on @stream. From pageable
+ * host memory the driver stages the rows and returns once it has them; into pageable memory it
+ * returns when the copy is done; pinned memory is one DMA each way. */
+static cudaError_t
+copy_planes_async (const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind kind, cudaStream_t stream)
+{
+  for (int p = 0; p < src.n_planes; p++) {
+    size_t row = static_cast<size_t> (src.planes[p].width) * cuv::plane_sample_bytes (src.layout, p);
+    cudaError_t err = cudaMemcpy2DAsync (dst.planes[p].data, dst.planes[p].pitch, src.planes[p].data, src.planes[p].pitch,
+        row, src.planes[p].height, kind, stream);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}
+
 /* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
  * misplaces I420 chroma, so the planes are copied through host memory here instead. */
 static GstFlowReturn
@@ -215,8 +231,8 @@ process_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuf
 }
 
 #if CUV_HAVE_CUDA
-/* A device frame with rows padded to 256 bytes and a pinned host image of the same layout, so
- * that one asynchronous copy moves it either way. */
+/* A device frame with rows padded to 256 bytes, which a frame in system memory is copied into
+ * (and out of) plane by plane. */
 static bool
 ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::Staging &stage,
     const GstVideoInfo *info, cuv::PixelLayout layout)
@@ -224,14 +240,11 @@ ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::S
   if (stage.device)
     return true;
   const size_t bytes = cuv::frame_bytes (padded_frame (info, layout, 256, nullptr));
-  if (!CUV_CUDA_OK (self, stage.device.allocate (route.context, cuv::CudaBuffer::Kind::Device, bytes)) ||
-      !CUV_CUDA_OK (self, stage.host.allocate (route.context, cuv::CudaBuffer::Kind::Pinned, bytes))) {
+  if (!CUV_CUDA_OK (self, stage.device.allocate (route.context, cuv::CudaBuffer::Kind::Device, bytes))) {
     stage.device.reset ();
-    stage.host.reset ();
     return false;
   }
   stage.device_frame = padded_frame (info, layout, 256, stage.device.data ());
-  stage.host_frame = padded_frame (info, layout, 256, stage.host.data ());
   return true;
 }
 
@@ -281,11 +294,11 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
     ok = CUV_CUDA_OK (self, cuv::wait_for_writer (in_mem, run_on, route.stream.event ()));
     fin = in_view;
   } else {
+    /* straight from the mapped frame: no CPU copy into the pinned staging buffer first (issue 17:
+     * the driver's pageable copy beats a CPU copy and a DMA, and pinned input is one DMA) */
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
     if (ok) {
-      cuv::copy_frame_cpu (in_view, st.in_stage.host_frame);
-      ok = CUV_CUDA_OK (self, cudaMemcpyAsync (st.in_stage.device.data (), st.in_stage.host.data (),
-          st.in_stage.device.size (), cudaMemcpyHostToDevice, stream));
+      ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, stream));
       fin = st.in_stage.device_frame;
     }
   }
@@ -311,8 +324,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
     ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (route.context, fin, stream));
   const bool copy_back = !out_dev && writes;
   if (ok && copy_back)
-    ok = CUV_CUDA_OK (self, cudaMemcpyAsync (out_stage.host.data (), out_stage.device.data (), out_stage.device.size (),
-        cudaMemcpyDeviceToHost, stream));
+    ok = CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_view, cudaMemcpyDeviceToHost, stream));
   /* The host waits before the push, unless (1.24+) the frame went from CUDA memory into CUDA
    * memory whose stream it ran on, and nothing is read on the host: the memory then says that
    * work may be pending on its stream (our write map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and
@@ -340,8 +352,6 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
       st.previous.keep_view (st.prev_stage.device_frame);
     }
   }
-  if (ok && copy_back)
-    cuv::copy_frame_cpu (out_stage.host_frame, out_view);
 
   if (!ok) {
     cudaError_t err = cudaGetLastError ();

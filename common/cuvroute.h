@@ -31,12 +31,10 @@ struct CapsState {
   bool in_cuda_caps = false;
   bool out_cuda_caps = false;
 #if CUV_HAVE_CUDA
-  /* device frame + identical pinned image, one per side */
+  /* a device frame for a side in system memory */
   struct Staging {
     cuv::CudaBuffer device;
-    cuv::CudaBuffer host;
     cuv::Frame device_frame{};
-    cuv::Frame host_frame{};
   };
   Staging in_stage;
   Staging out_stage;
