@@ -124,7 +124,7 @@ propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCud
 }
 
 bool
-decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, GstCudaStream *ours,
+decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *ours,
     GstCudaStream **downstream)
 {
   *downstream = nullptr;
@@ -140,6 +140,9 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
   bool have = gst_query_get_n_allocation_pools (query) > 0;
   if (have)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  min += held;
+  if (max)
+    max += held;
 
   /* Keep downstream's pool only when it gives the memory we write: a CUDA pool of our context,
    * or any pool for system memory. */

@@ -41,11 +41,12 @@ GstBufferPool *make_pool (GstCudaContext *context, GstCaps *caps, const GstVideo
 bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream);
 
 /* Picks the output pool in downstream's allocation @query: downstream's own when it gives the
- * memory we write (a CUDA pool of @context, or any pool for system memory), else one of ours.
+ * memory we write (a CUDA pool of @context, or any pool for system memory), else one of ours,
+ * with room for the @held buffers the element keeps (a frame in flight).
  * 1.24+, for CUDA memory: when downstream's pool carries a stream, @downstream gets a reference to
  * it (the element then runs on it and proposes it upstream, as upstream's CUDA elements do);
  * otherwise the pool gets @ours and @downstream NULL. */
-bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, GstCudaStream *ours,
+bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *ours,
     GstCudaStream **downstream);
 
 }  // namespace cuv

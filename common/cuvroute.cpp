@@ -248,9 +248,49 @@ ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::S
   return true;
 }
 
+enum class Wait { None, Now, InFlight };
+
+/* What a frame on the CUDA backend does after its work was queued: the host's wait (@wait), the
+ * memory's sync flag, the previous frame of a temporal element, the error message. */
 static GstFlowReturn
-process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
+end_frame (GstCudaVisionFilter *self, cuv::Route &route, const cuv::Route::InFlight &f, bool ok, Wait wait)
 {
+  CapsState &st = *f.state;
+  if (wait != Wait::None) {
+    const cudaError_t err = wait == Wait::InFlight ? cuv::finish_in_flight (route.stream.done_event ())
+                                                   : cuv::finish_before_push (f.stream, route.stream.event ());
+    if (!CUV_CUDA_OK (self, err))
+      ok = false;
+    else if (f.out_dev)
+      cuv::mark_finished (gst_buffer_peek_memory (f.outbuf, 0));
+  }
+  if (route.op.temporal) {
+    st.previous.end ();
+    if (!ok) {
+      st.previous.reset ();
+    } else if (f.hold) {
+      st.previous.hold (f.inbuf);
+    } else if (!f.in_dev) {
+      /* the staged upload stays as the previous frame; the next frame uploads into the other */
+      std::swap (st.in_stage, st.prev_stage);
+      st.previous.keep_view (st.prev_stage.device_frame);
+    }
+  }
+
+  if (!ok) {
+    cudaError_t err = cudaGetLastError ();
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"),
+        ("%s; the debug log (GST_DEBUG=cudavision:5) names the failing call", err != cudaSuccess ? cudaGetErrorString (err) : "see the log"));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_ptr<CapsState> &state, GstBuffer *inbuf,
+    GstBuffer *outbuf)
+{
+  CapsState &st = *state;
   const bool in_place = inbuf == outbuf;
   const bool in_dev = is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : is_device_buffer (route, outbuf);
@@ -331,34 +371,23 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBu
    * a consumer on another stream waits for it (docs/design.md). */
   const bool consumer_waits =
       ok && in_dev && out_dev && out_stream && out_stream == run_on && !route.op.host_results && !temporal;
-  if (!consumer_waits) {
-    GST_LOG_OBJECT (self, "the host waits before the push: in %s, out %s, output on stream %p, ran on %p%s%s",
-        in_dev ? "CUDA" : "system", out_dev ? "CUDA" : "system", out_stream, run_on,
-        route.op.host_results ? ", results read on the host" : "", temporal ? ", keeps the previous frame" : "");
-    if (!CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ())))
-      ok = false;
-    else if (out_dev)
-      cuv::mark_finished (out_mem);
-  }
-  if (temporal) {
-    st.previous.end ();
-    if (!ok) {
-      st.previous.reset ();
-    } else if (hold) {
-      st.previous.hold (inbuf);
-    } else if (!in_dev) {
-      /* the staged upload stays as the previous frame; the next frame uploads into the other */
-      std::swap (st.in_stage, st.prev_stage);
-      st.previous.keep_view (st.prev_stage.device_frame);
-    }
-  }
-
-  if (!ok) {
-    cudaError_t err = cudaGetLastError ();
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"),
-        ("%s; the debug log (GST_DEBUG=cudavision:5) names the failing call", err != cudaSuccess ? cudaGetErrorString (err) : "see the log"));
-    return GST_FLOW_ERROR;
-  }
+  cuv::Route::InFlight f{state, in_place ? nullptr : inbuf, outbuf, stream, in_dev, out_dev, hold};
+  if (consumer_waits)
+    return end_frame (self, route, f, ok, Wait::None);
+  GST_LOG_OBJECT (self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
+      route.may_leave_in_flight ? " when the next frame is queued" : " before the push", in_dev ? "CUDA" : "system",
+      out_dev ? "CUDA" : "system", out_stream, run_on, route.op.host_results ? ", results read on the host" : "",
+      temporal ? ", keeps the previous frame" : "");
+  if (!ok || !route.may_leave_in_flight)
+    return end_frame (self, route, f, ok, Wait::Now);
+  /* in flight: the buffers live until the wait, and the input is not let go of before the GPU
+   * has read it */
+  if (!CUV_CUDA_OK (self, cuv::mark_in_flight (stream, route.stream.done_event ())))
+    return end_frame (self, route, f, false, Wait::Now);
+  if (f.inbuf)
+    gst_buffer_ref (f.inbuf);
+  gst_buffer_ref (f.outbuf);
+  route.in_flight = std::move (f);
   return GST_FLOW_OK;
 }
 #endif
@@ -377,7 +406,66 @@ cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, G
   }
 #if CUV_HAVE_CUDA
   if (route.use_cuda)
-    return process_cuda (self, route, *state, inbuf, outbuf);
+    return process_cuda (self, route, state, inbuf, outbuf);
 #endif
   return process_cpu (self, route, *state, inbuf, outbuf);
+}
+
+bool
+cuv::has_frame_in_flight (const Route &route)
+{
+#if CUV_HAVE_CUDA
+  return route.in_flight.outbuf != nullptr;
+#else
+  (void) route;
+  return false;
+#endif
+}
+
+GstFlowReturn
+cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
+{
+  *out = nullptr;
+#if CUV_HAVE_CUDA
+  if (!route.in_flight.outbuf)
+    return GST_FLOW_OK;
+  Route::InFlight f = std::move (route.in_flight);
+  route.in_flight = Route::InFlight{};
+  cuv::ContextGuard guard (route.context);
+  GstFlowReturn ret = end_frame (self, route, f, guard.ok (), Wait::InFlight);
+  if (f.inbuf)
+    gst_buffer_unref (f.inbuf);
+  if (ret == GST_FLOW_OK)
+    *out = f.outbuf;
+  else
+    gst_buffer_unref (f.outbuf);
+  return ret;
+#else
+  (void) self;
+  (void) route;
+  return GST_FLOW_OK;
+#endif
+}
+
+void
+cuv::drop_in_flight (GstCudaVisionFilter *self, Route &route)
+{
+#if CUV_HAVE_CUDA
+  if (!route.in_flight.outbuf)
+    return;
+  GST_DEBUG_OBJECT (self, "dropping the frame in flight");
+  Route::InFlight f = std::move (route.in_flight);
+  route.in_flight = Route::InFlight{};
+  cuv::ContextGuard guard (route.context);
+  if (guard.ok ())
+    cuv::finish_in_flight (route.stream.done_event ());
+  if (route.op.temporal)
+    f.state->previous.end ();
+  if (f.inbuf)
+    gst_buffer_unref (f.inbuf);
+  gst_buffer_unref (f.outbuf);
+#else
+  (void) self;
+  (void) route;
+#endif
 }

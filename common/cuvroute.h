@@ -77,6 +77,23 @@ struct Route {
 #endif
   /* streaming thread: the previous frame's view while a temporal transform runs */
   const Frame *previous_view = nullptr;
+  /* streaming thread, set by the base class around each frame: whether process_frame () may leave
+   * the frame in flight rather than wait for it (max-frames-in-flight) */
+  bool may_leave_in_flight = false;
+#if CUV_HAVE_CUDA
+  /* streaming thread: the frame whose work was queued on the GPU and not yet waited for; its
+   * buffers' references are the route's until finish_in_flight () or drop_in_flight () */
+  struct InFlight {
+    std::shared_ptr<CapsState> state;
+    GstBuffer *inbuf = nullptr; /* NULL when in place */
+    GstBuffer *outbuf = nullptr;
+    cudaStream_t stream = nullptr;
+    bool in_dev = false;
+    bool out_dev = false;
+    bool hold = false; /* a temporal element keeps inbuf as its previous frame */
+  };
+  InFlight in_flight;
+#endif
 
   Route () = default;
   Route (const Route &) = delete;
@@ -135,7 +152,18 @@ struct Route {
 /* One frame through the element's operation on the backend chosen at start: maps the buffers,
  * stages system memory for the CUDA backend, keeps a temporal element's previous frame, and
  * synchronizes as cuvsync.h says before returning. @in == @out works in place. Posts an element
- * error on failure. */
+ * error on failure. With route.may_leave_in_flight, a frame that the host would wait for is left
+ * in flight instead (has_frame_in_flight () is then true): its work is queued, and the route holds
+ * references to @in and @out until finish_in_flight (). */
 GstFlowReturn process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *in, GstBuffer *out);
+
+/* Whether a frame is in flight. */
+bool has_frame_in_flight (const Route &route);
+/* Waits for the frame in flight and does what its frame leaves to do (the previous frame, the
+ * memory's sync flag); gives its output buffer to @out (NULL when there was none). Posts an
+ * element error on failure. */
+GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out);
+/* At a flush or stop: waits for the frame in flight, and drops it. */
+void drop_in_flight (GstCudaVisionFilter *self, Route &route);
 
 }  // namespace cuv

@@ -43,6 +43,7 @@ StreamPool::~StreamPool ()
       cudaStreamDestroy (s.handle);
 #endif
       cudaEventDestroy (s.event);
+      cudaEventDestroy (s.done);
     }
   }
   gst_object_unref (ctx_);
@@ -79,6 +80,8 @@ StreamLease StreamPool::acquire (cudaError_t *err)
     return StreamLease ();
 #endif
   *err = cudaEventCreateWithFlags (&s.event, cudaEventBlockingSync | cudaEventDisableTiming);
+  if (*err == cudaSuccess && (*err = cudaEventCreateWithFlags (&s.done, in_flight_event_flags ())) != cudaSuccess)
+    cudaEventDestroy (s.event);
   if (*err != cudaSuccess) {
 #if CUV_HAVE_STREAM_MODEL
     gst_cuda_stream_unref (s.gst);

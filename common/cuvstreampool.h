@@ -25,6 +25,8 @@ struct PooledStream {
   GstCudaStream *gst = nullptr;
   cudaStream_t handle = nullptr;
   cudaEvent_t event = nullptr;
+  /* the end of a frame in flight (cuvsync.h: finish_in_flight) */
+  cudaEvent_t done = nullptr;
 };
 
 class StreamLease {
@@ -42,6 +44,8 @@ class StreamLease {
   GstCudaStream *gst_stream () const { return s_.gst; }
   /* the stream's blocking-sync event (only this lease records it) */
   cudaEvent_t event () const { return s_.event; }
+  /* the event that marks the end of the element's frame in flight (only this lease records it) */
+  cudaEvent_t done_event () const { return s_.done; }
   explicit operator bool () const { return s_.handle != nullptr; }
   void release ();
 

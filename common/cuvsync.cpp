@@ -23,8 +23,10 @@ const bool host_wait_blocks = [] {
   return v && g_str_equal (v, "block");
 }();
 
-/* the host's waits for a stream, for tests (cuv_host_waits) */
+/* the host's waits for a stream, for tests (cuv_host_waits), and for frames in flight
+ * (cuv_in_flight_waits) */
 std::atomic<long> host_waits{0};
+std::atomic<long> in_flight_waits{0};
 }  // namespace
 
 GstCudaStream *memory_stream (GstMemory *mem)
@@ -112,6 +114,22 @@ cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
   return err != cudaSuccess ? err : cudaEventSynchronize (event);
 }
 
+cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done)
+{
+  return cudaEventRecord (done, stream);
+}
+
+cudaError_t finish_in_flight (cudaEvent_t done)
+{
+  in_flight_waits.fetch_add (1, std::memory_order_relaxed);
+  return cudaEventSynchronize (done);
+}
+
+unsigned int in_flight_event_flags ()
+{
+  return cudaEventDisableTiming | (host_wait_blocks ? cudaEventBlockingSync : 0u);
+}
+
 cudaError_t finish_last_frame (cudaStream_t stream)
 {
   host_waits.fetch_add (1, std::memory_order_relaxed);
@@ -136,5 +154,12 @@ void mark_finished (GstMemory *mem)
 extern "C" G_MODULE_EXPORT long cuv_host_waits ()
 {
   return cuv::host_waits.load ();
+}
+
+/* The host's waits for frames in flight so far in this process (finish_in_flight): each one for a
+ * frame whose successor was queued on the GPU first. */
+extern "C" G_MODULE_EXPORT long cuv_in_flight_waits ()
+{
+  return cuv::in_flight_waits.load ();
 }
 #endif

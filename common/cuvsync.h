@@ -56,6 +56,15 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
  * threads can outnumber the cores (docs/performance.md). */
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
 
+/* Frames in flight (the base class's max-frames-in-flight): instead of finish_before_push (), a
+ * frame's end is marked on @stream with @done, and the host waits for it with finish_in_flight ()
+ * when the next frame has been queued (or at a drain), so the GPU never waits for the host. Those
+ * waits are counted apart from the others (cuv_in_flight_waits). */
+cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done);
+cudaError_t finish_in_flight (cudaEvent_t done);
+/* The flags of the @done event: it sleeps where finish_before_push () would (CUV_HOST_WAIT). */
+unsigned int in_flight_event_flags ();
+
 /* Before a frame runs on another stream than the last frame did (1.24+, where the stream follows
  * the memory): the last frame's work on @stream is complete, so what the element keeps between
  * frames is not rewritten under it. A host wait, counted as the others are. */

@@ -107,24 +107,13 @@ gst_cuda_vision_analyser_prepare_output_buffer (GstBaseTransform *trans, GstBuff
   return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
 }
 
-static GstFlowReturn
-gst_cuda_vision_analyser_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
+/* After the frame's work completed: its results, published on the buffer that leaves. */
+static void
+gst_cuda_vision_analyser_frame_finished (GstCudaVisionFilter *filter, GstBuffer *outbuf)
 {
-  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf, outbuf);
-  if (ret == GST_FLOW_OK && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
+  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (filter);
+  if (GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
     publish (self, outbuf);
-  return ret;
-}
-
-static GstFlowReturn
-gst_cuda_vision_analyser_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
-{
-  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_ip (trans, buf);
-  if (ret == GST_FLOW_OK && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
-    publish (self, buf);
-  return ret;
 }
 
 /* ---- where an interval starts over ---- */
@@ -234,11 +223,10 @@ gst_cuda_vision_analyser_class_init (GstCudaVisionAnalyserClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   G_OBJECT_CLASS (klass)->finalize = gst_cuda_vision_analyser_finalize;
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_prepare_output_buffer);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_transform);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_transform_ip);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_stop);
   /* the meta and the messages read each frame's results on the host */
   GST_CUDA_VISION_FILTER_CLASS (klass)->host_results = TRUE;
+  GST_CUDA_VISION_FILTER_CLASS (klass)->frame_finished = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_frame_finished);
 }

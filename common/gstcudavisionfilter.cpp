@@ -23,15 +23,23 @@ enum {
   PROP_0,
   PROP_DEVICE_ID,
   PROP_BACKEND,
+  PROP_MAX_FRAMES_IN_FLIGHT,
 };
 
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
+#define DEFAULT_MAX_FRAMES_IN_FLIGHT -1
 
 struct GstCudaVisionFilterImpl {
   std::mutex lock; /* the properties */
   gint device_id = DEFAULT_DEVICE_ID;
   GstCudaVisionBackend backend = DEFAULT_BACKEND;
+  gint max_frames_in_flight = DEFAULT_MAX_FRAMES_IN_FLIGHT;
+  /* streaming thread: whether upstream is live (asked at each caps event) */
+  bool upstream_live = true;
+  /* streaming thread: a finished frame that generate_output gives at its next call, after the
+   * frame that was in flight */
+  GstBuffer *ready = nullptr;
   /* CUDA memory is offered on the pads until start finds that no context can be had */
   bool cuda_memory_possible = true;
   /* context, stream, caps state and previous frame: what each frame goes through */
@@ -50,7 +58,19 @@ struct GstCudaVisionFilterImpl {
     gst_clear_object (&own_output_pool);
     shared_input = shared_input_output = nullptr;
   }
-  ~GstCudaVisionFilterImpl () { drop_own_output_pool (); }
+  ~GstCudaVisionFilterImpl ()
+  {
+    drop_own_output_pool ();
+    gst_clear_buffer (&ready);
+  }
+
+  /* Whether this frame may stay in flight until the next is queued: max-frames-in-flight 1, or -1
+   * with a source that is not live (where a frame's latency costs nothing) */
+  bool frames_in_flight ()
+  {
+    std::lock_guard<std::mutex> lk (lock);
+    return max_frames_in_flight == 1 || (max_frames_in_flight < 0 && !upstream_live);
+  }
 };
 
 /* GObject allocates the private area, which holds the C++ object made in init. */
@@ -151,6 +171,9 @@ gst_cuda_vision_filter_set_property (GObject *object, guint prop_id, const GValu
     case PROP_BACKEND:
       priv->backend = static_cast<GstCudaVisionBackend> (g_value_get_enum (value));
       break;
+    case PROP_MAX_FRAMES_IN_FLIGHT:
+      priv->max_frames_in_flight = g_value_get_int (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -168,6 +191,9 @@ gst_cuda_vision_filter_get_property (GObject *object, guint prop_id, GValue *val
       break;
     case PROP_BACKEND:
       g_value_set_enum (value, priv->backend);
+      break;
+    case PROP_MAX_FRAMES_IN_FLIGHT:
+      g_value_set_int (value, priv->max_frames_in_flight);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -190,6 +216,104 @@ gst_cuda_vision_filter_set_context (GstElement *element, GstContext *context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+/* ---- frames in flight ---- */
+
+/* The subclass's last word on a frame, once its work is complete. */
+static void
+frame_finished (GstCudaVisionFilter *self, GstBuffer *outbuf)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  if (klass->frame_finished)
+    klass->frame_finished (self, outbuf);
+}
+
+/* Streaming thread: the frame in flight, finished, into @out (NULL when there was none). */
+static GstFlowReturn
+finish_frame_in_flight (GstCudaVisionFilter *self, GstBuffer **out)
+{
+  GstFlowReturn ret = cuv::finish_in_flight (self, gst_cuda_vision_filter_impl (self)->route, out);
+  if (ret == GST_FLOW_OK && *out)
+    frame_finished (self, *out);
+  return ret;
+}
+
+/* Streaming thread, before a serialized event or a drain query goes on: the frame in flight
+ * leaves first. */
+static void
+drain_frame_in_flight (GstCudaVisionFilter *self)
+{
+  GstBuffer *buf = nullptr;
+  if (finish_frame_in_flight (self, &buf) != GST_FLOW_OK || !buf)
+    return;
+  GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+  if (ret != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
+}
+
+/* At a flush and at stop: the frame in flight, and one finished after it, are dropped. */
+static void
+drop_frames_in_flight (GstCudaVisionFilter *self)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  cuv::drop_in_flight (self, priv->route);
+  gst_clear_buffer (&priv->ready);
+}
+
+/* GstBaseTransform's default makes one output buffer per input and pushes it. Where the frame
+ * would make the host wait for its stream (a host copy, results read on the host, a previous
+ * frame kept, or GStreamer 1.22), and frames may stay in flight, the frame's buffer goes out when
+ * the next frame has been queued on the GPU: the host then waits for a frame that the GPU has had
+ * for a while, and the GPU is never idle while the host waits. Order is kept: the finished frame
+ * comes first, then (from the next call) the current one when it did not stay in flight. */
+static GstFlowReturn
+gst_cuda_vision_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  *outbuf = nullptr;
+  if (priv->ready) {
+    *outbuf = priv->ready;
+    priv->ready = nullptr;
+    return GST_FLOW_OK;
+  }
+  if (!trans->queued_buf)
+    return GST_FLOW_OK;
+
+  GstBuffer *previous = nullptr;
+  GstFlowReturn ret = finish_frame_in_flight (self, &previous);
+  /* the base class would mark the previous frame with this input's discontinuity */
+  if (ret == GST_FLOW_OK && previous && GST_BUFFER_IS_DISCONT (trans->queued_buf)) {
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), previous);
+    previous = nullptr;
+  }
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_replace (&trans->queued_buf, nullptr);
+    return ret;
+  }
+
+  GstBuffer *current = nullptr;
+  priv->route.may_leave_in_flight = priv->frames_in_flight ();
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, &current);
+  priv->route.may_leave_in_flight = false;
+  /* the route holds the frame in flight */
+  if (current && cuv::has_frame_in_flight (priv->route))
+    gst_clear_buffer (&current);
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED && previous)
+    ret = GST_FLOW_OK;
+  if (ret != GST_FLOW_OK) {
+    gst_clear_buffer (&previous);
+    *outbuf = current;
+    return ret;
+  }
+  if (previous) {
+    *outbuf = previous;
+    priv->ready = current;
+  } else {
+    *outbuf = current;
+  }
+  return GST_FLOW_OK;
+}
+
 static gboolean
 gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
 {
@@ -197,8 +321,22 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->route.context))
     return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
+    drain_frame_in_flight (GST_CUDA_VISION_FILTER (trans));
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
+  /* a frame in flight leaves when the next arrives: a frame's duration more */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC && priv->frames_in_flight ()) {
+    std::shared_ptr<CapsState> state = priv->route.state ();
+    if (state && GST_VIDEO_INFO_FPS_N (&state->in_info) > 0) {
+      const GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&state->in_info),
+          GST_VIDEO_INFO_FPS_N (&state->in_info));
+      gboolean live;
+      GstClockTime min, max;
+      gst_query_parse_latency (query, &live, &min, &max);
+      gst_query_set_latency (query, live, min + frame, GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+    }
+  }
   /* GstBaseTransform answers a caps query in the asker's order, and an upstream element that can
    * give either memory (cudaupload, a decoder) lists system memory first: the CUDA backend asks
    * for CUDA memory first, so that `cudaupload ! cudasobel` hands it CUDA memory, as a user means
@@ -309,6 +447,7 @@ static gboolean
 gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+  drop_frames_in_flight (GST_CUDA_VISION_FILTER (trans));
 #if CUV_HAVE_CUDA
   /* the last frame's work may still run (1.24+, cuvsync.h) on what the caps state holds */
   if (priv->route.last_stream) {
@@ -395,6 +534,18 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
     GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
     return FALSE;
+  /* a live source's frames wait for no next frame unless the user says so (max-frames-in-flight);
+   * without an answer, upstream counts as live */
+  GstQuery *latency = gst_query_new_latency ();
+  gboolean live = TRUE;
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), latency))
+    gst_query_parse_latency (latency, &live, nullptr, nullptr);
+  gst_query_unref (latency);
+  {
+    std::lock_guard<std::mutex> lk (priv->lock);
+    priv->upstream_live = live != FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
   return TRUE;
 }
 
@@ -404,8 +555,9 @@ static gboolean
 gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *decide_query, GstQuery *query)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  /* a temporal element holds the previous input buffer: ask upstream's pool for one more */
-  const guint held = GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal ? 1 : 0;
+  /* a temporal element holds the previous input buffer, and a frame in flight its input: ask
+   * upstream's pool for as many more */
+  const guint held = (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal ? 1 : 0) + 1;
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* passthrough: the parent forwarded the query downstream */
@@ -429,14 +581,14 @@ gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *que
 #if CUV_HAVE_CUDA
   GstCudaStream *downstream = nullptr;
   const bool decided =
-      cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, priv->route.stream.gst_stream (), &downstream);
+      cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, priv->route.stream.gst_stream (), &downstream);
   priv->route.set_downstream_stream (downstream);
   cuv::replace_stream (&downstream, nullptr);
   if (!decided)
     return FALSE;
 #else
   GstCudaStream *downstream = nullptr;
-  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, nullptr, &downstream))
+  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, nullptr, &downstream))
     return FALSE;
 #endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
@@ -450,6 +602,11 @@ static gboolean
 gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
+  /* a serialized event (EOS, caps, segment, gap, ...) comes after the frame in flight */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    drop_frames_in_flight (GST_CUDA_VISION_FILTER (trans));
+  else if (GST_EVENT_IS_SERIALIZED (event))
+    drain_frame_in_flight (GST_CUDA_VISION_FILTER (trans));
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal) {
     if (std::shared_ptr<CapsState> state = priv->route.state ()) {
       GST_DEBUG_OBJECT (trans, "FLUSH_STOP: forgetting the previous frame");
@@ -471,7 +628,11 @@ static GstFlowReturn
 gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
-  return cuv::process_frame (self, gst_cuda_vision_filter_impl (self)->route, inbuf, outbuf);
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, outbuf);
+  if (ret == GST_FLOW_OK && !cuv::has_frame_in_flight (priv->route))
+    frame_finished (self, outbuf);
+  return ret;
 }
 
 /* Working in place, GstBaseTransform copies a buffer that is not writable (one that a tee or its
@@ -537,7 +698,10 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   GstBuffer *in = buf == priv->shared_input_output ? priv->shared_input : buf;
   priv->shared_input = priv->shared_input_output = nullptr;
-  return cuv::process_frame (self, priv->route, in, buf);
+  GstFlowReturn ret = cuv::process_frame (self, priv->route, in, buf);
+  if (ret == GST_FLOW_OK && !cuv::has_frame_in_flight (priv->route))
+    frame_finished (self, buf);
+  return ret;
 }
 
 static void
@@ -577,6 +741,24 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
           GST_TYPE_CUDA_VISION_BACKEND, DEFAULT_BACKEND,
           static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
 
+  /**
+   * GstCudaVisionFilter:max-frames-in-flight:
+   *
+   * Where a frame makes the host wait for the GPU before it leaves (a host copy, results read on
+   * the host, a previous frame kept, or any frame on GStreamer 1.22), 1 lets it leave when the
+   * next frame has been queued, so the GPU never waits for the host, at one frame of latency; 0
+   * pushes each frame as soon as it is complete. -1 is 1 when upstream is not live (a file, a
+   * decoder, videotestsrc, appsrc by default) and 0 when it is (a camera). The latency query
+   * reports the frame that is held.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_FRAMES_IN_FLIGHT,
+      g_param_spec_int ("max-frames-in-flight", "Max frames in flight",
+          "Frames whose GPU work may still run when the next frame arrives: 1 pushes each frame once the "
+          "next is queued (throughput, one frame of latency), 0 pushes each frame as soon as it is done; "
+          "-1 = 1 when upstream is not live, 0 when it is",
+          -1, 1, DEFAULT_MAX_FRAMES_IN_FLIGHT,
+          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_context);
 
   trans_class->passthrough_on_same_caps = FALSE;
@@ -595,6 +777,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_prepare_output_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_generate_output);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_FILTER, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, static_cast<GstPluginAPIFlags> (0));

@@ -73,6 +73,10 @@ struct _GstCudaVisionFilterClass {
   GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const cuv::Frame *in,
       const cuv::Frame *out, cudaStream_t stream);
 
+  /* Optional: after a frame's work is complete (on the GPU too), before its buffer @outbuf goes
+   * downstream, which may be when the next frame has been queued (max-frames-in-flight);
+   * GstCudaVisionAnalyser publishes the frame's results here. Streaming thread. */
+  void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf);
   gpointer _gst_reserved[GST_PADDING];
 };
 

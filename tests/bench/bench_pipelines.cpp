@@ -5,7 +5,8 @@
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
  * stream in our elements a frame (the plugin's cuv_host_waits: before a push, or for another
- * element's stream).
+ * element's stream), and those for a frame in flight (cuv_in_flight_waits: a frame pushed once
+ * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
  *   bench_pipelines [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE] [--device N]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --only: the configurations whose name contains TEXT; --seconds:
@@ -344,6 +345,10 @@ int main (int argc, char **argv)
     {"cudamotionest", "cudamotionest post-messages=false" + sink, {}},
     {"chain of 4", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap" + sink,
         {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
+    {"chain of 4, max-frames-in-flight=0",
+        "cudasobel max-frames-in-flight=0 ! cudaenhance contrast=1.4 max-frames-in-flight=0 ! "
+        "cudahistogram max-frames-in-flight=0 ! cudaheatmap max-frames-in-flight=0" + sink,
+        {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
     {"all six", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap ! cudanoisemap ! cudamotionest" + sink, {}},
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
         {"cudasobel mode=color", "cudahistogram + copy to host"}},
@@ -351,8 +356,10 @@ int main (int argc, char **argv)
   /* the host's waits for a stream in our elements (common/cuvsync.cpp), 0 where the plugin lacks the hook */
   auto waits_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_host_waits"));
   auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };
-  std::printf ("%-32s %-16s %-5s %10s %10s %10s %6s %7s\n", "configuration", "frame", "mem", "fps", "us/frame",
-      "kernels us", "eff.", "waits");
+  auto late_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_in_flight_waits"));
+  auto in_flight_waits = [late_hook] { return late_hook ? late_hook () : 0L; };
+  std::printf ("%-34s %-16s %-5s %10s %10s %10s %6s %7s %7s\n", "configuration", "frame", "mem", "fps", "us/frame",
+      "kernels us", "eff.", "waits", "late");
   for (const cuvtest::Size &s : sizes) {
     for (GstVideoFormat f : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
       GstVideoInfo info;
@@ -370,13 +377,15 @@ int main (int argc, char **argv)
           double fps = run_once (c, info, memory, 30, 1, &ok);
           const int n = quick ? 60 : std::clamp (static_cast<int> (fps * seconds), 60, 5000);
           std::vector<double> r;
-          const long waits_before = host_waits ();
+          const long waits_before = host_waits (), late_before = in_flight_waits ();
           for (int i = 0; ok && i < (quick ? 1 : 3); i++)
             r.push_back (run_once (c, info, memory, n, 1, &ok));
           /* host waits a frame, over the timed runs */
-          const double waits = static_cast<double> (host_waits () - waits_before) / (n * static_cast<double> (r.size ()));
+          const double frames_run = n * static_cast<double> (r.size ());
+          const double waits = static_cast<double> (host_waits () - waits_before) / frames_run;
+          const double late = static_cast<double> (in_flight_waits () - late_before) / frames_run;
           if (!ok) {
-            std::printf ("%-32s %-16s %-5s %10s\n", c.name.c_str (), frame, memory.c_str (), "failed");
+            std::printf ("%-34s %-16s %-5s %10s\n", c.name.c_str (), frame, memory.c_str (), "failed");
             continue;
           }
           fps = r.size () == 3 ? median3 (r[0], r[1], r[2]) : r[0];
@@ -392,11 +401,11 @@ int main (int argc, char **argv)
           }
           const double us = 1e6 / fps;
           if (have_k)
-            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10.1f %6.2f %7.2f\n", c.name.c_str (), frame, memory.c_str (),
-                fps, us, k, k / us, waits);
+            std::printf ("%-34s %-16s %-5s %10.0f %10.1f %10.1f %6.2f %7.2f %7.2f\n", c.name.c_str (), frame,
+                memory.c_str (), fps, us, k, k / us, waits, late);
           else
-            std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10s %6s %7.2f\n", c.name.c_str (), frame, memory.c_str (), fps,
-                us, "-", "-", waits);
+            std::printf ("%-34s %-16s %-5s %10.0f %10.1f %10s %6s %7.2f %7.2f\n", c.name.c_str (), frame, memory.c_str (),
+                fps, us, "-", "-", waits, late);
           std::fflush (stdout);
         }
       }
@@ -423,10 +432,10 @@ int main (int argc, char **argv)
       std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
-        std::printf ("%-32s %-16s %-5s %10.0f %10.1f %10s %6s\n", name, frame, memories.front ().c_str (), worst,
+        std::printf ("%-34s %-16s %-5s %10.0f %10.1f %10s %6s\n", name, frame, memories.front ().c_str (), worst,
             1e6 / worst, "-", "-");
       else
-        std::printf ("%-32s %-16s %-5s %10s\n", name, frame, memories.front ().c_str (), "failed");
+        std::printf ("%-34s %-16s %-5s %10s\n", name, frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
     }
   }

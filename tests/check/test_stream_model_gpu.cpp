@@ -2,7 +2,8 @@
  * cross from one element to the next without a host wait on GStreamer 1.24+ arrive whole, byte
  * for byte as the CPU backend makes them, wherever they go next:
  * - a chain of our elements in CUDA memory, and how often the host waits in it (none between our
- *   elements on 1.24+, two a frame on 1.22, where every element waits before its push);
+ *   elements on 1.24+; two a frame on 1.22, where every element waits before its push, or, with a
+ *   frame in flight, when the next frame has been queued);
  * - a tee into two of our elements and into cudadownload;
  * - nvh264dec's frames (another element's stream) into the chain.
  * The same tests run under compute-sanitizer's racecheck and synccheck (tools/gpu-run.sh).
@@ -16,9 +17,10 @@ using namespace cuvcheck;
 namespace {
 
 
-std::string chain (const char *backend)
+std::string chain (const char *backend, int in_flight = -1)
 {
-  return std::string ("cudasobel backend=") + backend + " ! cudaenhance contrast=1.4 saturation=1.3 backend=" + backend;
+  const std::string props = std::string (" backend=") + backend + " max-frames-in-flight=" + std::to_string (in_flight);
+  return "cudasobel" + props + " ! cudaenhance contrast=1.4 saturation=1.3" + props;
 }
 
 std::string source (const char *format, int frames, int w, int h)
@@ -42,11 +44,22 @@ void expect_same (std::vector<GstBuffer *> &got, std::vector<GstBuffer *> &ref, 
   ref.clear ();
 }
 
+long hook (const char *name)
+{
+  auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol (name));
+  fail_unless (fn != nullptr, "the cudavision plugin's %s hook", name);
+  return fn ();
+}
+
+/* the host's waits before a push or for another stream, and those for a frame in flight */
 long host_waits ()
 {
-  static auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_host_waits"));
-  fail_unless (fn != nullptr, "the cudavision plugin's cuv_host_waits hook");
-  return fn ();
+  return hook ("cuv_host_waits");
+}
+
+long in_flight_waits ()
+{
+  return hook ("cuv_in_flight_waits");
 }
 
 }  // namespace
@@ -58,20 +71,25 @@ GST_START_TEST (test_chain_waits_only_where_the_version_says)
   const int frames = 30;
   for (const char *format : {"RGBA", "NV12"}) {
     GstVideoInfo info = info_for (gst_video_format_from_string (format), 641, 479);
-    auto ref = collect (source (format, frames, 641, 479) + chain ("cpu") + " ! video/x-raw ! appsink name=sink sync=false");
-    const long before = host_waits ();
-    /* CUDA memory into cudadownload, which would take system memory too (and our element would
-     * then download the frame itself, waiting for it) */
-    auto got = collect (source (format, frames, 641, 479) + "cudaupload ! " + chain ("cuda") +
-        " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
-    const long waits = host_waits () - before;
-    g_printerr ("%s: %ld host waits in cudasobel and cudaenhance over %d frames\n", format, waits, frames);
-    expect_same (got, ref, frames, info, std::string ("chain ") + format);
+    for (int in_flight : {0, 1}) {
+      auto ref = collect (source (format, frames, 641, 479) + chain ("cpu") + " ! video/x-raw ! appsink name=sink sync=false");
+      const long before = host_waits (), before_in_flight = in_flight_waits ();
+      /* CUDA memory into cudadownload, which would take system memory too (and our element would
+       * then download the frame itself, waiting for it) */
+      auto got = collect (source (format, frames, 641, 479) + "cudaupload ! " + chain ("cuda", in_flight) +
+          " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
+      const long waits = host_waits () - before, late = in_flight_waits () - before_in_flight;
+      g_printerr ("%s, max-frames-in-flight=%d: %ld host waits before a push and %ld for a frame in flight, in "
+          "cudasobel and cudaenhance over %d frames\n", format, in_flight, waits, late, frames);
+      expect_same (got, ref, frames, info, std::string ("chain ") + format);
 #if GST_CHECK_VERSION(1, 24, 0)
-    fail_unless_equals_int (waits, 0);
+      fail_unless_equals_int (waits, 0);
+      fail_unless_equals_int (late, 0);
 #else
-    fail_unless_equals_int (waits, 2 * frames);
+      fail_unless_equals_int (waits, in_flight ? 0 : 2 * frames);
+      fail_unless_equals_int (late, in_flight ? 2 * frames : 0);
 #endif
+    }
   }
 }
 GST_END_TEST;

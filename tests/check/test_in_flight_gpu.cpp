@@ -1,0 +1,200 @@
+/* Frames in flight (max-frames-in-flight, common/gstcudavisionfilter.cpp): a frame whose buffer
+ * leaves when the next one has been queued on the GPU still leaves whole, in order, with its
+ * results, and at the right moments:
+ * - the chain of four with results (cudahistogram, cudaheatmap) in both memory types, against the
+ *   CPU backend, bytes and meta, frame by frame;
+ * - a caps change between frames: every frame leaves with its own caps, none is lost;
+ * - a flushing seek while a frame is in flight: the frames of the new segment, in order, and no
+ *   error;
+ * - the latency query reports the frame that is held.
+ * Exits 77 without a GPU.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/app/gstappsrc.h>
+
+#include "cuvcheck.h"
+
+using namespace cuvcheck;
+
+namespace {
+
+std::string chain_of_four (const char *backend, int in_flight)
+{
+  const std::string props = std::string (" backend=") + backend + " max-frames-in-flight=" + std::to_string (in_flight);
+  return "cudasobel" + props + " ! cudaenhance contrast=1.4" + props + " ! cudahistogram" + props +
+      " ! cudaheatmap blend=0.5" + props;
+}
+
+}  // namespace
+
+GST_START_TEST (test_chain_in_flight_equals_cpu)
+{
+  const int frames = 20;
+  for (const char *format : {"RGBA", "NV12"}) {
+    const std::string source = std::string ("videotestsrc num-buffers=") + std::to_string (frames) +
+        " pattern=ball ! video/x-raw,format=" + format + ",width=321,height=242 ! ";
+    GstVideoInfo info = info_for (gst_video_format_from_string (format), 321, 242);
+    auto ref = collect (source + chain_of_four ("cpu", 0) + " ! video/x-raw ! appsink name=sink sync=false");
+    for (bool cuda_memory : {false, true}) {
+      const std::string up = cuda_memory ? "cudaupload ! " : "";
+      const std::string down = cuda_memory ? " ! video/x-raw(memory:CUDAMemory) ! cudadownload" : "";
+      auto got = collect (source + up + chain_of_four ("cuda", 1) + down + " ! video/x-raw ! appsink name=sink sync=false");
+      const std::string what = std::string (format) + (cuda_memory ? " in CUDA memory" : " in system memory");
+      fail_unless_equals_int (got.size (), frames);
+      for (int i = 0; i < frames; i++) {
+        const std::string frame = what + ", frame " + std::to_string (i);
+        fail_unless_equals_int (buffer_diff (got[i], ref[i], info, frame), 0);
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (got[i]), GST_BUFFER_PTS (ref[i]));
+        fail_unless (same_meta (got[i], ref[i], "CudaHistogramMeta"), "histogram meta of %s", frame.c_str ());
+        fail_unless (same_meta (got[i], ref[i], "CudaHeatmapMeta"), "heat map meta of %s", frame.c_str ());
+        gst_buffer_unref (got[i]);
+      }
+    }
+    for (GstBuffer *b : ref)
+      gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
+
+/* Three frames of one size, then three of another, through appsrc; what leaves, in order. */
+static std::vector<GstBuffer *>
+run_caps_change (const char *backend, const GstVideoInfo infos[2])
+{
+  GstElement *pipe = new_pipeline (std::string ("appsrc name=src format=time ! cudaenhance contrast=1.4 backend=") +
+      backend + " max-frames-in-flight=1 ! video/x-raw ! appsink name=sink sync=false");
+  fail_unless (pipe != nullptr);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (int i = 0; i < 6; i++) {
+    const GstVideoInfo &info = infos[i / 3];
+    if (i % 3 == 0) {
+      GstCaps *caps = gst_video_info_to_caps (&info);
+      gst_app_src_set_caps (GST_APP_SRC (src), caps);
+      gst_caps_unref (caps);
+    }
+    GstBuffer *buf = make_buffer (info, 0, 100 + i);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::vector<GstBuffer *> out;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
+    GstVideoInfo info;
+    fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+    const GstVideoInfo &want = infos[out.size () / 3];
+    fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_WIDTH (&want));
+    fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_HEIGHT (&want));
+    out.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return out;
+}
+
+GST_START_TEST (test_caps_change_with_frame_in_flight)
+{
+  const GstVideoInfo infos[2] = {info_for (GST_VIDEO_FORMAT_RGBA, 64, 48), info_for (GST_VIDEO_FORMAT_RGBA, 81, 61)};
+  auto got = run_caps_change ("cuda", infos);
+  auto ref = run_caps_change ("cpu", infos);
+  fail_unless_equals_int (got.size (), 6);
+  fail_unless_equals_int (ref.size (), 6);
+  for (int i = 0; i < 6; i++) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (got[i]), i * GST_SECOND / 30);
+    fail_unless_equals_int (buffer_diff (got[i], ref[i], infos[i / 3], "frame " + std::to_string (i)), 0);
+    gst_buffer_unref (got[i]);
+    gst_buffer_unref (ref[i]);
+  }
+}
+GST_END_TEST;
+
+/* Paused, a flushing seek to [1 s, 2 s) of a 30 fps source, then to the end: the 30 frames of
+ * the segment, in order, each with its histogram. */
+GST_START_TEST (test_flushing_seek_with_frame_in_flight)
+{
+  GstElement *pipe = new_pipeline (
+      "videotestsrc pattern=ball ! video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! cudaupload ! "
+      "cudahistogram max-frames-in-flight=1 ! cudaheatmap max-frames-in-flight=1 ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false");
+  fail_unless (pipe != nullptr);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pipe, nullptr, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_seek (pipe, 1.0, GST_FORMAT_TIME,
+      static_cast<GstSeekFlags> (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), GST_SEEK_TYPE_SET, GST_SECOND,
+      GST_SEEK_TYPE_SET, 2 * GST_SECOND));
+  fail_unless_equals_int (gst_element_get_state (pipe, nullptr, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  int n = 0;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), gst_util_uint64_scale_int (GST_SECOND, 30 + n, 30));
+    fail_unless (gst_buffer_get_custom_meta (buf, "CudaHistogramMeta") != nullptr, "frame %d has no histogram", n);
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless_equals_int (n, 30);
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *err = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (err == nullptr, "an error after the seek");
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+/* The pipeline's minimum latency from a live 30 fps source through cudahistogram. */
+static GstClockTime
+live_latency (int in_flight)
+{
+  GstElement *pipe = new_pipeline (
+      "videotestsrc is-live=true ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! "
+      "cudahistogram max-frames-in-flight=" + std::to_string (in_flight) + " ! fakesink");
+  fail_unless (pipe != nullptr);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pipe, nullptr, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  GstQuery *q = gst_query_new_latency ();
+  fail_unless (gst_element_query (pipe, q));
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  gst_query_unref (q);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return min;
+}
+
+GST_START_TEST (test_latency_counts_the_frame_in_flight)
+{
+  const GstClockTime none = live_latency (0), one = live_latency (1), automatic = live_latency (-1);
+  fail_unless_equals_uint64 (one - none, gst_util_uint64_scale_int (GST_SECOND, 1, 30));
+  /* a live source: -1 holds no frame */
+  fail_unless_equals_uint64 (automatic, none);
+}
+GST_END_TEST;
+
+static Suite *
+in_flight_suite (void)
+{
+  Suite *s = suite_create ("in-flight-gpu");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_chain_in_flight_equals_cpu);
+  tcase_add_test (tc, test_caps_change_with_frame_in_flight);
+  tcase_add_test (tc, test_flushing_seek_with_frame_in_flight);
+  tcase_add_test (tc, test_latency_counts_the_frame_in_flight);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  return run_gpu_suite (argc, argv, in_flight_suite, "in-flight-gpu", __FILE__);
+}
