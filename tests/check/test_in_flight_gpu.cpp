@@ -32,7 +32,8 @@ GST_START_TEST (test_chain_in_flight_equals_cpu)
   for (const char *format : {"RGBA", "NV12"}) {
     const std::string source = std::string ("videotestsrc num-buffers=") + std::to_string (frames) +
         " pattern=ball ! video/x-raw,format=" + format + ",width=321,height=242 ! ";
-    GstVideoInfo info = info_for (gst_video_format_from_string (format), 321, 242);
+    /* cudaheatmap writes RGBA for NV12 */
+    GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 321, 242);
     auto ref = collect (source + chain_of_four ("cpu", 0) + " ! video/x-raw ! appsink name=sink sync=false");
     for (bool cuda_memory : {false, true}) {
       const std::string up = cuda_memory ? "cudaupload ! " : "";
@@ -148,13 +149,14 @@ GST_START_TEST (test_flushing_seek_with_frame_in_flight)
 }
 GST_END_TEST;
 
-/* The pipeline's minimum latency from a live 30 fps source through cudahistogram. */
+/* The pipeline's minimum latency from a live 30 fps source through cudahistogram (a sink that
+ * syncs: one that does not answers that the pipeline is not live). */
 static GstClockTime
 live_latency (int in_flight)
 {
   GstElement *pipe = new_pipeline (
       "videotestsrc is-live=true ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! "
-      "cudahistogram max-frames-in-flight=" + std::to_string (in_flight) + " ! fakesink");
+      "cudahistogram max-frames-in-flight=" + std::to_string (in_flight) + " ! fakesink sync=true");
   fail_unless (pipe != nullptr);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   fail_unless_equals_int (gst_element_get_state (pipe, nullptr, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
