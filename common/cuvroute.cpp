@@ -429,8 +429,7 @@ cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
 #if CUV_HAVE_CUDA
   if (!route.in_flight.outbuf)
     return GST_FLOW_OK;
-  Route::InFlight f = std::move (route.in_flight);
-  route.in_flight = Route::InFlight{};
+  Route::InFlight f = std::exchange (route.in_flight, Route::InFlight{});
   cuv::ContextGuard guard (route.context);
   GstFlowReturn ret = end_frame (self, route, f, guard.ok (), Wait::InFlight);
   if (f.inbuf)
@@ -454,8 +453,7 @@ cuv::drop_in_flight (GstCudaVisionFilter *self, Route &route)
   if (!route.in_flight.outbuf)
     return;
   GST_DEBUG_OBJECT (self, "dropping the frame in flight");
-  Route::InFlight f = std::move (route.in_flight);
-  route.in_flight = Route::InFlight{};
+  Route::InFlight f = std::exchange (route.in_flight, Route::InFlight{});
   cuv::ContextGuard guard (route.context);
   if (guard.ok ())
     cuv::finish_in_flight (route.stream.done_event ());
