@@ -4,6 +4,7 @@
 #endif
 
 #include "cuvnegotiation.h"
+#include "cuvpinned.h"
 
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -79,7 +80,7 @@ post_unsupported_format (GstElement *element, GstCaps *caps)
 
 GstBufferPool *
 make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max, guint *size,
-    GstCudaStream *stream)
+    GstCudaStream *stream, bool pinned)
 {
   bool cuda = caps_are_cuda (caps) && context;
   GstBufferPool *pool = cuda ? gst_cuda_buffer_pool_new (context) : gst_video_buffer_pool_new ();
@@ -87,10 +88,16 @@ make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, gui
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info), min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
 #if CUV_HAVE_CUDA
-  if (cuda)
+  if (cuda) {
     pool_config_set_stream (config, stream);
+  } else if (pinned && context) {
+    GstAllocator *alloc = pinned_allocator (context);
+    gst_buffer_pool_config_set_allocator (config, alloc, nullptr);
+    gst_object_unref (alloc);
+  }
 #else
   (void) stream;
+  (void) pinned;
 #endif
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
@@ -104,7 +111,7 @@ make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, gui
 }
 
 bool
-propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream)
+propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream, bool pinned)
 {
   GstCaps *caps;
   gst_query_parse_allocation (query, &caps, nullptr);
@@ -113,18 +120,27 @@ propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCud
     return false;
   if (gst_query_get_n_allocation_pools (query) == 0) {
     guint size = 0;
-    GstBufferPool *pool = make_pool (context, caps, &info, held, 0, &size, stream);
+    GstBufferPool *pool = make_pool (context, caps, &info, held, 0, &size, stream, pinned);
     if (!pool)
       return false;
     gst_query_add_allocation_pool (query, pool, size, held, 0);
     gst_object_unref (pool);
+#if CUV_HAVE_CUDA
+    /* for an upstream element that keeps its own pool but takes an allocator (a decoder) */
+    if (pinned && context && !caps_are_cuda (caps)) {
+      GstAllocator *alloc = pinned_allocator (context);
+      gst_query_add_allocation_param (query, alloc, nullptr);
+      gst_object_unref (alloc);
+    }
+#endif
   }
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   return true;
 }
 
 bool
-decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *ours,
+decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, bool pinned,
+    GstCudaStream *ours,
     GstCudaStream **downstream)
 {
   *downstream = nullptr;
@@ -171,7 +187,7 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
   }
   const bool downstreams = pool != nullptr;
   if (!pool)
-    pool = make_pool (context, caps, &info, min, max, &size, ours);
+    pool = make_pool (context, caps, &info, min, max, &size, ours, pinned);
   if (!pool) {
     GST_ERROR_OBJECT (element, "no usable output pool for %" GST_PTR_FORMAT, caps);
     return false;

@@ -29,24 +29,28 @@ GstCaps *memory_first (GstCaps *caps, bool cuda);
 void post_unsupported_format (GstElement *element, GstCaps *caps);
 
 /* A pool for @caps, @info: CUDA memory of @context when the caps are CUDA memory and there is a
- * context, else a video pool of system memory; with video meta. A CUDA pool's memory carries
- * @stream where one is given (GStreamer 1.24+, cuvsync.h). @size gets the buffer size the pool
- * settled on (a CUDA pool pads rows). NULL when it cannot be configured. */
+ * context, else a video pool of system memory, page-locked memory of @context with @pinned
+ * (cuvpinned.h: for the CUDA backend, whose copies it makes one DMA each); with video meta. A
+ * CUDA pool's memory carries @stream where one is given (GStreamer 1.24+, cuvsync.h). @size gets
+ * the buffer size the pool settled on (a CUDA pool pads rows). NULL when it cannot be configured. */
 GstBufferPool *make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max,
-    guint *size, GstCudaStream *stream = nullptr);
+    guint *size, GstCudaStream *stream = nullptr, bool pinned = false);
 
 /* Fills an upstream allocation @query: a pool of our own when none is there yet (@held buffers
- * at least: a temporal element holds one; a CUDA pool carries @stream), and video meta. FALSE
- * without usable caps. */
-bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream);
+ * at least: a temporal element holds one; a CUDA pool carries @stream; a system-memory pool is
+ * page-locked with @pinned, and its allocator is offered too), and video meta. FALSE without
+ * usable caps. */
+bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *stream, bool pinned);
 
 /* Picks the output pool in downstream's allocation @query: downstream's own when it gives the
  * memory we write (a CUDA pool of @context, or any pool for system memory), else one of ours,
- * with room for the @held buffers the element keeps (a frame in flight).
+ * with room for the @held buffers the element keeps (a frame in flight); a system-memory pool of
+ * ours is page-locked with @pinned.
  * 1.24+, for CUDA memory: when downstream's pool carries a stream, @downstream gets a reference to
  * it (the element then runs on it and proposes it upstream, as upstream's CUDA elements do);
  * otherwise the pool gets @ours and @downstream NULL. */
-bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, GstCudaStream *ours,
+bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, bool pinned,
+    GstCudaStream *ours,
     GstCudaStream **downstream);
 
 }  // namespace cuv

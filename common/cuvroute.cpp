@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "copy.h"
+#include "cuvpinned.h"
 #include "cuvroute.h"
 #include "cuvsync.h"
 
@@ -337,6 +338,8 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
     /* straight from the mapped frame: no CPU copy into the pinned staging buffer first (issue 17:
      * the driver's pageable copy beats a CPU copy and a DMA, and pinned input is one DMA) */
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
+    GST_LOG_OBJECT (self, "upload from %s memory",
+        gst_buffer_n_memory (inbuf) && cuv::is_pinned (gst_buffer_peek_memory (inbuf, 0)) ? "pinned" : "pageable");
     if (ok) {
       ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, stream));
       fin = st.in_stage.device_frame;

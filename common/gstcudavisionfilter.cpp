@@ -566,11 +566,11 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
 #if CUV_HAVE_CUDA
   /* the stream the element runs on travels upstream with the pool (1.24+, cuvsync.h) */
   GstCudaStream *stream = priv->route.pool_stream ();
-  const bool ok = cuv::propose_allocation (priv->route.context, query, held, stream);
+  const bool ok = cuv::propose_allocation (priv->route.context, query, held, stream, priv->route.use_cuda);
   cuv::replace_stream (&stream, nullptr);
   return ok;
 #else
-  return cuv::propose_allocation (priv->route.context, query, held, nullptr);
+  return cuv::propose_allocation (priv->route.context, query, held, nullptr, false);
 #endif
 }
 
@@ -581,14 +581,15 @@ gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *que
 #if CUV_HAVE_CUDA
   GstCudaStream *downstream = nullptr;
   const bool decided =
-      cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, priv->route.stream.gst_stream (), &downstream);
+      cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, priv->route.use_cuda,
+          priv->route.stream.gst_stream (), &downstream);
   priv->route.set_downstream_stream (downstream);
   cuv::replace_stream (&downstream, nullptr);
   if (!decided)
     return FALSE;
 #else
   GstCudaStream *downstream = nullptr;
-  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, nullptr, &downstream))
+  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, false, nullptr, &downstream))
     return FALSE;
 #endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
@@ -665,7 +666,8 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
     {
 #if CUV_HAVE_CUDA
       GstCudaStream *stream = priv->route.pool_stream ();
-      priv->own_output_pool = cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size, stream);
+      priv->own_output_pool =
+          cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size, stream, priv->route.use_cuda);
       cuv::replace_stream (&stream, nullptr);
 #else
       priv->own_output_pool = cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size);

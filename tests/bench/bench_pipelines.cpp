@@ -1,6 +1,7 @@
 /* Pipeline benchmark: real GStreamer pipelines as users run them, against the kernels they run.
- * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory, or
- * plain malloc'd host memory), the elements, a fakesink that timestamps every buffer. Frames per
+ * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory,
+ * page-locked host memory as our elements' proposed pool gives it, or plain malloc'd host
+ * memory), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
@@ -23,6 +24,8 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+
+#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <atomic>
@@ -100,14 +103,50 @@ struct Source {
   }
 };
 
-/* Four frames of @info in @memory ("cuda" or "host"), filled with a pattern. */
+GstCudaContext *shared_context ()
+{
+  GstCudaContext *ctx = nullptr;
+  gst_structure_get (gst_context_get_structure (g_context), "gst.cuda.context", GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+  return ctx;
+}
+
+/* A frame of page-locked memory (cudaHostAlloc on the shared context), as a buffer that frees it
+ * with the context current: what an upstream element writes into when it takes the pool our
+ * first element proposes on the CUDA backend (common/cuvpinned.h). */
+struct PinnedBlock {
+  GstCudaContext *ctx;
+  void *data;
+};
+
+GstBuffer *new_pinned_buffer (gsize size)
+{
+  auto *b = new PinnedBlock{shared_context (), nullptr};
+  const bool pushed = gst_cuda_context_push (b->ctx);
+  const bool ok = pushed && cudaHostAlloc (&b->data, size, cudaHostAllocPortable) == cudaSuccess;
+  if (pushed)
+    gst_cuda_context_pop (nullptr);
+  if (!ok) {
+    gst_object_unref (b->ctx);
+    delete b;
+    return nullptr;
+  }
+  return gst_buffer_new_wrapped_full (static_cast<GstMemoryFlags> (0), b->data, size, 0, size, b, +[] (gpointer data) {
+    auto *block = static_cast<PinnedBlock *> (data);
+    if (gst_cuda_context_push (block->ctx)) {
+      cudaFreeHost (block->data);
+      gst_cuda_context_pop (nullptr);
+    }
+    gst_object_unref (block->ctx);
+    delete block;
+  });
+}
+
+/* Four frames of @info in @memory ("cuda", "pinned" or "host"), filled with a pattern. */
 bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory)
 {
   GstBufferPool *pool = nullptr;
   if (memory == "cuda") {
-    GstCudaContext *ctx = nullptr;
-    const GstStructure *s = gst_context_get_structure (g_context);
-    gst_structure_get (s, "gst.cuda.context", GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+    GstCudaContext *ctx = shared_context ();
     pool = gst_cuda_buffer_pool_new (ctx);
     gst_object_unref (ctx);
     GstCaps *caps = gst_video_info_to_caps (&info);
@@ -125,6 +164,9 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
     GstBuffer *buf = nullptr;
     if (pool) {
       if (gst_buffer_pool_acquire_buffer (pool, &buf, nullptr) != GST_FLOW_OK)
+        return false;
+    } else if (memory == "pinned") {
+      if (!(buf = new_pinned_buffer (GST_VIDEO_INFO_SIZE (&info))))
         return false;
     } else {
       buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
@@ -329,7 +371,7 @@ int main (int argc, char **argv)
     }
     g_context = gst_context_new_cuda_context (ctx);
     gst_object_unref (ctx);
-    memories.insert (memories.begin (), "cuda");
+    memories.insert (memories.begin (), {"cuda", "pinned"});
     kernels = kernel_times (argv[0], kernels_file);
   }
   std::printf ("bench_pipelines on %s, device %d; median of %d runs, frames timed at the sink\n",
@@ -358,7 +400,7 @@ int main (int argc, char **argv)
   auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };
   auto late_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_in_flight_waits"));
   auto in_flight_waits = [late_hook] { return late_hook ? late_hook () : 0L; };
-  std::printf ("%-34s %-16s %-5s %10s %10s %10s %6s %7s %7s\n", "configuration", "frame", "mem", "fps", "us/frame",
+  std::printf ("%-34s %-16s %-6s %10s %10s %10s %6s %7s %7s\n", "configuration", "frame", "mem", "fps", "us/frame",
       "kernels us", "eff.", "waits", "late");
   for (const cuvtest::Size &s : sizes) {
     for (GstVideoFormat f : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
@@ -385,7 +427,7 @@ int main (int argc, char **argv)
           const double waits = static_cast<double> (host_waits () - waits_before) / frames_run;
           const double late = static_cast<double> (in_flight_waits () - late_before) / frames_run;
           if (!ok) {
-            std::printf ("%-34s %-16s %-5s %10s\n", c.name.c_str (), frame, memory.c_str (), "failed");
+            std::printf ("%-34s %-16s %-6s %10s\n", c.name.c_str (), frame, memory.c_str (), "failed");
             continue;
           }
           fps = r.size () == 3 ? median3 (r[0], r[1], r[2]) : r[0];
@@ -401,10 +443,10 @@ int main (int argc, char **argv)
           }
           const double us = 1e6 / fps;
           if (have_k)
-            std::printf ("%-34s %-16s %-5s %10.0f %10.1f %10.1f %6.2f %7.2f %7.2f\n", c.name.c_str (), frame,
+            std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10.1f %6.2f %7.2f %7.2f\n", c.name.c_str (), frame,
                 memory.c_str (), fps, us, k, k / us, waits, late);
           else
-            std::printf ("%-34s %-16s %-5s %10.0f %10.1f %10s %6s %7.2f %7.2f\n", c.name.c_str (), frame, memory.c_str (),
+            std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s %7.2f %7.2f\n", c.name.c_str (), frame, memory.c_str (),
                 fps, us, "-", "-", waits, late);
           std::fflush (stdout);
         }
@@ -432,10 +474,10 @@ int main (int argc, char **argv)
       std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
-        std::printf ("%-34s %-16s %-5s %10.0f %10.1f %10s %6s\n", name, frame, memories.front ().c_str (), worst,
+        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s\n", name, frame, memories.front ().c_str (), worst,
             1e6 / worst, "-", "-");
       else
-        std::printf ("%-34s %-16s %-5s %10s\n", name, frame, memories.front ().c_str (), "failed");
+        std::printf ("%-34s %-16s %-6s %10s\n", name, frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
     }
   }

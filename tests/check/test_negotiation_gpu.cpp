@@ -5,7 +5,10 @@
  * caps, memory included, so it takes what its downstream takes),
  * system memory where a neighbour takes only that (`videoconvert ! video/x-raw`: videoconvert
  * alone would pass CUDA memory through), and system memory into the CPU backend.
- * The pipelines run to EOS; the caps are read from the pads then. Exits 77 without a GPU.
+ * The pipelines run to EOS; the caps are read from the pads then. And where a side is system
+ * memory on the CUDA backend, the memory is page-locked (issue 17): upstream writes into the pool
+ * we propose, and we write into a pool of ours; on the CPU backend it is not. Exits 77 without a
+ * GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/cuda/gstcudamemory.h>
 
@@ -105,6 +108,66 @@ GST_START_TEST (test_memory_each_route_negotiates)
 }
 GST_END_TEST;
 
+namespace {
+
+/* The allocator's memory type of the first memory of every buffer through @pad. */
+GstPadProbeReturn
+record_memory_type (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory *mem = buf && gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0) : nullptr;
+  static_cast<std::vector<std::string> *> (data)->push_back (mem && mem->allocator ? mem->allocator->mem_type : "none");
+  return GST_PAD_PROBE_OK;
+}
+
+/* videotestsrc ! the element (named e) ! system memory ! appsink: the memory types seen on its
+ * sink and src pads. */
+void memory_types (const std::string &element, std::vector<std::string> *in, std::vector<std::string> *out)
+{
+  GstElement *pipe = new_pipeline ("videotestsrc num-buffers=4 ! video/x-raw,format=RGBA,width=64,height=48 ! " +
+      element + " name=e ! video/x-raw ! appsink name=sink sync=false");
+  fail_unless (pipe != nullptr);
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "e");
+  GstPad *sink = gst_element_get_static_pad (e, "sink"), *src = gst_element_get_static_pad (e, "src");
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, record_memory_type, in, nullptr);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, record_memory_type, out, nullptr);
+  GstElement *appsink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  int n = 0;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink), 10 * GST_SECOND)) {
+    gst_sample_unref (sample);
+    n++;
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  fail_unless_equals_int (n, 4);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (e);
+  gst_object_unref (appsink);
+  gst_object_unref (pipe);
+}
+
+}  // namespace
+
+GST_START_TEST (test_system_memory_is_pinned_on_the_cuda_backend)
+{
+  for (const char *element : {"cudasobel", "cudaenhance contrast=1.4", "cudaheatmap"}) {
+    for (const char *backend : {"cuda", "cpu"}) {
+      std::vector<std::string> in, out;
+      memory_types (std::string (element) + " backend=" + backend, &in, &out);
+      const bool cuda = g_str_equal (backend, "cuda");
+      fail_unless_equals_int (in.size (), 4);
+      fail_unless_equals_int (out.size (), 4);
+      for (size_t i = 0; i < 4; i++) {
+        g_printerr ("%s backend=%s: in %s, out %s\n", element, backend, in[i].c_str (), out[i].c_str ());
+        fail_unless (cuda == (in[i] == "CudaVisionPinned"), "%s backend=%s took %s", element, backend, in[i].c_str ());
+        fail_unless (cuda == (out[i] == "CudaVisionPinned"), "%s backend=%s wrote %s", element, backend, out[i].c_str ());
+      }
+    }
+  }
+}
+GST_END_TEST;
+
 static Suite *
 negotiation_suite (void)
 {
@@ -113,6 +176,7 @@ negotiation_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_memory_each_route_negotiates);
+  tcase_add_test (tc, test_system_memory_is_pinned_on_the_cuda_backend);
   return s;
 }
 

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvpinned.h"
+
+#include <cstring>
+
+#define GST_CAT_DEFAULT gst_cuda_vision_debug
+
+#if CUV_HAVE_CUDA
+
+#define CUV_PINNED_MEMORY_TYPE "CudaVisionPinned"
+
+namespace {
+
+struct PinnedMemory {
+  GstMemory mem;
+  guint8 *data;              /* the block's start; a shared memory points into its parent's */
+  GstCudaContext *context;   /* the root's: a reference, the context the block is freed with */
+};
+
+struct CuvPinnedAllocator {
+  GstAllocator parent;
+  GstCudaContext *context;
+};
+
+struct CuvPinnedAllocatorClass {
+  GstAllocatorClass parent_class;
+};
+
+GType cuv_pinned_allocator_get_type ();
+G_DEFINE_TYPE (CuvPinnedAllocator, cuv_pinned_allocator, GST_TYPE_ALLOCATOR);
+
+GstMemory *
+pinned_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
+{
+  GstCudaContext *ctx = reinterpret_cast<CuvPinnedAllocator *> (allocator)->context;
+  const gsize maxsize = size + params->prefix + params->padding;
+  void *block = nullptr;
+  {
+    cuv::ContextGuard guard (ctx);
+    /* page-aligned, which covers any alignment a pool asks for; portable: any context may DMA it */
+    if (!guard.ok () || !CUV_CUDA_OK (allocator, cudaHostAlloc (&block, maxsize, cudaHostAllocPortable)))
+      return nullptr;
+  }
+  auto *m = g_new0 (PinnedMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (m), params->flags, allocator, nullptr, maxsize, params->align, params->prefix, size);
+  m->data = static_cast<guint8 *> (block);
+  m->context = static_cast<GstCudaContext *> (gst_object_ref (ctx));
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    std::memset (m->data, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    std::memset (m->data + params->prefix + size, 0, params->padding);
+  return GST_MEMORY_CAST (m);
+}
+
+void
+pinned_free (GstAllocator *allocator, GstMemory *mem)
+{
+  auto *m = reinterpret_cast<PinnedMemory *> (mem);
+  if (!mem->parent) {
+    cuv::ContextGuard guard (m->context);
+    if (!guard.ok () || !CUV_CUDA_OK (allocator, cudaFreeHost (m->data)))
+      GST_WARNING_OBJECT (allocator, "could not free a pinned block of %" G_GSIZE_FORMAT " bytes", mem->maxsize);
+    gst_object_unref (m->context);
+  }
+  g_free (m);
+}
+
+gpointer
+pinned_map (GstMemory *mem, gsize, GstMapFlags)
+{
+  return reinterpret_cast<PinnedMemory *> (mem)->data;
+}
+
+void
+pinned_unmap (GstMemory *)
+{
+}
+
+GstMemory *
+pinned_share (GstMemory *mem, gssize offset, gssize size)
+{
+  auto *m = reinterpret_cast<PinnedMemory *> (mem);
+  GstMemory *parent = mem->parent ? mem->parent : mem;
+  if (size == -1)
+    size = mem->size > static_cast<gsize> (offset) ? mem->size - offset : 0;
+  auto *s = g_new0 (PinnedMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (s),
+      static_cast<GstMemoryFlags> (GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY), mem->allocator,
+      parent, mem->maxsize, mem->align, mem->offset + offset, size);
+  s->data = m->data;
+  return GST_MEMORY_CAST (s);
+}
+
+gboolean
+pinned_is_span (GstMemory *a, GstMemory *b, gsize *offset)
+{
+  auto *ma = reinterpret_cast<PinnedMemory *> (a), *mb = reinterpret_cast<PinnedMemory *> (b);
+  if (ma->data != mb->data || a->offset + a->size != b->offset)
+    return FALSE;
+  if (offset)
+    *offset = a->offset - (a->parent ? a->parent->offset : 0);
+  return TRUE;
+}
+
+void
+cuv_pinned_allocator_finalize (GObject *object)
+{
+  gst_clear_object (&reinterpret_cast<CuvPinnedAllocator *> (object)->context);
+  G_OBJECT_CLASS (cuv_pinned_allocator_parent_class)->finalize (object);
+}
+
+void
+cuv_pinned_allocator_class_init (CuvPinnedAllocatorClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = cuv_pinned_allocator_finalize;
+  GST_ALLOCATOR_CLASS (klass)->alloc = pinned_alloc;
+  GST_ALLOCATOR_CLASS (klass)->free = pinned_free;
+}
+
+void
+cuv_pinned_allocator_init (CuvPinnedAllocator *self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+  alloc->mem_type = CUV_PINNED_MEMORY_TYPE;
+  alloc->mem_map = pinned_map;
+  alloc->mem_unmap = pinned_unmap;
+  alloc->mem_share = pinned_share;
+  alloc->mem_is_span = pinned_is_span;
+}
+
+}  // namespace
+
+GstAllocator *
+cuv::pinned_allocator (GstCudaContext *ctx)
+{
+  auto *self = static_cast<CuvPinnedAllocator *> (g_object_new (cuv_pinned_allocator_get_type (), nullptr));
+  gst_object_ref_sink (self);
+  self->context = static_cast<GstCudaContext *> (gst_object_ref (ctx));
+  return GST_ALLOCATOR_CAST (self);
+}
+
+bool
+cuv::is_pinned (GstMemory *mem)
+{
+  return mem && gst_memory_is_type (mem, CUV_PINNED_MEMORY_TYPE);
+}
+
+#endif
