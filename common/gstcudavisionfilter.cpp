@@ -471,15 +471,23 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 /* ---- caps ---- */
 
 /* The same caps in CUDA memory first, then in system memory; the operation keeps format and size.
- * With keeps_caps: the very same caps, memory type included. */
+ * With keeps_caps: the very same caps first, memory type included (the frame passes through in
+ * place), then in the other memory, which the element writes out of place where its neighbour
+ * takes only that one (an analyser last before a system-memory element downloads the frame
+ * itself, and the CUDA element before it need not). */
 static GstCaps *
 gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
     GstCaps *filter)
 {
-  if (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps)
-    return filter ? gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (caps);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  GstCaps *ret = cuv::both_memories (caps, priv->cuda_memory_possible, filter);
+  GstCaps *ret = cuv::both_memories (caps, priv->cuda_memory_possible, nullptr);
+  if (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps)
+    ret = gst_caps_merge (gst_caps_ref (caps), ret);
+  if (filter) {
+    GstCaps *both = ret;
+    ret = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (both);
+  }
   GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
   return ret;
@@ -495,7 +503,10 @@ gst_cuda_vision_filter_fixate_caps (GstBaseTransform *trans, GstPadDirection dir
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   if (direction == GST_PAD_SINK) {
-    GstCaps *ordered = cuv::memory_first (othercaps, priv->route.use_cuda);
+    /* an analyser's output stays in its input's memory where downstream takes that (in place) */
+    const bool cuda = GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps ? cuv::caps_are_cuda (caps)
+                                                                          : priv->route.use_cuda;
+    GstCaps *ordered = cuv::memory_first (othercaps, cuda);
     gst_caps_unref (othercaps);
     othercaps = ordered;
   }

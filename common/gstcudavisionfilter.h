@@ -44,8 +44,10 @@ struct _GstCudaVisionFilterClass {
    * and a staged frame is not copied back. Unset means TRUE. */
   gboolean (*writes_frame) (GstCudaVisionFilter *self);
 
-  /* TRUE for analysers that pass the frame through in place (drawing on it at most): both pads
-   * then carry the same caps, memory type included, so the base class always works in place. */
+  /* TRUE for analysers that pass the frame through in place (drawing on it at most): the output
+   * keeps the input's caps, memory type included, wherever downstream takes them, so the base
+   * class works in place; where downstream takes only the other memory, the element writes the
+   * frame into it (out of place). */
   gboolean keeps_caps;
 
   /* TRUE for elements that compare each frame with the one before (DESIGN.md rule 8): the base

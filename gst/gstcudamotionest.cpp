@@ -93,7 +93,7 @@ gst_cuda_motionest_reset (GstCudaMotionest *self, const char *why)
   impl->have_previous = false;
 }
 
-/* keeps_caps: the base class always works in place. */
+/* keeps_caps: the base class works in place unless downstream takes only the other memory. */
 static void
 gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {

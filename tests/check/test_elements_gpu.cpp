@@ -135,10 +135,11 @@ static const GstVideoFormat kHistogramFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VI
 
 GST_START_TEST (test_histogram_cuda_equals_cpu_on_every_route)
 {
+  /* every route: an analyser writes the other memory out of place where downstream takes only that */
   check_element ("cudahistogram", "bins=64 roi-x=1 roi-y=1", kHistogramFormats, G_N_ELEMENTS (kHistogramFormats),
-      "CudaHistogramMeta", true);
+      "CudaHistogramMeta");
   check_element ("cudahistogram", "overlay=true overlay-position=bottom-left", kHistogramFormats,
-      G_N_ELEMENTS (kHistogramFormats), "CudaHistogramMeta", true);
+      G_N_ELEMENTS (kHistogramFormats), "CudaHistogramMeta");
 }
 GST_END_TEST;
 

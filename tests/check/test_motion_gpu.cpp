@@ -1,6 +1,6 @@
 /* cudamotionest on the CUDA backend against the CPU backend, frame by frame over moving content:
- * every format, sizes from 1x1 (an empty grid) to 1920x1080, system and CUDA memory (the element
- * keeps the memory type: it works in place), each draw mode and block size; H.264 decoded by
+ * every format, sizes from 1x1 (an empty grid) to 1920x1080, system and CUDA memory on both pads
+ * (where it works in place), each draw mode and block size; H.264 decoded by
  * nvh264dec straight into cudamotionest.
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */

@@ -1,8 +1,9 @@
 /* Which memory our elements negotiate where the pipeline leaves the choice to them (issue 16
  * item 2): CUDA memory from an element that offers both (cudaupload, whose caps list system
  * memory first), CUDA memory between two of our elements whatever the ends of the chain are
- * (not yet into an analyser that is last before a system-memory element: an analyser keeps its
- * caps, memory included, so it takes what its downstream takes),
+ * (into an analyser that is last before a system-memory element too: it takes CUDA memory and
+ * writes system memory itself, out of place; where downstream takes either, it keeps its input's
+ * memory and works in place),
  * system memory where a neighbour takes only that (`videoconvert ! video/x-raw`: videoconvert
  * alone would pass CUDA memory through), and system memory into the CPU backend.
  * The pipelines run to EOS; the caps are read from the pads then. And where a side is system
@@ -92,6 +93,11 @@ const Case kCases[] = {
   {"an analyser between two of ours",
       "videoconvert ! cudasobel name=a ! cudahistogram name=b ! cudaenhance name=c ! videoconvert ! video/x-raw ! fakesink",
       {{"a", "src", true}, {"b", "src", true}, {"c", "src", false}}},
+  {"an analyser last before a system-memory element",
+      "cudaupload ! cudasobel name=a ! cudahistogram name=b ! videoconvert ! video/x-raw ! fakesink",
+      {{"a", "src", true}, {"b", "sink", true}, {"b", "src", false}}},
+  {"an analyser into an element that takes any memory keeps its input's", "cudahistogram name=a ! fakesink",
+      {{"a", "sink", false}, {"a", "src", false}}},
   {"a filter into cudadownload", "cudaupload ! cudaenhance name=a ! cudadownload ! video/x-raw ! fakesink",
       {{"a", "src", true}}},
   {"a filter into an element that takes any memory", "cudasobel name=a ! fakesink", {{"a", "src", true}}},
