@@ -83,7 +83,13 @@ make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, gui
     GstCudaStream *stream, bool pinned)
 {
   bool cuda = caps_are_cuda (caps) && context;
+#if CUV_HAVE_CUDA
+  GstBufferPool *pool = cuda ? gst_cuda_buffer_pool_new (context)
+      : pinned && context    ? pinned_pool_new ()
+                             : gst_video_buffer_pool_new ();
+#else
   GstBufferPool *pool = cuda ? gst_cuda_buffer_pool_new (context) : gst_video_buffer_pool_new ();
+#endif
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info), min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -196,6 +202,22 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
   GST_DEBUG_OBJECT (element, "output pool %" GST_PTR_FORMAT " (%s), CUDA stream %p", pool,
       downstreams ? "downstream's" : "ours",
       *downstream ? static_cast<void *> (*downstream) : static_cast<void *> (ours));
+#endif
+#if CUV_HAVE_CUDA
+  /* GstBaseTransform's decide_allocation sets the pool's allocator to the query's first
+   * allocation param: a page-locked pool of ours keeps its allocator only when that param is it */
+  if (!downstreams && pinned && context && !cuda) {
+    GstAllocator *alloc = pinned_allocator (context);
+    GstAllocationParams params;
+    gst_allocation_params_init (&params);
+    if (gst_query_get_n_allocation_params (query) > 0) {
+      gst_query_parse_nth_allocation_param (query, 0, nullptr, &params);
+      gst_query_set_nth_allocation_param (query, 0, alloc, &params);
+    } else {
+      gst_query_add_allocation_param (query, alloc, &params);
+    }
+    gst_object_unref (alloc);
+  }
 #endif
   if (have)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);

@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include <gst/video/gstvideopool.h>
+
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
 #if CUV_HAVE_CUDA
@@ -132,7 +134,48 @@ cuv_pinned_allocator_init (CuvPinnedAllocator *self)
   alloc->mem_is_span = pinned_is_span;
 }
 
+/* A video pool whose failed start frees the buffers it made before the failure: GStreamer's
+ * default start (1.22 to 1.26) leaves them in its queue, and they leak, page-locked memory and
+ * the context reference of each, when a cudaHostAlloc fails part way. */
+struct CuvPinnedPool {
+  GstVideoBufferPool parent;
+};
+
+struct CuvPinnedPoolClass {
+  GstVideoBufferPoolClass parent_class;
+};
+
+GType cuv_pinned_pool_get_type ();
+G_DEFINE_TYPE (CuvPinnedPool, cuv_pinned_pool, GST_TYPE_VIDEO_BUFFER_POOL);
+
+gboolean
+pinned_pool_start (GstBufferPool *pool)
+{
+  GstBufferPoolClass *parent = GST_BUFFER_POOL_CLASS (cuv_pinned_pool_parent_class);
+  if (parent->start (pool))
+    return TRUE;
+  parent->stop (pool);
+  return FALSE;
+}
+
+void
+cuv_pinned_pool_class_init (CuvPinnedPoolClass *klass)
+{
+  GST_BUFFER_POOL_CLASS (klass)->start = pinned_pool_start;
+}
+
+void
+cuv_pinned_pool_init (CuvPinnedPool *)
+{
+}
+
 }  // namespace
+
+GstBufferPool *
+cuv::pinned_pool_new ()
+{
+  return static_cast<GstBufferPool *> (gst_object_ref_sink (g_object_new (cuv_pinned_pool_get_type (), nullptr)));
+}
 
 GstAllocator *
 cuv::pinned_allocator (GstCudaContext *ctx)

@@ -18,8 +18,11 @@
 namespace cuv {
 
 #if CUV_HAVE_CUDA
-/* The pinned allocator of @ctx (one per context, made on first use); a new reference. */
+/* A new pinned allocator of @ctx (it holds a reference to @ctx); a new reference. */
 GstAllocator *pinned_allocator (GstCudaContext *ctx);
+/* A video buffer pool for page-locked memory (its config names pinned_allocator ()'s): a start
+ * that fails part way frees the buffers it made; a new reference. */
+GstBufferPool *pinned_pool_new ();
 /* Whether @mem is page-locked memory from a pinned allocator. */
 bool is_pinned (GstMemory *mem);
 #endif

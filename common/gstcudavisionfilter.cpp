@@ -571,9 +571,8 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
   const guint held = (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal ? 1 : 0) + 1;
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
     return FALSE;
-  /* passthrough: the parent forwarded the query downstream */
-  if (!decide_query)
-    return TRUE;
+  /* in place or passthrough (no decide_query), the parent forwarded the query downstream, and
+   * upstream's buffers go on downstream: downstream's pool where it gave one, else ours */
 #if CUV_HAVE_CUDA
   /* the stream the element runs on travels upstream with the pool (1.24+, cuvsync.h) */
   GstCudaStream *stream = priv->route.pool_stream ();
