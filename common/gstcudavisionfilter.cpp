@@ -569,10 +569,11 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
   /* a temporal element holds the previous input buffer, and a frame in flight its input: ask
    * upstream's pool for as many more */
   const guint held = (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal ? 1 : 0) + 1;
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query))
+  /* in place or passthrough (no decide_query), the parent forwards the query downstream, and
+   * upstream's buffers go on downstream: downstream's pool where it gave one, else ours (also
+   * where downstream does not answer: a base sink without propose_allocation, appsink 1.22) */
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query) && decide_query)
     return FALSE;
-  /* in place or passthrough (no decide_query), the parent forwarded the query downstream, and
-   * upstream's buffers go on downstream: downstream's pool where it gave one, else ours */
 #if CUV_HAVE_CUDA
   /* the stream the element runs on travels upstream with the pool (1.24+, cuvsync.h) */
   GstCudaStream *stream = priv->route.pool_stream ();
