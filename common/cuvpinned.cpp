@@ -6,7 +6,9 @@
 #include "cuvpinned.h"
 
 #include <cstring>
+#include <mutex>
 
+#include <gmodule.h>
 #include <gst/video/gstvideopool.h>
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
@@ -169,7 +171,127 @@ cuv_pinned_pool_init (CuvPinnedPool *)
 {
 }
 
+/* ---- page-locking memory that is not ours ---- */
+
+/* all registrations of the process together, so that page-locking never starves the system */
+constexpr gsize kMaxRegisteredBytes = gsize (4) << 30;
+std::mutex g_register_lock;
+gsize g_registered_bytes = 0;
+long g_registered_blocks = 0;
+
+/* What we know of a root system memory, in its qdata: how often it came, and its registration. */
+struct Registration {
+  int sightings = 0;
+  bool failed = false;
+  GstCudaContext *context = nullptr; /* set once registered: unregistered with it current */
+  void *block = nullptr;
+  gsize bytes = 0;
+};
+
+GQuark
+registration_quark ()
+{
+  static const GQuark q = g_quark_from_static_string ("cuv-page-locked");
+  return q;
+}
+
+/* the memory is being freed (its qdata goes first): unregister while the block is still there */
+void
+forget_registration (gpointer data)
+{
+  auto *r = static_cast<Registration *> (data);
+  if (r->context) {
+    const bool pushed = gst_cuda_context_push (r->context);
+    if (!pushed || cudaHostUnregister (r->block) != cudaSuccess)
+      GST_WARNING ("could not unregister a page-locked block of %" G_GSIZE_FORMAT " bytes", r->bytes);
+    if (pushed)
+      gst_cuda_context_pop (nullptr);
+    {
+      std::lock_guard<std::mutex> lk (g_register_lock);
+      g_registered_bytes -= r->bytes;
+      g_registered_blocks--;
+    }
+    gst_object_unref (r->context);
+  }
+  delete r;
+}
+
+/* Page-locks @mem's block the second time it comes; whether it is page-locked. */
+bool
+lock_memory_pages (GstCudaContext *ctx, GstMemory *mem)
+{
+  if (cuv::is_pinned (mem))
+    return true;
+  GstMemory *root = mem;
+  while (root->parent)
+    root = root->parent;
+  if (!gst_memory_is_type (root, GST_ALLOCATOR_SYSMEM))
+    return false;
+  std::lock_guard<std::mutex> lk (g_register_lock);
+  auto *r = static_cast<Registration *> (gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (root), registration_quark ()));
+  if (!r) {
+    r = new Registration;
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root), registration_quark (), r, forget_registration);
+  }
+  if (r->context)
+    return true;
+  if (r->failed || ++r->sightings < 2)
+    return false;
+  /* the whole block, from before the root's offset to its end */
+  GstMapInfo map;
+  if (!gst_memory_map (root, &map, GST_MAP_READ)) {
+    r->failed = true;
+    return false;
+  }
+  void *block = map.data - root->offset;
+  const gsize bytes = root->maxsize;
+  gst_memory_unmap (root, &map);
+  if (g_registered_bytes + bytes > kMaxRegisteredBytes) {
+    GST_INFO ("%" G_GSIZE_FORMAT " bytes page-locked already: a block of %" G_GSIZE_FORMAT " stays pageable",
+        g_registered_bytes, bytes);
+    r->failed = true;
+    return false;
+  }
+  /* not a checked call (no injected faults): a failure only leaves the memory pageable */
+  const bool pushed = gst_cuda_context_push (ctx);
+  const cudaError_t err = pushed ? cudaHostRegister (block, bytes, cudaHostRegisterPortable) : cudaErrorDeviceUninitialized;
+  if (pushed)
+    gst_cuda_context_pop (nullptr);
+  if (err != cudaSuccess) {
+    /* memory the driver cannot lock (a mapping of a file or a device): the pageable copy it is */
+    GST_INFO ("a block of %" G_GSIZE_FORMAT " bytes stays pageable: %s", bytes, cudaGetErrorString (err));
+    cudaGetLastError ();
+    r->failed = true;
+    return false;
+  }
+  r->context = static_cast<GstCudaContext *> (gst_object_ref (ctx));
+  r->block = block;
+  r->bytes = bytes;
+  g_registered_bytes += bytes;
+  g_registered_blocks++;
+  GST_DEBUG ("page-locked a block of %" G_GSIZE_FORMAT " bytes that came a second time", bytes);
+  return true;
+}
+
 }  // namespace
+
+bool
+cuv::lock_pages (GstCudaContext *ctx, GstBuffer *buf)
+{
+  const guint n = gst_buffer_n_memory (buf);
+  bool all = n > 0;
+  for (guint i = 0; i < n; i++)
+    all &= lock_memory_pages (ctx, gst_buffer_peek_memory (buf, i));
+  return all;
+}
+
+/* The blocks of others' memory page-locked now (registered, not yet freed). For tests, as
+ * cuv_host_waits. */
+extern "C" G_MODULE_EXPORT long cuv_page_locked_blocks ()
+{
+  std::lock_guard<std::mutex> lk (g_register_lock);
+  return g_registered_blocks;
+}
 
 GstBufferPool *
 cuv::pinned_pool_new ()

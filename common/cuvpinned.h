@@ -7,7 +7,15 @@
  * The memory is system memory to everyone else (mapping gives the host pointer; no caps feature);
  * it is allocated with cudaHostAllocPortable on the element's context and freed with that
  * context current, from whichever thread drops the last buffer, after the element may have
- * stopped: the allocator holds the context. Not installed.
+ * stopped: the allocator holds the context.
+ *
+ * System memory that is not ours (upstream ignored our pool: v4l2src's, a decoder's, appsrc's
+ * buffers) is page-locked in place (cudaHostRegister) once the same memory comes a second time,
+ * as a source that recycles a few buffers sends it, and stays so until that memory is freed: a
+ * registration costs about as much as one pageable copy, and each copy after it runs at pinned
+ * speed. Memory seen once (a new buffer every frame) takes the driver's pageable copy, and so
+ * does a block that the driver will not lock (one that shares a page with a block locked before,
+ * a mapping of a device) or one past 4 GiB locked in all. Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -23,6 +31,9 @@ GstAllocator *pinned_allocator (GstCudaContext *ctx);
 /* A video buffer pool for page-locked memory (its config names pinned_allocator ()'s): a start
  * that fails part way frees the buffers it made; a new reference. */
 GstBufferPool *pinned_pool_new ();
+/* Whether every memory of @buf is page-locked, after page-locking those of them that are system
+ * memory seen before and not yet (see above; at most kMaxRegisteredBytes in all, on @ctx). */
+bool lock_pages (GstCudaContext *ctx, GstBuffer *buf);
 /* Whether @mem is page-locked memory from a pinned allocator. */
 bool is_pinned (GstMemory *mem);
 #endif

@@ -331,6 +331,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   GstFlowReturn ret = GST_FLOW_ERROR;
   bool ok = true;
   cuv::Frame fin, fout;
+  bool in_locked = false;
   if (in_dev) {
     ok = CUV_CUDA_OK (self, cuv::wait_for_writer (in_mem, run_on, route.stream.event ()));
     fin = in_view;
@@ -338,8 +339,8 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
     /* straight from the mapped frame: no CPU copy into the pinned staging buffer first (issue 17:
      * the driver's pageable copy beats a CPU copy and a DMA, and pinned input is one DMA) */
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
-    GST_LOG_OBJECT (self, "upload from %s memory",
-        gst_buffer_n_memory (inbuf) && cuv::is_pinned (gst_buffer_peek_memory (inbuf, 0)) ? "pinned" : "pageable");
+    in_locked = cuv::lock_pages (route.context, inbuf);
+    GST_LOG_OBJECT (self, "upload from %s memory", in_locked ? "page-locked" : "pageable");
     if (ok) {
       ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, stream));
       fin = st.in_stage.device_frame;
@@ -366,8 +367,13 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   if (ok && temporal && in_dev && !(hold = st.previous.can_hold (GST_OBJECT (self), inbuf)))
     ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (route.context, fin, stream));
   const bool copy_back = !out_dev && writes;
-  if (ok && copy_back)
+  if (ok && copy_back) {
+    /* in place, the upload counted this memory's coming already */
+    GST_LOG_OBJECT (self, "download into %s memory",
+        (in_place ? in_locked : cuv::lock_pages (route.context, outbuf))
+            ? "page-locked" : "pageable");
     ok = CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_view, cudaMemcpyDeviceToHost, stream));
+  }
   /* The host waits before the push, unless (1.24+) the frame went from CUDA memory into CUDA
    * memory whose stream it ran on, and nothing is read on the host: the memory then says that
    * work may be pending on its stream (our write map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and

@@ -1,19 +1,27 @@
 /* Pipeline benchmark: real GStreamer pipelines as users run them, against the kernels they run.
- * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory,
- * page-locked host memory as our elements' proposed pool gives it, or plain malloc'd host
- * memory), the elements, a fakesink that timestamps every buffer. Frames per
+ * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory
+ * "cuda", page-locked host memory as our elements' proposed pool gives it "pinned", or plain
+ * malloc'd host memory "host", as a source that recycles a few buffers sends it; or "fresh": a
+ * new malloc'd buffer every frame, its pages touched by the feeding thread as a producer's
+ * writes would), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
  * stream in our elements a frame (the plugin's cuv_host_waits: before a push, or for another
  * element's stream), and those for a frame in flight (cuv_in_flight_waits: a frame pushed once
  * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
- *   bench_pipelines [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE] [--device N]
+ *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--seconds S]
+ *                   [--kernels FILE] [--device N]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
- * --size: that frame size only; --only: the configurations whose name contains TEXT; --seconds:
+ * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
+ * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT; --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
  * shared context is made there; default 0; the kernel column comes from device 0).
+ * With a GPU, each frame size and format starts with the PCIe floor of the same run: one frame
+ * copied from page-locked memory to the device, back, and both at once on two streams (median of
+ * 30); rows from host memory give the duplex figure's share of their time ("pcie": 1.00 is a
+ * pipeline at the speed of the link).
  * Without a GPU only the host-memory rows run (on the CPU backend), with no kernel column.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsrc.h>
@@ -96,6 +104,7 @@ GstContext *g_context = nullptr;
 
 struct Source {
   std::vector<GstBuffer *> ring;
+  bool fresh = false; /* a new buffer every frame instead of the ring */
   ~Source ()
   {
     for (GstBuffer *b : ring)
@@ -170,6 +179,7 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
         return false;
     } else {
       buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
+      src.fresh = memory == "fresh";
     }
     GstVideoFrame f;
     GstVideoInfo vi = info;
@@ -213,13 +223,27 @@ void on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
   r->last = now;
 }
 
-/* Pushes @n frames of the ring into @appsrc, then EOS. */
+/* A new malloc'd frame, each page written once (a producer's writes: the page faults are its). */
+GstBuffer *new_fresh_buffer (gsize size)
+{
+  GstBuffer *b = gst_buffer_new_allocate (nullptr, size, nullptr);
+  GstMapInfo map;
+  if (b && gst_buffer_map (b, &map, GST_MAP_WRITE)) {
+    for (gsize at = 0; at < map.size; at += 4096)
+      map.data[at] = static_cast<guint8> (at >> 12);
+    gst_buffer_unmap (b, &map);
+  }
+  return b;
+}
+
+/* Pushes @n frames of the ring (or fresh ones) into @appsrc, then EOS. */
 void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info)
 {
   const GstClockTime dur = gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
   for (int i = 0; i < n; i++) {
-    GstBuffer *b = gst_buffer_ref (src.ring[i % src.ring.size ()]);
-    b = gst_buffer_make_writable (b); /* a new buffer header sharing the frame's memory, so timestamps can differ */
+    /* a new buffer header sharing the frame's memory, so timestamps can differ */
+    GstBuffer *b = src.fresh ? new_fresh_buffer (GST_VIDEO_INFO_SIZE (&info))
+                             : gst_buffer_make_writable (gst_buffer_ref (src.ring[i % src.ring.size ()]));
     GST_BUFFER_PTS (b) = i * dur;
     GST_BUFFER_DURATION (b) = dur;
     if (gst_app_src_push_buffer (GST_APP_SRC (appsrc), b) != GST_FLOW_OK)
@@ -326,6 +350,58 @@ double median3 (double a, double b, double c)
   return std::max (std::min (a, b), std::min (std::max (a, b), c));
 }
 
+/* The PCIe floor for one frame of @bytes: page-locked host to device, back, and both at once on
+ * two streams; microseconds, median of 30. */
+struct PcieFloor {
+  double h2d = 0, d2h = 0, both = 0;
+};
+
+bool measure_pcie (gsize bytes, PcieFloor *floor)
+{
+  GstCudaContext *ctx = shared_context ();
+  bool ok = gst_cuda_context_push (ctx);
+  if (!ok) {
+    gst_object_unref (ctx);
+    return false;
+  }
+  void *host[2] = {}, *dev[2] = {};
+  cudaStream_t st[2] = {};
+  for (int i = 0; i < 2; i++) {
+    ok = ok && cudaHostAlloc (&host[i], bytes, cudaHostAllocPortable) == cudaSuccess;
+    ok = ok && cudaMalloc (&dev[i], bytes) == cudaSuccess;
+    ok = ok && cudaStreamCreateWithFlags (&st[i], cudaStreamNonBlocking) == cudaSuccess;
+  }
+  auto median30 = [&] (bool up, bool down) {
+    std::vector<double> t;
+    for (int i = 0; i < 30; i++) {
+      const Clock::time_point t0 = Clock::now ();
+      if (up)
+        ok = ok && cudaMemcpyAsync (dev[0], host[0], bytes, cudaMemcpyHostToDevice, st[0]) == cudaSuccess;
+      if (down)
+        ok = ok && cudaMemcpyAsync (host[1], dev[1], bytes, cudaMemcpyDeviceToHost, st[1]) == cudaSuccess;
+      ok = ok && cudaStreamSynchronize (st[0]) == cudaSuccess && cudaStreamSynchronize (st[1]) == cudaSuccess;
+      t.push_back (std::chrono::duration<double, std::micro> (Clock::now () - t0).count ());
+    }
+    std::nth_element (t.begin (), t.begin () + 15, t.end ());
+    return t[15];
+  };
+  if (ok) {
+    median30 (true, true); /* warm-up */
+    floor->h2d = median30 (true, false);
+    floor->d2h = median30 (false, true);
+    floor->both = median30 (true, true);
+  }
+  for (int i = 0; i < 2; i++) {
+    if (st[i])
+      cudaStreamDestroy (st[i]);
+    cudaFree (dev[i]);
+    cudaFreeHost (host[i]);
+  }
+  gst_cuda_context_pop (nullptr);
+  gst_object_unref (ctx);
+  return ok;
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -336,6 +412,8 @@ int main (int argc, char **argv)
   double seconds = 1.0;
   int device = 0;
   std::vector<cuvtest::Size> sizes = {{1920, 1080}, {3840, 2160}};
+  std::vector<GstVideoFormat> formats = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12};
+  std::string only_memory;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--quick") == 0) {
       quick = true;
@@ -345,6 +423,13 @@ int main (int argc, char **argv)
       if (std::sscanf (argv[++i], "%dx%d", &w, &h) != 2)
         return 2;
       sizes = {{w, h}};
+    } else if (std::strcmp (argv[i], "--format") == 0 && i + 1 < argc) {
+      const GstVideoFormat f = gst_video_format_from_string (argv[++i]);
+      if (f == GST_VIDEO_FORMAT_UNKNOWN)
+        return 2;
+      formats = {f};
+    } else if (std::strcmp (argv[i], "--memory") == 0 && i + 1 < argc) {
+      only_memory = argv[++i];
     } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else if (std::strcmp (argv[i], "--seconds") == 0 && i + 1 < argc) {
@@ -356,12 +441,15 @@ int main (int argc, char **argv)
     } else if (std::strcmp (argv[i], "--device") == 0 && i + 1 < argc) {
       device = std::atoi (argv[++i]);
     } else {
-      std::fprintf (stderr, "usage: %s [--quick] [--size WxH] [--only TEXT] [--seconds S] [--kernels FILE] [--device N]\n", argv[0]);
+      std::fprintf (stderr,
+          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--seconds S] "
+          "[--kernels FILE] [--device N]\n",
+          argv[0]);
       return 2;
     }
   }
   const bool gpu = cuvtest::have_gpu () && gst_cuda_load_library ();
-  std::vector<std::string> memories = {"host"};
+  std::vector<std::string> memories = {"host", "fresh"};
   std::map<std::string, double> kernels;
   if (gpu) {
     GstCudaContext *ctx = gst_cuda_context_new (device);
@@ -373,6 +461,13 @@ int main (int argc, char **argv)
     gst_object_unref (ctx);
     memories.insert (memories.begin (), {"cuda", "pinned"});
     kernels = kernel_times (argv[0], kernels_file);
+  }
+  if (!only_memory.empty ()) {
+    if (std::find (memories.begin (), memories.end (), only_memory) == memories.end ()) {
+      std::fprintf (stderr, "no source memory %s here\n", only_memory.c_str ());
+      return 2;
+    }
+    memories = {only_memory};
   }
   std::printf ("bench_pipelines on %s, device %d; median of %d runs, frames timed at the sink\n",
       gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", device, quick ? 1 : 3);
@@ -400,16 +495,21 @@ int main (int argc, char **argv)
   auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };
   auto late_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_in_flight_waits"));
   auto in_flight_waits = [late_hook] { return late_hook ? late_hook () : 0L; };
-  std::printf ("%-34s %-16s %-6s %10s %10s %10s %6s %7s %7s\n", "configuration", "frame", "mem", "fps", "us/frame",
-      "kernels us", "eff.", "waits", "late");
+  std::printf ("%-34s %-16s %-6s %10s %10s %10s %6s %7s %7s %6s\n", "configuration", "frame", "mem", "fps", "us/frame",
+      "kernels us", "eff.", "waits", "late", "pcie");
   for (const cuvtest::Size &s : sizes) {
-    for (GstVideoFormat f : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+    for (GstVideoFormat f : formats) {
       GstVideoInfo info;
       gst_video_info_set_format (&info, f, s.w, s.h);
       GST_VIDEO_INFO_FPS_N (&info) = 30;
       GST_VIDEO_INFO_FPS_D (&info) = 1;
       char frame[32];
       std::snprintf (frame, sizeof frame, "%dx%d %s", s.w, s.h, gst_video_format_to_string (f));
+      PcieFloor pcie;
+      const bool have_pcie = gpu && measure_pcie (GST_VIDEO_INFO_SIZE (&info), &pcie);
+      if (have_pcie)
+        std::printf ("%-34s %-16s %-6s %10.0f %10.1f   (page-locked: to the device %.1f us, back %.1f us)\n",
+            "PCIe floor, both ways at once", frame, "pinned", 1e6 / pcie.both, pcie.both, pcie.h2d, pcie.d2h);
       for (const std::string &memory : memories) {
         for (const Config &c : configs) {
           if (!only.empty () && c.name.find (only) == std::string::npos)
@@ -442,12 +542,15 @@ int main (int argc, char **argv)
               k += it->second;
           }
           const double us = 1e6 / fps;
+          char pcie_share[16] = "-";
+          if (have_pcie && memory != "cuda")
+            std::snprintf (pcie_share, sizeof pcie_share, "%.2f", pcie.both / us);
           if (have_k)
-            std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10.1f %6.2f %7.2f %7.2f\n", c.name.c_str (), frame,
-                memory.c_str (), fps, us, k, k / us, waits, late);
+            std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10.1f %6.2f %7.2f %7.2f %6s\n", c.name.c_str (), frame,
+                memory.c_str (), fps, us, k, k / us, waits, late, pcie_share);
           else
-            std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s %7.2f %7.2f\n", c.name.c_str (), frame, memory.c_str (),
-                fps, us, "-", "-", waits, late);
+            std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s %7.2f %7.2f %6s\n", c.name.c_str (), frame,
+                memory.c_str (), fps, us, "-", "-", waits, late, pcie_share);
           std::fflush (stdout);
         }
       }

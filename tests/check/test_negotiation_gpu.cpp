@@ -11,9 +11,11 @@
  * we propose, and we write into a pool of ours; on the CPU backend it is not. Exits 77 without a
  * GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudamemory.h>
 
 #include "cuvcheck.h"
+#include "cuvplugin.h"
 
 using namespace cuvcheck;
 
@@ -174,6 +176,103 @@ GST_START_TEST (test_system_memory_is_pinned_on_the_cuda_backend)
 }
 GST_END_TEST;
 
+namespace {
+
+/* Frames of @info through appsrc: @seen_once first, then ring[i % 3] for i < 9, each a new buffer
+ * header sharing the ring's memory (a source that recycles a few buffers and ignores the pool we
+ * propose: v4l2src, a decoder), through `cudasobel backend=@backend`; what leaves. */
+std::vector<GstBuffer *> run_ring (const char *backend, const GstVideoInfo &info, GstBuffer *seen_once,
+    GstBuffer *const ring[3])
+{
+  GstElement *pipe = new_pipeline ("appsrc name=src format=time caps=\"" + caps_for (info) +
+      "\" ! cudasobel backend=" + backend + " ! video/x-raw ! appsink name=sink sync=false");
+  fail_unless (pipe != nullptr);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (int i = 0; i < 10; i++) {
+    GstBuffer *buf = gst_buffer_copy (i == 0 ? seen_once : ring[(i - 1) % 3]);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::vector<GstBuffer *> out;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
+    out.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* @src's frame in a block of whole pages of its own (page-aligned, padded to a page): blocks on
+ * the heap that share a page cannot both be page-locked, and the count below would vary. */
+GstBuffer *whole_pages (GstBuffer *src)
+{
+  const gsize size = gst_buffer_get_size (src);
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = 4095;
+  params.padding = (4096 - size % 4096) % 4096;
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr, size, &params);
+  fail_unless (gst_buffer_copy_into (buf, src, static_cast<GstBufferCopyFlags> (GST_BUFFER_COPY_METADATA | GST_BUFFER_COPY_META), 0, -1));
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (src, &map, GST_MAP_READ));
+  gst_buffer_fill (buf, 0, map.data, map.size);
+  gst_buffer_unmap (src, &map);
+  gst_buffer_unref (src);
+  return buf;
+}
+
+long page_locked_blocks ()
+{
+  auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_page_locked_blocks"));
+  fail_unless (fn != nullptr, "the cudavision plugin's cuv_page_locked_blocks hook");
+  return fn ();
+}
+
+}  // namespace
+
+/* System memory that upstream recycles is page-locked from its second coming until it is freed,
+ * memory that comes once is not, and the results are the CPU backend's, byte for byte, with
+ * padded strides too. */
+GST_START_TEST (test_recycled_host_memory_is_page_locked)
+{
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+    for (int pad : {0, 24}) {
+      const GstVideoInfo info = info_for (format, 323, 97);
+      GstBuffer *seen_once = whole_pages (make_buffer (info, pad, 7));
+      GstBuffer *ring[3];
+      for (int i = 0; i < 3; i++)
+        ring[i] = whole_pages (make_buffer (info, pad, 11 + i));
+      const std::string what = std::string (gst_video_format_to_string (format)) + " pad " + std::to_string (pad);
+      std::vector<GstBuffer *> ref = run_ring ("cpu", info, seen_once, ring);
+      const long before = page_locked_blocks ();
+      std::vector<GstBuffer *> got = run_ring ("cuda", info, seen_once, ring);
+      const long during = page_locked_blocks () - before;
+      fail_unless_equals_int (ref.size (), 10);
+      fail_unless_equals_int (got.size (), 10);
+      for (size_t i = 0; i < got.size (); i++) {
+        fail_unless_equals_int (buffer_diff (got[i], ref[i], info, what + ", frame " + std::to_string (i)), 0);
+        gst_buffer_unref (got[i]);
+        gst_buffer_unref (ref[i]);
+      }
+      /* the ring's three blocks, not the one that came once */
+      fail_unless_equals_int (during, 3);
+      gst_buffer_unref (seen_once);
+      for (GstBuffer *b : ring)
+        gst_buffer_unref (b);
+      /* freed memory is unregistered */
+      fail_unless_equals_int (page_locked_blocks (), before);
+    }
+  }
+}
+GST_END_TEST;
+
 static Suite *
 negotiation_suite (void)
 {
@@ -183,6 +282,7 @@ negotiation_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_memory_each_route_negotiates);
   tcase_add_test (tc, test_system_memory_is_pinned_on_the_cuda_backend);
+  tcase_add_test (tc, test_recycled_host_memory_is_page_locked);
   return s;
 }
 
