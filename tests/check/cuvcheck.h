@@ -197,8 +197,9 @@ inline GstBuffer *run_once (const std::string &launch, const GstVideoInfo &info,
   return out;
 }
 
-/* Buffers that others hold too (not writable) through @launch, one element that works in place,
- * in each of @formats at a few sizes and strides. With @writes (the element changes the frame):
+/* Buffers that others hold too (not writable), and writable buffers whose memory others hold,
+ * through @launch, one element that works in place, in each of @formats at a few sizes and
+ * strides. With @writes (the element changes the frame):
  * the output is a buffer of the element's own pool, not GStreamer's copy of the input (on the
  * first frame too, before the element has run once), with the bytes an in-place run on a writable
  * copy gives, and the input is left as it was. Without: the output shares the input's memory
@@ -240,6 +241,18 @@ inline void check_shared_input (const std::string &launch, const std::vector<Gst
         else
           fail_unless (gst_buffer_peek_memory (out, 0) == gst_buffer_peek_memory (in, 0),
               "%s: the frame was copied though the element only reads it", what.c_str ());
+        /* a writable buffer whose memory is shared (imagefreeze's copies, an appsrc ring): the
+         * same as a shared buffer, where mapping it for writing would copy the memory */
+        GstBuffer *shallow = gst_buffer_copy (in);
+        GstBuffer *shallow_out = push_pull (h, shallow);
+        if (writes)
+          fail_unless (shallow_out != shallow && shallow_out->pool != nullptr,
+              "%s: the output of a buffer with shared memory is not a buffer of the element's pool", what.c_str ());
+        else
+          fail_unless (gst_buffer_peek_memory (shallow_out, 0) == gst_buffer_peek_memory (in, 0),
+              "%s: the shared memory was copied though the element only reads it", what.c_str ());
+        fail_unless_equals_int (buffer_diff (shallow_out, in_place, info, what + " shared memory vs in place"), 0);
+        gst_buffer_unref (shallow_out);
         fail_unless_equals_int (buffer_diff (out, in_place, info, what + " shared vs in place"), 0);
         fail_unless_equals_int (buffer_diff (first_out, in_place, info, what + " shared first frame vs in place"), 0);
         fail_unless_equals_int (buffer_diff (in, before, info, what + " input after"), 0);
