@@ -78,6 +78,26 @@ post_unsupported_format (GstElement *element, GstCaps *caps)
   gst_caps_unref (tcaps);
 }
 
+#if CUV_HAVE_CUDA
+/* Puts the page-locked allocator of @context first among @query's allocation params (keeping the
+ * first's params): an upstream element that keeps its own pool but takes an allocator (a decoder)
+ * uses the first, and GstBaseTransform's decide_allocation sets its pool's allocator from it. */
+static void
+offer_pinned_allocator (GstQuery *query, GstCudaContext *context)
+{
+  GstAllocator *alloc = pinned_allocator (context);
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0) {
+    gst_query_parse_nth_allocation_param (query, 0, nullptr, &params);
+    gst_query_set_nth_allocation_param (query, 0, alloc, &params);
+  } else {
+    gst_query_add_allocation_param (query, alloc, &params);
+  }
+  gst_object_unref (alloc);
+}
+#endif
+
 GstBufferPool *
 make_pool (GstCudaContext *context, GstCaps *caps, const GstVideoInfo *info, guint min, guint max, guint *size,
     GstCudaStream *stream, bool pinned)
@@ -132,12 +152,9 @@ propose_allocation (GstCudaContext *context, GstQuery *query, guint held, GstCud
     gst_query_add_allocation_pool (query, pool, size, held, 0);
     gst_object_unref (pool);
 #if CUV_HAVE_CUDA
-    /* for an upstream element that keeps its own pool but takes an allocator (a decoder) */
-    if (pinned && context && !caps_are_cuda (caps)) {
-      GstAllocator *alloc = pinned_allocator (context);
-      gst_query_add_allocation_param (query, alloc, nullptr);
-      gst_object_unref (alloc);
-    }
+    /* downstream's allocator stays first where it gave one (in place, buffers go on to it) */
+    if (pinned && context && !caps_are_cuda (caps) && gst_query_get_n_allocation_params (query) == 0)
+      offer_pinned_allocator (query, context);
 #endif
   }
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
@@ -202,22 +219,9 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
   GST_DEBUG_OBJECT (element, "output pool %" GST_PTR_FORMAT " (%s), CUDA stream %p", pool,
       downstreams ? "downstream's" : "ours",
       *downstream ? static_cast<void *> (*downstream) : static_cast<void *> (ours));
-#endif
-#if CUV_HAVE_CUDA
-  /* GstBaseTransform's decide_allocation sets the pool's allocator to the query's first
-   * allocation param: a page-locked pool of ours keeps its allocator only when that param is it */
-  if (!downstreams && pinned && context && !cuda) {
-    GstAllocator *alloc = pinned_allocator (context);
-    GstAllocationParams params;
-    gst_allocation_params_init (&params);
-    if (gst_query_get_n_allocation_params (query) > 0) {
-      gst_query_parse_nth_allocation_param (query, 0, nullptr, &params);
-      gst_query_set_nth_allocation_param (query, 0, alloc, &params);
-    } else {
-      gst_query_add_allocation_param (query, alloc, &params);
-    }
-    gst_object_unref (alloc);
-  }
+  /* a page-locked pool of ours keeps its allocator only where it is the query's first param */
+  if (!downstreams && pinned && context && !cuda)
+    offer_pinned_allocator (query, context);
 #endif
   if (have)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);

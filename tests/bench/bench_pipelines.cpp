@@ -150,9 +150,14 @@ GstBuffer *new_pinned_buffer (gsize size)
   });
 }
 
-/* Four frames of @info in @memory ("cuda", "pinned" or "host"), filled with a pattern. */
+/* Four frames of @info in @memory ("cuda", "pinned" or "host"), filled with a pattern; none for
+ * "fresh". */
 bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory)
 {
+  if (memory == "fresh") {
+    src.fresh = true; /* feed () makes each frame */
+    return true;
+  }
   GstBufferPool *pool = nullptr;
   if (memory == "cuda") {
     GstCudaContext *ctx = shared_context ();
@@ -179,7 +184,6 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
         return false;
     } else {
       buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
-      src.fresh = memory == "fresh";
     }
     GstVideoFrame f;
     GstVideoInfo vi = info;

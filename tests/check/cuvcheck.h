@@ -327,6 +327,17 @@ inline bool same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
   return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
 }
 
+/* Every buffer @appsink receives until none comes for 10 s (or EOS). */
+inline std::vector<GstBuffer *> pull_all (GstElement *appsink)
+{
+  std::vector<GstBuffer *> out;
+  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink), 10 * GST_SECOND)) {
+    out.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
+    gst_sample_unref (sample);
+  }
+  return out;
+}
+
 /* Runs @launch to its end and returns, for each of its appsinks named in @names, every buffer it
  * received (waiting at most 10 s for each, so a stalled pipeline returns fewer). The appsinks
  * queue without limit, so they are drained one after the other. */
@@ -340,10 +351,7 @@ inline std::vector<std::vector<GstBuffer *>> collect_sinks (const std::string &l
   for (size_t i = 0; i < names.size (); i++) {
     GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), names[i]);
     fail_unless (sink != nullptr, "no appsink %s in %s", names[i], launch.c_str ());
-    while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
-      frames[i].push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
-      gst_sample_unref (sample);
-    }
+    frames[i] = pull_all (sink);
     gst_object_unref (sink);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);

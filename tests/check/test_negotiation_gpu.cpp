@@ -141,13 +141,11 @@ void memory_types (const std::string &element, std::vector<std::string> *in, std
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, record_memory_type, out, nullptr);
   GstElement *appsink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  int n = 0;
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink), 10 * GST_SECOND)) {
-    gst_sample_unref (sample);
-    n++;
-  }
+  std::vector<GstBuffer *> got = pull_all (appsink);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  fail_unless_equals_int (n, 4);
+  fail_unless_equals_int (got.size (), 4);
+  for (GstBuffer *b : got)
+    gst_buffer_unref (b);
   gst_object_unref (sink);
   gst_object_unref (src);
   gst_object_unref (e);
@@ -197,11 +195,7 @@ std::vector<GstBuffer *> run_ring (const char *backend, const GstVideoInfo &info
     gst_app_src_push_buffer (GST_APP_SRC (src), buf);
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  std::vector<GstBuffer *> out;
-  while (GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 10 * GST_SECOND)) {
-    out.push_back (gst_buffer_ref (gst_sample_get_buffer (sample)));
-    gst_sample_unref (sample);
-  }
+  std::vector<GstBuffer *> out = pull_all (sink);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (src);
   gst_object_unref (sink);
