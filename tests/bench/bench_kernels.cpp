@@ -5,8 +5,8 @@
  *   bench_kernels [--quick | --profile | --motion | --gpu]
  * --quick: 1920x1080 only, for a smoke run; --profile: each 3840x2160 RGBA kernel twice and no
  * timing, for Nsight Compute (tests/bench/profile.sh); --motion: the motion search rows only;
- * --gpu: the frame kernels' GPU times only (no CPU column, no motion rows), for comparing the
- * kernel variants the build makes.
+ * --gpu: the GPU times only (no CPU column), for comparing the kernel variants the build makes
+ * and for bench_pipelines' kernel column.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 #include <chrono>
@@ -167,7 +167,7 @@ void bench_motion (Bench &b, bool quick)
       const cuv::MotionParams mp{block, 16, 16};
       const double us = b.time ([&] { return cuv::motion_search_cuda (dc, dp, mp, dvec, b.stream); });
       std::string cpu = "-";
-      if (s.w <= 1920 && block == cuv::MotionBlock::Variable) {
+      if (!g_skip_cpu && s.w <= 1920 && block == cuv::MotionBlock::Variable) {
         auto a = std::chrono::steady_clock::now ();
         cuv::motion_search_cpu (cur.host.planes[0], prev.host.planes[0], mp, hvec.data ());
         cpu = std::to_string (std::chrono::duration<double, std::milli> (std::chrono::steady_clock::now () - a).count ());
@@ -375,8 +375,7 @@ int main (int argc, char **argv)
       row ("cudahistogram (random content)", histogram, histogram_cpu);
     }
   }
-  if (!g_skip_cpu)
-    bench_motion (b, quick);
+  bench_motion (b, quick);
   cudaFree (dheat_table);
   cudaFree (dstats);
   cudaFree (dhist);

@@ -2,19 +2,21 @@
  * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory
  * "cuda", page-locked host memory as our elements' proposed pool gives it "pinned", or plain
  * malloc'd host memory "host", as a source that recycles a few buffers sends it; or "fresh": a
- * new malloc'd buffer every frame, its pages touched by the feeding thread as a producer's
- * writes would), the elements, a fakesink that timestamps every buffer. Frames per
+ * new malloc'd buffer every frame, its pages touched by four producer threads as a decoder's
+ * writes would; the row "source alone" is that source's own rate), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
  * stream in our elements a frame (the plugin's cuv_host_waits: before a push, or for another
  * element's stream), and those for a frame in flight (cuv_in_flight_waits: a frame pushed once
  * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
- *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--seconds S]
- *                   [--kernels FILE] [--device N]
+ *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--no-many]
+ *                   [--profile-host] [--seconds S] [--kernels FILE] [--device N]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
- * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT; --seconds:
+ * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
+ * pipelines); --no-many: not those rows; --profile-host: sample the host's CPU time
+ * over the rows and print where it went (host_profile.h; use it with --only); --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
  * shared context is made there; default 0; the kernel column comes from device 0).
@@ -38,6 +40,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +51,7 @@
 #include <vector>
 
 #include "cuvplugin.h"
+#include "host_profile.h"
 #include "cuvtest.h"
 
 namespace {
@@ -101,6 +105,71 @@ std::map<std::string, double> kernel_times (const char *argv0, const std::string
 }
 
 GstContext *g_context = nullptr;
+
+GstBuffer *new_fresh_buffer (gsize size);
+
+/* A producer of new malloc'd frames on threads of its own, as a decoder makes its frames on its
+ * own threads: the page faults of a new 33 MB block are the producer's cost, not the pipeline's,
+ * so four threads make them ahead of the feeding thread (at most 8 ready). */
+class FreshFrames {
+ public:
+  FreshFrames (gsize size, int n) : size_ (size), left_ (n)
+  {
+    for (int i = 0; i < 4; i++)
+      threads_.emplace_back ([this] { produce (); });
+  }
+  ~FreshFrames ()
+  {
+    {
+      std::lock_guard<std::mutex> lk (lock_);
+      left_ = 0;
+    }
+    cond_.notify_all ();
+    for (auto &t : threads_)
+      t.join ();
+    for (GstBuffer *b : ready_)
+      gst_buffer_unref (b);
+  }
+  /* the next frame (NULL once @n were taken) */
+  GstBuffer *take ()
+  {
+    std::unique_lock<std::mutex> lk (lock_);
+    cond_.wait (lk, [this] { return !ready_.empty () || (left_ == 0 && making_ == 0); });
+    if (ready_.empty ())
+      return nullptr;
+    GstBuffer *b = ready_.front ();
+    ready_.erase (ready_.begin ());
+    cond_.notify_all ();
+    return b;
+  }
+
+ private:
+  void produce ()
+  {
+    std::unique_lock<std::mutex> lk (lock_);
+    for (;;) {
+      cond_.wait (lk, [this] { return left_ == 0 || ready_.size () + making_ < 8; });
+      if (left_ == 0)
+        break;
+      left_--;
+      making_++;
+      lk.unlock ();
+      GstBuffer *b = new_fresh_buffer (size_);
+      lk.lock ();
+      making_--;
+      ready_.push_back (b);
+      cond_.notify_all ();
+    }
+    cond_.notify_all ();
+  }
+  gsize size_;
+  int left_;
+  int making_ = 0;
+  std::vector<GstBuffer *> ready_;
+  std::vector<std::thread> threads_;
+  std::mutex lock_;
+  std::condition_variable cond_;
+};
 
 struct Source {
   std::vector<GstBuffer *> ring;
@@ -244,10 +313,14 @@ GstBuffer *new_fresh_buffer (gsize size)
 void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info)
 {
   const GstClockTime dur = gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
+  std::unique_ptr<FreshFrames> fresh;
+  if (src.fresh)
+    fresh = std::make_unique<FreshFrames> (GST_VIDEO_INFO_SIZE (&info), n);
   for (int i = 0; i < n; i++) {
     /* a new buffer header sharing the frame's memory, so timestamps can differ */
-    GstBuffer *b = src.fresh ? new_fresh_buffer (GST_VIDEO_INFO_SIZE (&info))
-                             : gst_buffer_make_writable (gst_buffer_ref (src.ring[i % src.ring.size ()]));
+    GstBuffer *b = fresh ? fresh->take () : gst_buffer_make_writable (gst_buffer_ref (src.ring[i % src.ring.size ()]));
+    if (!b)
+      break;
     GST_BUFFER_PTS (b) = i * dur;
     GST_BUFFER_DURATION (b) = dur;
     if (gst_app_src_push_buffer (GST_APP_SRC (appsrc), b) != GST_FLOW_OK)
@@ -411,7 +484,7 @@ bool measure_pcie (gsize bytes, PcieFloor *floor)
 int main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
-  bool quick = false;
+  bool quick = false, many = true, profile = false;
   std::string only, kernels_file;
   double seconds = 1.0;
   int device = 0;
@@ -434,6 +507,10 @@ int main (int argc, char **argv)
       formats = {f};
     } else if (std::strcmp (argv[i], "--memory") == 0 && i + 1 < argc) {
       only_memory = argv[++i];
+    } else if (std::strcmp (argv[i], "--profile-host") == 0) {
+      profile = true;
+    } else if (std::strcmp (argv[i], "--no-many") == 0) {
+      many = false;
     } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else if (std::strcmp (argv[i], "--seconds") == 0 && i + 1 < argc) {
@@ -446,8 +523,8 @@ int main (int argc, char **argv)
       device = std::atoi (argv[++i]);
     } else {
       std::fprintf (stderr,
-          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--seconds S] "
-          "[--kernels FILE] [--device N]\n",
+          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--no-many] "
+          "[--profile-host] [--seconds S] [--kernels FILE] [--device N]\n",
           argv[0]);
       return 2;
     }
@@ -456,6 +533,8 @@ int main (int argc, char **argv)
   std::vector<std::string> memories = {"host", "fresh"};
   std::map<std::string, double> kernels;
   if (gpu) {
+    /* the source's CUDA pool needs GstCudaMemory's allocator before any element registers it */
+    gst_cuda_memory_init_once ();
     GstCudaContext *ctx = gst_cuda_context_new (device);
     if (!ctx) {
       std::fprintf (stderr, "no CUDA context on device %d\n", device);
@@ -478,12 +557,16 @@ int main (int argc, char **argv)
 
   const std::string sink = " ! fakesink name=sink";
   const std::vector<Config> configs = {
+    {"source alone", "fakesink name=sink", {}},
     {"cudasobel", "cudasobel" + sink, {"cudasobel mode=color"}},
     {"cudaenhance", "cudaenhance contrast=1.4 saturation=1.3" + sink, {"cudaenhance (camera-like content)"}},
     {"cudahistogram", "cudahistogram" + sink, {"cudahistogram + copy to host"}},
     {"cudaheatmap", "cudaheatmap" + sink, {"cudaheatmap"}},
     {"cudanoisemap", "cudanoisemap" + sink, {"cudanoisemap mode=map"}},
-    {"cudamotionest", "cudamotionest post-messages=false" + sink, {}},
+    /* its kernels' rows are on the luma plane ("WxH luma"); for NV12 the luma is a plane copy,
+     * cheaper than the RGBA row counted here */
+    {"cudamotionest", "cudamotionest post-messages=false" + sink,
+        {"cudamotionest luma from RGBA", "cudamotionest variable R=16"}},
     {"chain of 4", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap" + sink,
         {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
     {"chain of 4, max-frames-in-flight=0",
@@ -491,6 +574,10 @@ int main (int argc, char **argv)
         "cudahistogram max-frames-in-flight=0 ! cudaheatmap max-frames-in-flight=0" + sink,
         {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
     {"all six", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap ! cudanoisemap ! cudamotionest" + sink, {}},
+    /* an analyser after an element that writes its own buffers, against "cudahistogram" alone,
+     * which reads the source's shared buffers (as after cudaupload ! imagefreeze or a tee) */
+    {"cudasobel ! cudahistogram", "cudasobel ! cudahistogram" + sink,
+        {"cudasobel mode=color", "cudahistogram + copy to host"}},
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
         {"cudasobel mode=color", "cudahistogram + copy to host"}},
   };
@@ -499,6 +586,8 @@ int main (int argc, char **argv)
   auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };
   auto late_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_in_flight_waits"));
   auto in_flight_waits = [late_hook] { return late_hook ? late_hook () : 0L; };
+  if (profile)
+    cuvbench::host_profile_start ();
   std::printf ("%-34s %-16s %-6s %10s %10s %10s %6s %7s %7s %6s\n", "configuration", "frame", "mem", "fps", "us/frame",
       "kernels us", "eff.", "waits", "late", "pcie");
   for (const cuvtest::Size &s : sizes) {
@@ -539,8 +628,12 @@ int main (int argc, char **argv)
           bool have_k = !c.kernels.empty ();
           char kframe[32];
           std::snprintf (kframe, sizeof kframe, "%dx%d %s", s.w, s.h, f == GST_VIDEO_FORMAT_NV12 ? "NV12" : "RGBA");
+          char lframe[32];
+          std::snprintf (lframe, sizeof lframe, "%dx%d luma", s.w, s.h);
           for (const std::string &name : c.kernels) {
             auto it = kernels.find (name + "|" + kframe);
+            if (it == kernels.end ())
+              it = kernels.find (name + "|" + lframe);
             have_k &= it != kernels.end ();
             if (it != kernels.end ())
               k += it->second;
@@ -561,33 +654,37 @@ int main (int argc, char **argv)
     }
   }
   /* many pipelines in one process: the worst of several runs, as pipelines are added */
-  if (only.empty () || std::string ("many").find (only) != std::string::npos) {
+  if (many && (only.empty () || std::string ("many").find (only) != std::string::npos)) {
     const cuvtest::Size s = sizes.front ().w >= 1920 ? cuvtest::Size{1920, 1080} : sizes.front ();
     GstVideoInfo info;
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, s.w, s.h);
     GST_VIDEO_INFO_FPS_N (&info) = 30;
     GST_VIDEO_INFO_FPS_D (&info) = 1;
-    const Config &chain = configs[6];
+    const Config &chain = *std::find_if (configs.begin (), configs.end (), [] (const Config &c) { return c.name == "chain of 4"; });
     for (int p : {1, 4, 16, 32, 64}) {
       if (quick && p > 16)
         break;
       double worst = 0;
       bool ok = true;
+      std::string each; /* every run's fps, to see a collapse */
       for (int i = 0; ok && i < (quick ? 1 : 5); i++) {
         double fps = run_once (chain, info, memories.front (), quick ? 60 : 600, p, &ok);
         worst = i == 0 ? fps : std::min (worst, fps);
+        each += (each.empty () ? "" : " ") + std::to_string (static_cast<long> (fps));
       }
       char name[64], frame[32];
       std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
-        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s\n", name, frame, memories.front ().c_str (), worst,
-            1e6 / worst, "-", "-");
+        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s)\n", name, frame, memories.front ().c_str (),
+            worst, 1e6 / worst, "-", "-", each.c_str ());
       else
         std::printf ("%-34s %-16s %-6s %10s\n", name, frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
     }
   }
+  if (profile)
+    cuvbench::host_profile_report (stdout, 40);
   if (g_context)
     gst_context_unref (g_context);
   return 0;

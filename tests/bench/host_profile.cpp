@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "host_profile.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <sys/time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuvbench {
+
+namespace {
+
+constexpr int kDepth = 48;
+constexpr int kMaxSamples = 1 << 18;
+
+struct Sample {
+  int depth;
+  void *pc[kDepth];
+};
+
+Sample *g_samples = nullptr;
+std::atomic<int> g_count{0};
+
+void on_sigprof (int)
+{
+  const int i = g_count.fetch_add (1, std::memory_order_relaxed);
+  if (i >= kMaxSamples)
+    return;
+  /* backtrace () is safe here once libgcc is loaded (host_profile_start calls it first) */
+  g_samples[i].depth = backtrace (g_samples[i].pc, kDepth);
+}
+
+std::string name_of (void *pc)
+{
+  Dl_info info;
+  if (!dladdr (pc, &info) || !info.dli_fname)
+    return "?";
+  const char *lib = std::strrchr (info.dli_fname, '/');
+  lib = lib ? lib + 1 : info.dli_fname;
+  if (!info.dli_sname)
+    return std::string ("? in ") + lib;
+  return std::string (info.dli_sname) + " (" + lib + ")";
+}
+
+}  // namespace
+
+void host_profile_start ()
+{
+  if (g_samples)
+    return;
+  g_samples = new Sample[kMaxSamples];
+  void *warm[4];
+  backtrace (warm, 4);
+  struct sigaction sa = {};
+  sa.sa_handler = on_sigprof;
+  sa.sa_flags = SA_RESTART;
+  sigaction (SIGPROF, &sa, nullptr);
+  struct itimerval t = {{0, 250}, {0, 250}};
+  setitimer (ITIMER_PROF, &t, nullptr);
+}
+
+void host_profile_report (FILE *out, int top)
+{
+  if (!g_samples)
+    return;
+  struct itimerval off = {};
+  setitimer (ITIMER_PROF, &off, nullptr);
+  const int n = std::min (g_count.load (), kMaxSamples);
+  std::map<void *, std::string> names;
+  auto name = [&names] (void *pc) -> const std::string & {
+    auto it = names.find (pc);
+    if (it == names.end ())
+      it = names.emplace (pc, name_of (pc)).first;
+    return it->second;
+  };
+  std::map<std::string, int> self, total;
+  for (int i = 0; i < n; i++) {
+    const Sample &s = g_samples[i];
+    /* frames 0 and 1 are the handler and the signal trampoline */
+    if (s.depth <= 2)
+      continue;
+    self[name (s.pc[2])]++;
+    std::set<std::string> seen;
+    for (int d = 2; d < s.depth; d++)
+      if (seen.insert (name (s.pc[d])).second)
+        total[name (s.pc[d])]++;
+  }
+  auto print = [&] (const char *title, const std::map<std::string, int> &m) {
+    std::vector<std::pair<int, std::string>> v;
+    for (auto &e : m)
+      v.emplace_back (e.second, e.first);
+    std::sort (v.rbegin (), v.rend ());
+    std::fprintf (out, "host profile, %s (%d samples of 250 us CPU time):\n", title, n);
+    for (int i = 0; i < top && i < static_cast<int> (v.size ()); i++)
+      std::fprintf (out, "  %6.1f%%  %s\n", 100.0 * v[i].first / std::max (n, 1), v[i].second.c_str ());
+  };
+  print ("self", self);
+  print ("total", total);
+}
+
+}  // namespace cuvbench
