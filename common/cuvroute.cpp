@@ -258,8 +258,8 @@ end_frame (GstCudaVisionFilter *self, cuv::Route &route, const cuv::Route::InFli
 {
   CapsState &st = *f.state;
   if (wait != Wait::None) {
-    const cudaError_t err = wait == Wait::InFlight ? cuv::finish_in_flight (route.stream.done_event ())
-                                                   : cuv::finish_before_push (f.stream, route.stream.event ());
+    const cudaError_t err =
+        wait == Wait::InFlight ? cuv::finish_in_flight (f.done) : cuv::finish_before_push (f.stream, route.stream.event ());
     if (!CUV_CUDA_OK (self, err))
       ok = false;
     else if (f.out_dev)
@@ -285,6 +285,20 @@ end_frame (GstCudaVisionFilter *self, cuv::Route &route, const cuv::Route::InFli
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
+}
+
+/* The route's second stream, leased at its first use; false (and the frame uploads on its own
+ * stream) when none can be had. */
+static bool
+upload_stream (GstCudaVisionFilter *self, cuv::Route &route)
+{
+  if (route.upload)
+    return true;
+  cudaError_t err = cudaSuccess;
+  route.upload = cuv::StreamPool::for_context (route.context)->acquire (&err);
+  if (!route.upload)
+    GST_WARNING_OBJECT (self, "no second stream for uploads (%s): uploads do not overlap", cudaGetErrorString (err));
+  return static_cast<bool> (route.upload);
 }
 
 static GstFlowReturn
@@ -332,19 +346,31 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   bool ok = true;
   cuv::Frame fin, fout;
   bool in_locked = false;
+  /* queued ahead of the last frame's wait, an upload runs on the second stream into the other
+   * staging buffer (prev_stage, which only a temporal element uses otherwise): the frame that
+   * last used it has been waited for (at most two frames are in flight) */
+  const bool overlap_upload = !in_dev && route.may_leave_in_flight && cuv::queues_ahead (route) && upload_stream (self, route);
   if (in_dev) {
     ok = CUV_CUDA_OK (self, cuv::wait_for_writer (in_mem, run_on, route.stream.event ()));
     fin = in_view;
   } else {
     /* straight from the mapped frame: no CPU copy into the pinned staging buffer first (issue 17:
      * the driver's pageable copy beats a CPU copy and a DMA, and pinned input is one DMA) */
+    if (overlap_upload)
+      std::swap (st.in_stage, st.prev_stage);
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
     in_locked = cuv::lock_pages (route.context, inbuf);
-    GST_LOG_OBJECT (self, "upload from %s memory", in_locked ? "page-locked" : "pageable");
-    if (ok) {
+    GST_LOG_OBJECT (self, "upload from %s memory%s", in_locked ? "page-locked" : "pageable",
+        overlap_upload ? " on the upload stream" : "");
+    if (ok && overlap_upload) {
+      cudaStream_t up = route.upload.get ();
+      cudaEvent_t uploaded = route.upload.event ();
+      ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, up)) &&
+          CUV_CUDA_OK (self, cudaEventRecord (uploaded, up)) && CUV_CUDA_OK (self, cudaStreamWaitEvent (stream, uploaded, 0));
+    } else if (ok) {
       ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, stream));
-      fin = st.in_stage.device_frame;
     }
+    fin = st.in_stage.device_frame;
   }
   CapsState::Staging &out_stage = in_place ? st.in_stage : st.out_stage;
   if (ok) {
@@ -380,7 +406,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
    * a consumer on another stream waits for it (docs/design.md). */
   const bool consumer_waits =
       ok && in_dev && out_dev && out_stream && out_stream == run_on && !route.op.host_results && !temporal;
-  cuv::Route::InFlight f{state, in_place ? nullptr : inbuf, outbuf, stream, in_dev, out_dev, hold};
+  cuv::Route::InFlight f{state, in_place ? nullptr : inbuf, outbuf, stream, nullptr, in_dev, out_dev, hold};
   if (consumer_waits)
     return end_frame (self, route, f, ok, Wait::None);
   GST_LOG_OBJECT (self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
@@ -390,13 +416,15 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   if (!ok || !route.may_leave_in_flight)
     return end_frame (self, route, f, ok, Wait::Now);
   /* in flight: the buffers live until the wait, and the input is not let go of before the GPU
-   * has read it */
-  if (!CUV_CUDA_OK (self, cuv::mark_in_flight (stream, route.stream.done_event ())))
+   * has read it; the frame in flight before it, if any, has the other done event */
+  f.done = route.stream.done_event (route.next_done++);
+  if (!CUV_CUDA_OK (self, cuv::mark_in_flight (stream, f.done)))
     return end_frame (self, route, f, false, Wait::Now);
   if (f.inbuf)
     gst_buffer_ref (f.inbuf);
   gst_buffer_ref (f.outbuf);
-  route.in_flight = std::move (f);
+  route.in_flight.push_back (std::move (f));
+  route.left_in_flight = true;
   return GST_FLOW_OK;
 }
 #endif
@@ -409,6 +437,7 @@ cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, G
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  route.left_in_flight = false;
   if (route.op.temporal && GST_BUFFER_IS_DISCONT (inbuf)) {
     GST_DEBUG_OBJECT (self, "DISCONT: forgetting the previous frame");
     state->previous.reset ();
@@ -424,11 +453,17 @@ bool
 cuv::has_frame_in_flight (const Route &route)
 {
 #if CUV_HAVE_CUDA
-  return route.in_flight.outbuf != nullptr;
+  return !route.in_flight.empty ();
 #else
   (void) route;
   return false;
 #endif
+}
+
+bool
+cuv::queues_ahead (const Route &route)
+{
+  return route.use_cuda && !route.op.temporal && !route.op.host_results;
 }
 
 GstFlowReturn
@@ -436,9 +471,10 @@ cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
 {
   *out = nullptr;
 #if CUV_HAVE_CUDA
-  if (!route.in_flight.outbuf)
+  if (route.in_flight.empty ())
     return GST_FLOW_OK;
-  Route::InFlight f = std::exchange (route.in_flight, Route::InFlight{});
+  Route::InFlight f = std::move (route.in_flight.front ());
+  route.in_flight.pop_front ();
   cuv::ContextGuard guard (route.context);
   GstFlowReturn ret = end_frame (self, route, f, guard.ok (), Wait::InFlight);
   if (f.inbuf)
@@ -459,18 +495,21 @@ void
 cuv::drop_in_flight (GstCudaVisionFilter *self, Route &route)
 {
 #if CUV_HAVE_CUDA
-  if (!route.in_flight.outbuf)
+  if (route.in_flight.empty ())
     return;
-  GST_DEBUG_OBJECT (self, "dropping the frame in flight");
-  Route::InFlight f = std::exchange (route.in_flight, Route::InFlight{});
+  GST_DEBUG_OBJECT (self, "dropping %zu frame(s) in flight", route.in_flight.size ());
   cuv::ContextGuard guard (route.context);
-  if (guard.ok ())
-    cuv::finish_in_flight (route.stream.done_event ());
-  if (route.op.temporal)
-    f.state->previous.end ();
-  if (f.inbuf)
-    gst_buffer_unref (f.inbuf);
-  gst_buffer_unref (f.outbuf);
+  while (!route.in_flight.empty ()) {
+    Route::InFlight f = std::move (route.in_flight.front ());
+    route.in_flight.pop_front ();
+    if (guard.ok ())
+      cuv::finish_in_flight (f.done);
+    if (route.op.temporal)
+      f.state->previous.end ();
+    if (f.inbuf)
+      gst_buffer_unref (f.inbuf);
+    gst_buffer_unref (f.outbuf);
+  }
 #else
   (void) self;
   (void) route;

@@ -10,6 +10,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -70,6 +71,9 @@ struct Route {
   bool use_cuda = false;
 #if CUV_HAVE_CUDA
   StreamLease stream;
+  /* a second stream, for uploads that overlap the last frame's work (queues_ahead; leased at the
+   * first such frame, returned at stop) */
+  StreamLease upload;
   /* streaming thread: the stream the last frame ran on (cuvroute.cpp), and on 1.24+ a reference
    * to it, which keeps a neighbour's stream alive until we have waited for it */
   cudaStream_t last_stream = nullptr;
@@ -80,19 +84,26 @@ struct Route {
   /* streaming thread, set by the base class around each frame: whether process_frame () may leave
    * the frame in flight rather than wait for it (max-frames-in-flight) */
   bool may_leave_in_flight = false;
+  /* streaming thread: whether the last process_frame () left its frame in flight */
+  bool left_in_flight = false;
 #if CUV_HAVE_CUDA
-  /* streaming thread: the frame whose work was queued on the GPU and not yet waited for; its
-   * buffers' references are the route's until finish_in_flight () or drop_in_flight () */
+  /* streaming thread: the frames whose work was queued on the GPU and not yet waited for, oldest
+   * first (two at most, and only while queues_ahead () queues the next before the last is waited
+   * for); their buffers' references are the route's until finish_in_flight () or
+   * drop_in_flight () */
   struct InFlight {
     std::shared_ptr<CapsState> state;
     GstBuffer *inbuf = nullptr; /* NULL when in place */
     GstBuffer *outbuf = nullptr;
     cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr; /* recorded on @stream after the frame's work */
     bool in_dev = false;
     bool out_dev = false;
     bool hold = false; /* a temporal element keeps inbuf as its previous frame */
   };
-  InFlight in_flight;
+  std::deque<InFlight> in_flight;
+  /* which of the stream's two done events the next frame in flight records */
+  unsigned next_done = 0;
 #endif
 
   Route () = default;
@@ -101,12 +112,14 @@ struct Route {
 #if CUV_HAVE_CUDA
   ~Route () { forget_streams (); }
 
-  /* At stop: the streams of neighbours and the last frame's (before the lease goes back). */
+  /* At stop: the streams of neighbours and the last frame's (before the lease goes back), and the
+   * upload stream. */
   void forget_streams ()
   {
     set_downstream_stream (nullptr);
     replace_stream (&last_gst_stream, nullptr);
     last_stream = nullptr;
+    upload.release ();
   }
 
   /* The stream that the pools we make or propose carry (1.24+; NULL on 1.22): downstream's, when
@@ -159,11 +172,17 @@ GstFlowReturn process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer 
 
 /* Whether a frame is in flight. */
 bool has_frame_in_flight (const Route &route);
-/* Waits for the frame in flight and does what its frame leaves to do (the previous frame, the
- * memory's sync flag); gives its output buffer to @out (NULL when there was none). Posts an
+/* Whether the element queues a frame before it waits for the one in flight (the base class's
+ * generate_output): an element that keeps nothing between frames and reads no results on the
+ * host (not temporal, no host_results) on the CUDA backend. Its upload from system memory then
+ * runs on a second stream into the other of two staging buffers, while the last frame's kernel
+ * and download run on the first: frame N+1 goes up the PCIe link while frame N comes down. */
+bool queues_ahead (const Route &route);
+/* Waits for the oldest frame in flight and does what its frame leaves to do (the previous frame,
+ * the memory's sync flag); gives its output buffer to @out (NULL when there was none). Posts an
  * element error on failure. */
 GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out);
-/* At a flush or stop: waits for the frame in flight, and drops it. */
+/* At a flush or stop: waits for the frames in flight, and drops them. */
 void drop_in_flight (GstCudaVisionFilter *self, Route &route);
 
 }  // namespace cuv

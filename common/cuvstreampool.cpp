@@ -43,7 +43,8 @@ StreamPool::~StreamPool ()
       cudaStreamDestroy (s.handle);
 #endif
       cudaEventDestroy (s.event);
-      cudaEventDestroy (s.done);
+      cudaEventDestroy (s.done[0]);
+      cudaEventDestroy (s.done[1]);
     }
   }
   gst_object_unref (ctx_);
@@ -80,9 +81,13 @@ StreamLease StreamPool::acquire (cudaError_t *err)
     return StreamLease ();
 #endif
   *err = cudaEventCreateWithFlags (&s.event, cudaEventBlockingSync | cudaEventDisableTiming);
-  if (*err == cudaSuccess && (*err = cudaEventCreateWithFlags (&s.done, in_flight_event_flags ())) != cudaSuccess)
-    cudaEventDestroy (s.event);
+  for (cudaEvent_t &done : s.done)
+    if (*err == cudaSuccess)
+      *err = cudaEventCreateWithFlags (&done, in_flight_event_flags ());
   if (*err != cudaSuccess) {
+    for (cudaEvent_t e : {s.event, s.done[0], s.done[1]})
+      if (e)
+        cudaEventDestroy (e);
 #if CUV_HAVE_STREAM_MODEL
     gst_cuda_stream_unref (s.gst);
 #else

@@ -3,7 +3,7 @@
  *
  * An element leases a stream at start and returns it at stop (the lease's destructor). Each stream
  * comes with an event made with cudaEventBlockingSync, for a host wait that sleeps instead of
- * spinning (cuvsync.h). Since GStreamer 1.24 the stream is a GstCudaStream, which pools and memory
+ * spinning (cuvsync.h), and two for the ends of frames in flight. Since GStreamer 1.24 the stream is a GstCudaStream, which pools and memory
  * carry to the element's neighbours (cuvsync.h). The pool lives while any lease or element holds
  * it, and destroys its streams and events with the context current. */
 #pragma once
@@ -25,8 +25,8 @@ struct PooledStream {
   GstCudaStream *gst = nullptr;
   cudaStream_t handle = nullptr;
   cudaEvent_t event = nullptr;
-  /* the end of a frame in flight (cuvsync.h: finish_in_flight) */
-  cudaEvent_t done = nullptr;
+  /* the ends of two frames in flight (cuvsync.h: finish_in_flight), used in turn */
+  cudaEvent_t done[2] = {nullptr, nullptr};
 };
 
 class StreamLease {
@@ -44,8 +44,9 @@ class StreamLease {
   GstCudaStream *gst_stream () const { return s_.gst; }
   /* the stream's blocking-sync event (only this lease records it) */
   cudaEvent_t event () const { return s_.event; }
-  /* the event that marks the end of the element's frame in flight (only this lease records it) */
-  cudaEvent_t done_event () const { return s_.done; }
+  /* the events that mark the ends of the element's frames in flight, @i 0 or 1 (only this lease
+   * records them) */
+  cudaEvent_t done_event (unsigned i) const { return s_.done[i & 1]; }
   explicit operator bool () const { return s_.handle != nullptr; }
   void release ();
 

@@ -237,17 +237,19 @@ finish_frame_in_flight (GstCudaVisionFilter *self, GstBuffer **out)
   return ret;
 }
 
-/* Streaming thread, before a serialized event or a drain query goes on: the frame in flight
- * leaves first. */
+/* Streaming thread, before a serialized event or a drain query goes on: the frames in flight
+ * leave first. */
 static void
 drain_frame_in_flight (GstCudaVisionFilter *self)
 {
-  GstBuffer *buf = nullptr;
-  if (finish_frame_in_flight (self, &buf) != GST_FLOW_OK || !buf)
-    return;
-  GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-  if (ret != GST_FLOW_OK)
-    GST_DEBUG_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
+  while (cuv::has_frame_in_flight (gst_cuda_vision_filter_impl (self)->route)) {
+    GstBuffer *buf = nullptr;
+    if (finish_frame_in_flight (self, &buf) != GST_FLOW_OK || !buf)
+      return;
+    GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
+  }
 }
 
 /* At a flush and at stop: the frame in flight, and one finished after it, are dropped. */
@@ -263,8 +265,11 @@ drop_frames_in_flight (GstCudaVisionFilter *self)
  * would make the host wait for its stream (a host copy, results read on the host, a previous
  * frame kept, or GStreamer 1.22), and frames may stay in flight, the frame's buffer goes out when
  * the next frame has been queued on the GPU: the host then waits for a frame that the GPU has had
- * for a while, and the GPU is never idle while the host waits. Order is kept: the finished frame
- * comes first, then (from the next call) the current one when it did not stay in flight. */
+ * for a while, and the GPU is never idle while the host waits. An element that queues ahead
+ * (cuvroute.h: it keeps nothing between frames) queues the next frame before it waits for the
+ * last, so that their copies overlap; the others wait for the last frame first, as what they
+ * keep between frames is only ready then. Order is kept: the finished frame comes first, then
+ * (from the next call) the current one when it did not stay in flight. */
 static GstFlowReturn
 gst_cuda_vision_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
 {
@@ -279,25 +284,42 @@ gst_cuda_vision_filter_generate_output (GstBaseTransform *trans, GstBuffer **out
   if (!trans->queued_buf)
     return GST_FLOW_OK;
 
+  /* the base class would mark the frame it is given back with this input's discontinuity: the
+   * frame in flight goes out first, then */
+  const bool discont = GST_BUFFER_IS_DISCONT (trans->queued_buf);
+  const bool in_flight = priv->frames_in_flight ();
+  const bool ahead = in_flight && !discont && cuv::queues_ahead (priv->route);
   GstBuffer *previous = nullptr;
-  GstFlowReturn ret = finish_frame_in_flight (self, &previous);
-  /* the base class would mark the previous frame with this input's discontinuity */
-  if (ret == GST_FLOW_OK && previous && GST_BUFFER_IS_DISCONT (trans->queued_buf)) {
-    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), previous);
-    previous = nullptr;
-  }
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_replace (&trans->queued_buf, nullptr);
-    return ret;
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (!ahead) {
+    ret = finish_frame_in_flight (self, &previous);
+    if (ret == GST_FLOW_OK && previous && discont) {
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), previous);
+      previous = nullptr;
+    }
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_replace (&trans->queued_buf, nullptr);
+      return ret;
+    }
   }
 
+  const bool earlier_in_flight = cuv::has_frame_in_flight (priv->route);
   GstBuffer *current = nullptr;
-  priv->route.may_leave_in_flight = priv->frames_in_flight ();
+  priv->route.may_leave_in_flight = in_flight;
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, &current);
   priv->route.may_leave_in_flight = false;
   /* the route holds the frame in flight */
-  if (current && cuv::has_frame_in_flight (priv->route))
+  if (current && priv->route.left_in_flight)
     gst_clear_buffer (&current);
+  priv->route.left_in_flight = false;
+  /* queued ahead: now the frame before it */
+  if (ahead && earlier_in_flight) {
+    GstFlowReturn finished = finish_frame_in_flight (self, &previous);
+    if (finished != GST_FLOW_OK) {
+      gst_clear_buffer (&current);
+      return finished;
+    }
+  }
   if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED && previous)
     ret = GST_FLOW_OK;
   if (ret != GST_FLOW_OK) {
@@ -642,7 +664,7 @@ gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, Gst
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, outbuf);
-  if (ret == GST_FLOW_OK && !cuv::has_frame_in_flight (priv->route))
+  if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
     frame_finished (self, outbuf);
   return ret;
 }
@@ -715,7 +737,7 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   GstBuffer *in = buf == priv->shared_input_output ? priv->shared_input : buf;
   priv->shared_input = priv->shared_input_output = nullptr;
   GstFlowReturn ret = cuv::process_frame (self, priv->route, in, buf);
-  if (ret == GST_FLOW_OK && !cuv::has_frame_in_flight (priv->route))
+  if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
     frame_finished (self, buf);
   return ret;
 }

@@ -5,7 +5,8 @@
  *   CPU backend, bytes and meta, frame by frame;
  * - a caps change between frames: every frame leaves with its own caps, none is lost;
  * - a flushing seek while a frame is in flight: the frames of the new segment, in order, and no
- *   error;
+ *   error, for analysers and for elements that queue the next frame before they wait for the last
+ *   (their uploads from system memory overlap the last frame's download);
  * - the latency query reports the frame that is held.
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -113,13 +114,13 @@ GST_START_TEST (test_caps_change_with_frame_in_flight)
 GST_END_TEST;
 
 /* Paused, a flushing seek to [1 s, 2 s) of a 30 fps source, then to the end: the 30 frames of
- * the segment, in order, each with its histogram. */
-GST_START_TEST (test_flushing_seek_with_frame_in_flight)
+ * the segment, in order, each with its histogram where @meta names it. */
+static void
+check_flushing_seek (const std::string &elements, const char *meta)
 {
   GstElement *pipe = new_pipeline (
-      "videotestsrc pattern=ball ! video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! cudaupload ! "
-      "cudahistogram max-frames-in-flight=1 ! cudaheatmap max-frames-in-flight=1 ! cudadownload ! video/x-raw ! "
-      "appsink name=sink sync=false");
+      "videotestsrc pattern=ball ! video/x-raw,format=RGBA,width=320,height=240,framerate=30/1 ! " + elements +
+      " ! video/x-raw ! appsink name=sink sync=false");
   fail_unless (pipe != nullptr);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
@@ -135,7 +136,7 @@ GST_START_TEST (test_flushing_seek_with_frame_in_flight)
     GstBuffer *buf = gst_sample_get_buffer (sample);
     if (wrong_pts < 0 && GST_BUFFER_PTS (buf) != gst_util_uint64_scale_int (GST_SECOND, 30 + n, 30))
       wrong_pts = n;
-    if (no_meta < 0 && !gst_buffer_get_custom_meta (buf, "CudaHistogramMeta"))
+    if (no_meta < 0 && meta && !gst_buffer_get_custom_meta (buf, meta))
       no_meta = n;
     gst_sample_unref (sample);
     n++;
@@ -152,6 +153,16 @@ GST_START_TEST (test_flushing_seek_with_frame_in_flight)
   fail_unless (eos);
   fail_unless_equals_int (wrong_pts, -1);
   fail_unless_equals_int (no_meta, -1);
+}
+
+GST_START_TEST (test_flushing_seek_with_frame_in_flight)
+{
+  /* analysers, which wait for the frame in flight before they queue the next */
+  check_flushing_seek ("cudaupload ! cudahistogram max-frames-in-flight=1 ! cudaheatmap max-frames-in-flight=1 ! "
+                       "cudadownload", "CudaHistogramMeta");
+  /* from system memory to system memory through elements that queue the next frame first, its
+   * upload on a second stream (two frames in flight at the seek) */
+  check_flushing_seek ("cudasobel max-frames-in-flight=1 ! cudaenhance contrast=1.4 max-frames-in-flight=1", nullptr);
 }
 GST_END_TEST;
 
