@@ -16,7 +16,8 @@
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
  * pipelines); --no-many: not those rows; --profile-host: sample the host's CPU time
- * over the rows and print where it went (host_profile.h; use it with --only); --seconds:
+ * while the rows' pipelines run and print where it went (host_profile.h; use it with --only;
+ * CUV_PROFILE_STACKS=FILE also writes every sample's stack there, for host_profile.py); --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
  * shared context is made there; default 0; the kernel column comes from device 0).
@@ -375,6 +376,7 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     sources.push_back (std::move (s));
   }
   std::vector<std::thread> feeders;
+  cuvbench::host_profile_enable (true); /* a no-op unless --profile-host */
   for (int p = 0; p < pipelines; p++) {
     gst_element_set_state (runs[p]->pipe, GST_STATE_PLAYING);
     GstElement *appsrc = gst_bin_get_by_name (GST_BIN (runs[p]->pipe), "src");
@@ -402,6 +404,7 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   }
   /* back to NULL before the feeders are joined: after an error a feeder waits in a full appsrc,
    * which going to NULL releases */
+  cuvbench::host_profile_enable (false);
   for (auto &r : runs)
     gst_element_set_state (r->pipe, GST_STATE_NULL);
   for (auto &f : feeders)
@@ -684,7 +687,7 @@ int main (int argc, char **argv)
     }
   }
   if (profile)
-    cuvbench::host_profile_report (stdout, 40);
+    cuvbench::host_profile_report (stdout, 40, g_getenv ("CUV_PROFILE_STACKS"));
   if (g_context)
     gst_context_unref (g_context);
   return 0;

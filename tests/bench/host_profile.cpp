@@ -28,9 +28,12 @@ struct Sample {
 
 Sample *g_samples = nullptr;
 std::atomic<int> g_count{0};
+std::atomic<bool> g_enabled{false};
 
 void on_sigprof (int)
 {
+  if (!g_enabled.load (std::memory_order_relaxed))
+    return;
   const int i = g_count.fetch_add (1, std::memory_order_relaxed);
   if (i >= kMaxSamples)
     return;
@@ -67,7 +70,12 @@ void host_profile_start ()
   setitimer (ITIMER_PROF, &t, nullptr);
 }
 
-void host_profile_report (FILE *out, int top)
+void host_profile_enable (bool on)
+{
+  g_enabled.store (on);
+}
+
+void host_profile_report (FILE *out, int top, const char *stacks)
 {
   if (!g_samples)
     return;
@@ -104,6 +112,25 @@ void host_profile_report (FILE *out, int top)
   };
   print ("self", self);
   print ("total", total);
+  FILE *f = stacks ? std::fopen (stacks, "w") : nullptr;
+  if (!f)
+    return;
+  for (int i = 0; i < n; i++) {
+    const Sample &s = g_samples[i];
+    for (int d = 2; d < s.depth; d++) {
+      Dl_info info;
+      if (dladdr (s.pc[d], &info) && info.dli_fname) {
+        const char *lib = std::strrchr (info.dli_fname, '/');
+        std::fprintf (f, "%s%s+0x%zx:%s", d > 2 ? " " : "", lib ? lib + 1 : info.dli_fname,
+            static_cast<size_t> (static_cast<char *> (s.pc[d]) - static_cast<char *> (info.dli_fbase)),
+            info.dli_sname ? info.dli_sname : "?");
+      } else {
+        std::fprintf (f, "%s?+0x0:?", d > 2 ? " " : "");
+      }
+    }
+    std::fprintf (f, "\n");
+  }
+  std::fclose (f);
 }
 
 }  // namespace cuvbench
