@@ -287,8 +287,8 @@ end_frame (GstCudaVisionFilter *self, cuv::Route &route, const cuv::Route::InFli
   return GST_FLOW_OK;
 }
 
-/* The route's second stream, leased at its first use; false (and the frame uploads on its own
- * stream) when none can be had. */
+/* The route's second stream, leased at its first use; false (the frame fails, as it would
+ * without its own stream) when none can be had. */
 static bool
 upload_stream (GstCudaVisionFilter *self, cuv::Route &route)
 {
@@ -297,7 +297,7 @@ upload_stream (GstCudaVisionFilter *self, cuv::Route &route)
   cudaError_t err = cudaSuccess;
   route.upload = cuv::StreamPool::for_context (route.context)->acquire (&err);
   if (!route.upload)
-    GST_WARNING_OBJECT (self, "no second stream for uploads (%s): uploads do not overlap", cudaGetErrorString (err));
+    GST_ERROR_OBJECT (self, "could not create a second CUDA stream for uploads: %s", cudaGetErrorString (err));
   return static_cast<bool> (route.upload);
 }
 
@@ -349,8 +349,12 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   /* queued ahead of the last frame's wait, an upload runs on the second stream into the other
    * staging buffer (prev_stage, which only a temporal element uses otherwise): the frame that
    * last used it has been waited for (at most two frames are in flight) */
-  const bool overlap_upload = !in_dev && route.may_leave_in_flight && cuv::queues_ahead (route) && upload_stream (self, route);
-  if (in_dev) {
+  const bool overlap_upload = !in_dev && route.may_leave_in_flight && cuv::queues_ahead (route);
+  if (overlap_upload)
+    ok = upload_stream (self, route);
+  if (!ok) {
+    /* end_frame below posts the error */
+  } else if (in_dev) {
     ok = CUV_CUDA_OK (self, cuv::wait_for_writer (in_mem, run_on, route.stream.event ()));
     fin = in_view;
   } else {

@@ -9,6 +9,8 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
+#include <sched.h>
+
 #include <atomic>
 
 #include "cuvcuda.h"
@@ -18,10 +20,25 @@
 namespace cuv {
 
 namespace {
-const bool host_wait_blocks = [] {
+/* CUV_HOST_WAIT: how the host waits (cuvsync.h) */
+enum class HostWait { Spin, Block, Yield };
+const HostWait host_wait = [] {
   const char *v = g_getenv ("CUV_HOST_WAIT");
-  return v && g_str_equal (v, "block");
+  return v && g_str_equal (v, "block") ? HostWait::Block : v && g_str_equal (v, "yield") ? HostWait::Yield : HostWait::Spin;
 }();
+const bool host_wait_blocks = host_wait == HostWait::Block;
+
+/* CUV_HOST_WAIT=yield: asks whether the work is done, and gives the core to another thread
+ * between two questions */
+template <typename Query>
+cudaError_t
+wait_yielding (Query query)
+{
+  cudaError_t err;
+  while ((err = query ()) == cudaErrorNotReady)
+    sched_yield ();
+  return err;
+}
 
 /* the host's waits for a stream, for tests (cuv_host_waits), and for frames in flight
  * (cuv_in_flight_waits) */
@@ -108,6 +125,8 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
 {
   host_waits.fetch_add (1, std::memory_order_relaxed);
+  if (host_wait == HostWait::Yield)
+    return wait_yielding ([stream] { return cudaStreamQuery (stream); });
   if (!host_wait_blocks || !event)
     return cudaStreamSynchronize (stream);
   const cudaError_t err = cudaEventRecord (event, stream);
@@ -122,6 +141,8 @@ cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done)
 cudaError_t finish_in_flight (cudaEvent_t done)
 {
   in_flight_waits.fetch_add (1, std::memory_order_relaxed);
+  if (host_wait == HostWait::Yield)
+    return wait_yielding ([done] { return cudaEventQuery (done); });
   return cudaEventSynchronize (done);
 }
 
@@ -133,6 +154,8 @@ unsigned int in_flight_event_flags ()
 cudaError_t finish_last_frame (cudaStream_t stream)
 {
   host_waits.fetch_add (1, std::memory_order_relaxed);
+  if (host_wait == HostWait::Yield)
+    return wait_yielding ([stream] { return cudaStreamQuery (stream); });
   return cudaStreamSynchronize (stream);
 }
 

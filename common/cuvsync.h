@@ -50,10 +50,11 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
  * on any stream or on the host, sees the whole frame (GStreamer 1.22's contract).
  *
  * How the host waits: cudaStreamSynchronize, which spins while the context has fewer contexts than
- * the machine has cores (CUDA's default scheduling), unless CUV_HOST_WAIT=block is in the
- * environment: then @event (made with cudaEventBlockingSync) is recorded on @stream and the thread
- * sleeps until it completes. A tuning knob for many pipelines in one process, where spinning
- * threads can outnumber the cores (docs/performance.md). */
+ * the machine has cores (CUDA's default scheduling), unless CUV_HOST_WAIT is in the environment:
+ * with `block` @event (made with cudaEventBlockingSync) is recorded on @stream and the thread
+ * sleeps until it completes; with `yield` the thread asks the stream (or event) whether it is done
+ * and yields its core between two questions. Tuning knobs for many pipelines in one process,
+ * where spinning threads can outnumber the cores (docs/performance.md). */
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
 
 /* Frames in flight (the base class's max-frames-in-flight): instead of finish_before_push (), a

@@ -11,11 +11,12 @@
  * element's stream), and those for a frame in flight (cuv_in_flight_waits: a frame pushed once
  * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
  *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--no-many]
- *                   [--profile-host] [--seconds S] [--kernels FILE] [--device N]
+ *                   [--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
- * pipelines); --no-many: not those rows; --profile-host: sample the host's CPU time
+ * pipelines); --no-many: not those rows; --pipelines: their counts
+ * of pipelines (default 1,4,16,32,64); --profile-host: sample the host's CPU time
  * while the rows' pipelines run and print where it went (host_profile.h; use it with --only;
  * CUV_PROFILE_STACKS=FILE also writes every sample's stack there, for host_profile.py); --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
@@ -488,6 +489,7 @@ int main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   bool quick = false, many = true, profile = false;
+  std::vector<int> counts = {1, 4, 16, 32, 64};
   std::string only, kernels_file;
   double seconds = 1.0;
   int device = 0;
@@ -512,6 +514,10 @@ int main (int argc, char **argv)
       only_memory = argv[++i];
     } else if (std::strcmp (argv[i], "--profile-host") == 0) {
       profile = true;
+    } else if (std::strcmp (argv[i], "--pipelines") == 0 && i + 1 < argc) {
+      counts.clear ();
+      for (char *tok = std::strtok (argv[++i], ","); tok; tok = std::strtok (nullptr, ","))
+        counts.push_back (std::atoi (tok));
     } else if (std::strcmp (argv[i], "--no-many") == 0) {
       many = false;
     } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
@@ -527,7 +533,7 @@ int main (int argc, char **argv)
     } else {
       std::fprintf (stderr,
           "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--no-many] "
-          "[--profile-host] [--seconds S] [--kernels FILE] [--device N]\n",
+          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]\n",
           argv[0]);
       return 2;
     }
@@ -664,7 +670,7 @@ int main (int argc, char **argv)
     GST_VIDEO_INFO_FPS_N (&info) = 30;
     GST_VIDEO_INFO_FPS_D (&info) = 1;
     const Config &chain = *std::find_if (configs.begin (), configs.end (), [] (const Config &c) { return c.name == "chain of 4"; });
-    for (int p : {1, 4, 16, 32, 64}) {
+    for (int p : counts) {
       if (quick && p > 16)
         break;
       double worst = 0;
