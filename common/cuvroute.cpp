@@ -146,19 +146,6 @@ is_device_buffer (const cuv::Route &route, GstBuffer *buf)
   return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == route.context;
 }
 
-/* Copies every plane between a device view and a host view (synchronously). */
-static bool
-copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind kind)
-{
-  for (int p = 0; p < src.n_planes; p++) {
-    size_t row = static_cast<size_t> (src.planes[p].width) * cuv::plane_sample_bytes (src.layout, p);
-    if (!CUV_CUDA_OK (self, cudaMemcpy2D (dst.planes[p].data, dst.planes[p].pitch, src.planes[p].data,
-            src.planes[p].pitch, row, src.planes[p].height, kind)))
-      return false;
-  }
-  return true;
-}
-
 /* Queues a copy of every plane between a device view and a host view on @stream. From pageable
  * host memory the driver stages the rows and returns once it has them; into pageable memory it
  * returns when the copy is done; pinned memory is one DMA each way. */
@@ -173,6 +160,13 @@ copy_planes_async (const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind 
       return err;
   }
   return cudaSuccess;
+}
+
+/* The same on the legacy default stream, waited for. */
+static bool
+copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame &dst, cudaMemcpyKind kind)
+{
+  return CUV_CUDA_OK (self, copy_planes_async (src, dst, kind, nullptr)) && CUV_CUDA_OK (self, cudaStreamSynchronize (nullptr));
 }
 
 /* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
@@ -398,10 +392,10 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
     ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (route.context, fin, stream));
   const bool copy_back = !out_dev && writes;
   if (ok && copy_back) {
-    /* in place, the upload counted this memory's coming already */
-    GST_LOG_OBJECT (self, "download into %s memory",
-        (in_place ? in_locked : cuv::lock_pages (route.context, outbuf))
-            ? "page-locked" : "pageable");
+    /* in place, the upload counted this memory's coming already (not inside the log macro, which
+     * evaluates its arguments only when the level is on) */
+    const bool out_locked = in_place ? in_locked : cuv::lock_pages (route.context, outbuf);
+    GST_LOG_OBJECT (self, "download into %s memory", out_locked ? "page-locked" : "pageable");
     ok = CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_view, cudaMemcpyDeviceToHost, stream));
   }
   /* The host waits before the push, unless (1.24+) the frame went from CUDA memory into CUDA

@@ -166,7 +166,7 @@ struct Route {
  * stages system memory for the CUDA backend, keeps a temporal element's previous frame, and
  * synchronizes as cuvsync.h says before returning. @in == @out works in place. Posts an element
  * error on failure. With route.may_leave_in_flight, a frame that the host would wait for is left
- * in flight instead (has_frame_in_flight () is then true): its work is queued, and the route holds
+ * in flight instead (route.left_in_flight is then true): its work is queued, and the route holds
  * references to @in and @out until finish_in_flight (). */
 GstFlowReturn process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *in, GstBuffer *out);
 

@@ -153,10 +153,7 @@ unsigned int in_flight_event_flags ()
 
 cudaError_t finish_last_frame (cudaStream_t stream)
 {
-  host_waits.fetch_add (1, std::memory_order_relaxed);
-  if (host_wait == HostWait::Yield)
-    return wait_yielding ([stream] { return cudaStreamQuery (stream); });
-  return cudaStreamSynchronize (stream);
+  return finish_before_push (stream, nullptr);
 }
 
 void mark_finished (GstMemory *mem)

@@ -252,7 +252,7 @@ drain_frame_in_flight (GstCudaVisionFilter *self)
   }
 }
 
-/* At a flush and at stop: the frame in flight, and one finished after it, are dropped. */
+/* At a flush and at stop: the frames in flight, and one finished after them, are dropped. */
 static void
 drop_frames_in_flight (GstCudaVisionFilter *self)
 {

@@ -41,16 +41,27 @@ void on_sigprof (int)
   g_samples[i].depth = backtrace (g_samples[i].pc, kDepth);
 }
 
-std::string name_of (void *pc)
+/* Where @pc lies: its library's file name, the offset in it, the exported symbol before it (NULL
+ * for none); false when no library holds it. */
+bool locate (void *pc, const char **lib, size_t *offset, const char **symbol)
 {
   Dl_info info;
   if (!dladdr (pc, &info) || !info.dli_fname)
+    return false;
+  const char *slash = std::strrchr (info.dli_fname, '/');
+  *lib = slash ? slash + 1 : info.dli_fname;
+  *offset = static_cast<size_t> (static_cast<char *> (pc) - static_cast<char *> (info.dli_fbase));
+  *symbol = info.dli_sname;
+  return true;
+}
+
+std::string name_of (void *pc)
+{
+  const char *lib, *symbol;
+  size_t offset;
+  if (!locate (pc, &lib, &offset, &symbol))
     return "?";
-  const char *lib = std::strrchr (info.dli_fname, '/');
-  lib = lib ? lib + 1 : info.dli_fname;
-  if (!info.dli_sname)
-    return std::string ("? in ") + lib;
-  return std::string (info.dli_sname) + " (" + lib + ")";
+  return symbol ? std::string (symbol) + " (" + lib + ")" : std::string ("? in ") + lib;
 }
 
 }  // namespace
@@ -106,7 +117,7 @@ void host_profile_report (FILE *out, int top, const char *stacks)
     for (auto &e : m)
       v.emplace_back (e.second, e.first);
     std::sort (v.rbegin (), v.rend ());
-    std::fprintf (out, "host profile, %s (%d samples of 250 us CPU time):\n", title, n);
+    std::fprintf (out, "host profile, %s (%d samples of the CPU time; shares, not times):\n", title, n);
     for (int i = 0; i < top && i < static_cast<int> (v.size ()); i++)
       std::fprintf (out, "  %6.1f%%  %s\n", 100.0 * v[i].first / std::max (n, 1), v[i].second.c_str ());
   };
@@ -118,15 +129,10 @@ void host_profile_report (FILE *out, int top, const char *stacks)
   for (int i = 0; i < n; i++) {
     const Sample &s = g_samples[i];
     for (int d = 2; d < s.depth; d++) {
-      Dl_info info;
-      if (dladdr (s.pc[d], &info) && info.dli_fname) {
-        const char *lib = std::strrchr (info.dli_fname, '/');
-        std::fprintf (f, "%s%s+0x%zx:%s", d > 2 ? " " : "", lib ? lib + 1 : info.dli_fname,
-            static_cast<size_t> (static_cast<char *> (s.pc[d]) - static_cast<char *> (info.dli_fbase)),
-            info.dli_sname ? info.dli_sname : "?");
-      } else {
-        std::fprintf (f, "%s?+0x0:?", d > 2 ? " " : "");
-      }
+      const char *lib = "?", *symbol = nullptr;
+      size_t offset = 0;
+      locate (s.pc[d], &lib, &offset, &symbol);
+      std::fprintf (f, "%s%s+0x%zx:%s", d > 2 ? " " : "", lib, offset, symbol ? symbol : "?");
     }
     std::fprintf (f, "\n");
   }

@@ -1,5 +1,6 @@
 /* A sampling profiler of the host's CPU time for bench_pipelines (--profile-host): SIGPROF every
- * 250 us of the process's CPU time, on whichever thread runs, records the call stack; the report
+ * 250 us of the process's CPU time (the kernel may tick more coarsely: read the shares, not
+ * times), on whichever thread runs, records the call stack; the report
  * names each sample's functions through dladdr (exported symbols: GStreamer's, GLib's, CUDA's
  * entry points, the plugin's exported ones; a static function shows as the nearest exported one
  * before it). Self: the sample's innermost function; total: any frame of the stack.
