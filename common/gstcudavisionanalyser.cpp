@@ -23,6 +23,8 @@ enum {
 namespace {
 
 struct AnalyserImpl {
+  explicit AnalyserImpl (GstElement *element) : messenger (element) {}
+
   std::mutex lock;
   bool post_messages = DEFAULT_POST_MESSAGES;
   guint64 interval = DEFAULT_INTERVAL;
@@ -31,6 +33,8 @@ struct AnalyserImpl {
   bool frame_post_messages = DEFAULT_POST_MESSAGES;
   guint64 frame_interval = DEFAULT_INTERVAL;
   cuv::IntervalClock clock;
+  /* the messages leave from another thread */
+  cuv::Messenger messenger;
 };
 
 }  // namespace
@@ -88,8 +92,9 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
     return;
   GstStructure *s = impl->clock.new_structure (klass->message_name, GST_BASE_TRANSFORM (self)->segment);
   gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
-  klass->interval_results (self, s);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  cuv::ResultWriter write;
+  klass->interval_results (self, &write);
+  impl->messenger.post (s, std::move (write));
   gst_cuda_vision_analyser_reset_interval (self);
 }
 
@@ -126,11 +131,16 @@ gst_cuda_vision_analyser_set_caps (GstBaseTransform *trans, GstCaps *incaps, Gst
   return ok;
 }
 
+/* Every message is on the bus before EOS goes on: the frames in flight publish theirs first. */
 static gboolean
 gst_cuda_vision_analyser_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
+    analyser_impl (GST_CUDA_VISION_ANALYSER (trans))->messenger.drain (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -204,7 +214,7 @@ static void
 gst_cuda_vision_analyser_init (GstCudaVisionAnalyser *self)
 {
   static_cast<GstCudaVisionAnalyserPrivate *> (gst_cuda_vision_analyser_get_instance_private (self))->impl =
-      new AnalyserImpl ();
+      new AnalyserImpl (GST_ELEMENT (self));
 }
 
 static void

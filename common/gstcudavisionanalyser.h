@@ -5,13 +5,14 @@
  * It owns how results leave an element: the `post-messages` and `interval` properties, a
  * GstCustomMeta on every buffer with the frame's results, and an element message per interval
  * with `level`'s timing fields (timestamp, stream-time, running-time, duration), then `frames`,
- * then the interval's results. The interval starts over on a flush, a caps change, at stop and
+ * then the interval's results, built and posted off the streaming thread, in order, all before
+ * EOS goes on (cuvmessenger.h). The interval starts over on a flush, a caps change, at stop and
  * whenever post-messages is off. A subclass says what its results are:
  *
  *   klass->end_frame = my_end_frame;               // whether this frame gave results
  *   klass->frame_results = my_frame_results;       // this frame's fields into the meta
  *   klass->add_to_interval = my_add_to_interval;   // add this frame to the sums
- *   klass->interval_results = my_interval_results; // the sums' fields into the message
+ *   klass->interval_results = my_interval_results; // what writes the sums into the message
  *   klass->reset_interval = my_reset_interval;     // forget the sums
  *   gst_cuda_vision_analyser_class_set_results (klass, "cudafoo", "CudaFooMeta",
  *       "the counts sum the frames of an interval");
@@ -21,6 +22,7 @@
  * transform_cpu/transform_cuda, as for any element. */
 #pragma once
 
+#include "cuvmessenger.h"
 #include "gstcudavisionfilter.h"
 
 G_BEGIN_DECLS
@@ -46,8 +48,10 @@ struct _GstCudaVisionAnalyserClass {
   /* Adds this frame's results to the interval's sums (only while post-messages is on). */
   void (*add_to_interval) (GstCudaVisionAnalyser *self);
 
-  /* The interval's results, into its message (after the timing fields and `frames`). */
-  void (*interval_results) (GstCudaVisionAnalyser *self, GstStructure *message);
+  /* The interval's results, as a function (@write) that writes them into its message, after the
+   * timing fields and `frames`. It runs later, on another thread (cuvmessenger.h): it captures
+   * what it writes by value. */
+  void (*interval_results) (GstCudaVisionAnalyser *self, cuv::ResultWriter *write);
 
   /* Forgets the interval's sums. */
   void (*reset_interval) (GstCudaVisionAnalyser *self);

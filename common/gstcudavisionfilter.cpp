@@ -252,6 +252,12 @@ drain_frame_in_flight (GstCudaVisionFilter *self)
   }
 }
 
+void
+gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self)
+{
+  drain_frame_in_flight (self);
+}
+
 /* At a flush and at stop: the frames in flight, and one finished after them, are dropped. */
 static void
 drop_frames_in_flight (GstCudaVisionFilter *self)

@@ -96,6 +96,11 @@ GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
  * after start, a flush, a caps change or a DISCONT buffer. */
 const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self);
 
+/* Streaming thread, before a serialized event goes on: the frames in flight are finished and
+ * pushed (the base class does it for every serialized event; a subclass that must act after
+ * them and before the event calls it first). */
+void gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self);
+
 /* Passthrough when @identity and both pads carry the same caps; call on property changes and from
  * set_info. */
 void gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity);

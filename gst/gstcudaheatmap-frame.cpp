@@ -111,10 +111,12 @@ gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser)
 }
 
 void
-gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  set_results (message, impl->sum_pixels, impl->sum_difference, impl->max_difference);
+  *write = [pixels = impl->sum_pixels, sum = impl->sum_difference, max = impl->max_difference] (GstStructure *s) {
+    set_results (s, pixels, sum, max);
+  };
 }
 
 void

@@ -67,5 +67,5 @@ GstFlowReturn gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, cons
 gboolean gst_cuda_heatmap_end_frame (GstCudaVisionAnalyser *analyser);
 void gst_cuda_heatmap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta);
 void gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser);
-void gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message);
+void gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);
 void gst_cuda_heatmap_reset_interval (GstCudaVisionAnalyser *analyser);

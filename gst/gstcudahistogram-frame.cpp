@@ -145,10 +145,12 @@ gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
 }
 
 void
-gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (message, impl->sum, impl->frame.bins, impl->sum_pixels, impl->rgb, impl->roi);
+  /* the array of counts is most of a message's cost: it is built on the messenger's thread */
+  *write = [sum = impl->sum, bins = impl->frame.bins, pixels = impl->sum_pixels, rgb = impl->rgb, roi = impl->roi] (
+               GstStructure *s) { set_results (s, sum, bins, pixels, rgb, roi); };
 }
 
 void

@@ -63,5 +63,5 @@ GstFlowReturn gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, co
 gboolean gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser);
 void gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta);
 void gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser);
-void gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message);
+void gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);
 void gst_cuda_histogram_reset_interval (GstCudaVisionAnalyser *analyser);

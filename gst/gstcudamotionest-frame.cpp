@@ -334,14 +334,16 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
 }
 
 void
-gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   int dx, dy;
   global_vector (impl, &dx, &dy);
   const double units = impl->units ? static_cast<double> (impl->units) : 1.0;
-  gst_structure_set (message, "units", G_TYPE_UINT64, impl->units, "mean-magnitude", G_TYPE_DOUBLE,
-      summed_magnitude (impl) / units, "moving-ratio", G_TYPE_DOUBLE, static_cast<double> (impl->moving) / units, "global-dx",
-      G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
+  *write = [n = impl->units, mean = summed_magnitude (impl) / units, moving = static_cast<double> (impl->moving) / units, dx,
+               dy] (GstStructure *s) {
+    gst_structure_set (s, "units", G_TYPE_UINT64, n, "mean-magnitude", G_TYPE_DOUBLE, mean, "moving-ratio", G_TYPE_DOUBLE,
+        moving, "global-dx", G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
+  };
 }
 

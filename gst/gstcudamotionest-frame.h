@@ -106,4 +106,4 @@ void gst_cuda_motionest_release_vectors (GstCudaMotionestImpl *impl);
 void gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser);
 void gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser);
 void gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta);
-void gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message);
+void gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);

@@ -87,10 +87,12 @@ gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser)
 }
 
 void
-gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message)
+gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  set_results (message, impl->sum_pixels, impl->sum_changed, impl->bits_per_pixel);
+  *write = [pixels = impl->sum_pixels, changed = impl->sum_changed, bits = impl->bits_per_pixel] (GstStructure *s) {
+    set_results (s, pixels, changed, bits);
+  };
 }
 
 void

@@ -65,5 +65,5 @@ GstFlowReturn gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, con
 gboolean gst_cuda_noisemap_end_frame (GstCudaVisionAnalyser *analyser);
 void gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta);
 void gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser);
-void gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *message);
+void gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);
 void gst_cuda_noisemap_reset_interval (GstCudaVisionAnalyser *analyser);

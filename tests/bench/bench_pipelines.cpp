@@ -12,6 +12,7 @@
  * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
  *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--no-many]
  *                   [--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]
+ *                   [--pipeline ELEMENTS]...
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
@@ -21,7 +22,10 @@
  * CUV_PROFILE_STACKS=FILE also writes every sample's stack there, for host_profile.py); --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
- * shared context is made there; default 0; the kernel column comes from device 0).
+ * shared context is made there; default 0; the kernel column comes from device 0); --pipeline:
+ * instead of the configurations, this one (the elements between source and sink, as gst-launch
+ * takes them, e.g. "cudahistogram post-messages=false ! cudaheatmap"; repeatable), with no
+ * kernel column: for trying a property's cost, or profiling one row alone.
  * With a GPU, each frame size and format starts with the PCIe floor of the same run: one frame
  * copied from page-locked memory to the device, back, and both at once on two streams (median of
  * 30); rows from host memory give the duplex figure's share of their time ("pcie": 1.00 is a
@@ -496,6 +500,7 @@ int main (int argc, char **argv)
   std::vector<cuvtest::Size> sizes = {{1920, 1080}, {3840, 2160}};
   std::vector<GstVideoFormat> formats = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12};
   std::string only_memory;
+  std::vector<std::string> custom; /* --pipeline */
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--quick") == 0) {
       quick = true;
@@ -530,10 +535,12 @@ int main (int argc, char **argv)
       kernels_file = argv[++i];
     } else if (std::strcmp (argv[i], "--device") == 0 && i + 1 < argc) {
       device = std::atoi (argv[++i]);
+    } else if (std::strcmp (argv[i], "--pipeline") == 0 && i + 1 < argc) {
+      custom.push_back (argv[++i]);
     } else {
       std::fprintf (stderr,
           "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--no-many] "
-          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]\n",
+          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--pipeline ELEMENTS]...\n",
           argv[0]);
       return 2;
     }
@@ -565,7 +572,7 @@ int main (int argc, char **argv)
       gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", device, quick ? 1 : 3);
 
   const std::string sink = " ! fakesink name=sink";
-  const std::vector<Config> configs = {
+  std::vector<Config> configs = {
     {"source alone", "fakesink name=sink", {}},
     {"cudasobel", "cudasobel" + sink, {"cudasobel mode=color"}},
     {"cudaenhance", "cudaenhance contrast=1.4 saturation=1.3" + sink, {"cudaenhance (camera-like content)"}},
@@ -590,6 +597,12 @@ int main (int argc, char **argv)
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
         {"cudasobel mode=color", "cudahistogram + copy to host"}},
   };
+  if (!custom.empty ()) {
+    configs.clear ();
+    for (const std::string &e : custom)
+      configs.push_back ({e, e + sink, {}});
+    many = false;
+  }
   /* the host's waits for a stream in our elements (common/cuvsync.cpp), 0 where the plugin lacks the hook */
   auto waits_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_host_waits"));
   auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };

@@ -284,6 +284,18 @@ struct BusHarness {
   }
 };
 
+/* The analysers post their element messages from another thread, each of them before EOS leaves
+ * the element: sends EOS through @h, then takes every element message on @bus, in order (the
+ * caller unrefs them). */
+inline std::vector<GstMessage *> element_messages_at_eos (GstHarness *h, GstBus *bus)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()), "EOS was not taken");
+  std::vector<GstMessage *> out;
+  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))
+    out.push_back (m);
+  return out;
+}
+
 /* The first error message on @bus within a second, or NULL. */
 inline GstMessage *wait_error (GstBus *bus)
 {

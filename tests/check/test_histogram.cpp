@@ -3,6 +3,7 @@
  * bins changed while playing, post-messages off. Runs without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
+#include <map>
 
 #include "cuvcheck.h"
 #include "gstcudahistogrammeta.h"
@@ -86,13 +87,6 @@ check_results (const GstStructure *s, const Count &c, bool rgb, const std::strin
         "%s: channel means", what.c_str ());
 }
 
-/* The element message of @bus, if any was posted. */
-static GstMessage *
-pop_histogram_message (GstBus *bus)
-{
-  return gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
-}
-
 GST_START_TEST (test_meta_and_message_match_direct_count)
 {
   const cuvtest::Size sizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}};
@@ -116,8 +110,9 @@ GST_START_TEST (test_meta_and_message_match_direct_count)
         check_results (meta, c, GST_VIDEO_INFO_IS_RGB (&info), what + " (meta)");
         guint64 counts[256];
         fail_unless_equals_int (gst_cuda_histogram_meta_get_counts (out, counts, 256), 32);
-        GstMessage *msg = pop_histogram_message (bh.bus);
-        fail_unless (msg != nullptr, "%s: no message", what.c_str ());
+        std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
+        fail_unless_equals_int (msgs.size (), 1);
+        GstMessage *msg = msgs[0];
         const GstStructure *s = gst_message_get_structure (msg);
         fail_unless (gst_structure_has_name (s, "cudahistogram"));
         for (const char *f : {"timestamp", "stream-time", "running-time", "duration"})
@@ -195,33 +190,29 @@ GST_START_TEST (test_interval_sums_frames)
   GstVideoInfo info = info_for (GST_VIDEO_FORMAT_GRAY8, 40, 30);
   BusHarness bh ("cudahistogram backend=cpu bins=8 interval=90000000");
   gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
-  std::vector<guint64> sum (8, 0);
-  int messages = 0;
+  /* the sums of frames 0-2, 3-5 and 6-8; the messages come from another thread, all before EOS */
+  std::vector<std::vector<guint64>> sums (3, std::vector<guint64> (8, 0));
   for (int i = 0; i < 9; i++) {
     GstBuffer *in = make_buffer (info, 0, 100 + i);
     GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
     Count c = count_frame (in, info, 8, 0, 0, 40, 30);
     for (int k = 0; k < 8; k++)
-      sum[k] += c.bins[k];
+      sums[i / 3][k] += c.bins[k];
     gst_buffer_unref (gst_harness_push_and_pull (bh.h, in));
-    GstMessage *msg = pop_histogram_message (bh.bus);
-    if (i % 3 != 2) {
-      fail_unless (msg == nullptr, "a message after frame %d, inside the interval", i);
-      continue;
-    }
-    fail_unless (msg != nullptr, "no message after frame %d", i);
-    const GstStructure *s = gst_message_get_structure (msg);
+  }
+  std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
+  fail_unless_equals_int (msgs.size (), 3);
+  for (size_t m = 0; m < msgs.size (); m++) {
+    const GstStructure *s = gst_message_get_structure (msgs[m]);
     guint frames = 0;
     guint64 ts = 0, dur = 0;
     fail_unless (gst_structure_get_uint (s, "frames", &frames) && frames == 3);
-    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts) && ts == static_cast<guint64> ((i - 2) * GST_SECOND / 30));
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts) && ts == static_cast<guint64> (3 * m * GST_SECOND / 30),
+        "message %zu: timestamp %" G_GUINT64_FORMAT, m, ts);
     fail_unless (gst_structure_get_uint64 (s, "duration", &dur) && dur == 3 * (GST_SECOND / 30));
-    fail_unless (histogram_field (s) == sum, "the interval's histogram is not the sum of its frames");
-    std::fill (sum.begin (), sum.end (), 0);
-    messages++;
-    gst_message_unref (msg);
+    fail_unless (histogram_field (s) == sums[m], "interval %zu: the histogram is not the sum of its frames", m);
+    gst_message_unref (msgs[m]);
   }
-  fail_unless_equals_int (messages, 3);
 }
 GST_END_TEST;
 
@@ -301,8 +292,68 @@ GST_START_TEST (test_post_messages_off)
     fail_unless (gst_cuda_histogram_meta_get_structure (out) != nullptr, "the meta is there without messages");
     gst_buffer_unref (out);
   }
-  GstMessage *msg = pop_histogram_message (bh.bus);
-  fail_unless (msg == nullptr, "a message with post-messages=false");
+  fail_unless (element_messages_at_eos (bh.h, bh.bus).empty (), "a message with post-messages=false");
+}
+GST_END_TEST;
+
+/* In a pipeline, two analysers: every frame's message of each, in stream order, all of them on
+ * the bus before EOS, though a helper thread posts them (docs/results.md). */
+GST_START_TEST (test_messages_in_order_before_eos)
+{
+  const int frames = 60;
+  GstElement *pipe = gst_parse_launch (("videotestsrc num-buffers=" + std::to_string (frames) +
+      " ! video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudahistogram backend=cpu ! "
+      "cudaheatmap backend=cpu ! fakesink").c_str (), nullptr);
+  fail_unless (pipe != nullptr);
+  GstBus *bus = gst_element_get_bus (pipe);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::map<std::string, std::vector<guint64>> stamps;
+  bool eos = false;
+  while (GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+             static_cast<GstMessageType> (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR))) {
+    const GstMessageType type = GST_MESSAGE_TYPE (m);
+    fail_unless (!eos, "a message after EOS");
+    fail_if (type == GST_MESSAGE_ERROR, "an error");
+    if (type == GST_MESSAGE_ELEMENT) {
+      guint64 ts = 0;
+      const GstStructure *s = gst_message_get_structure (m);
+      fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+      stamps[gst_structure_get_name (s)].push_back (ts);
+    }
+    eos = type == GST_MESSAGE_EOS;
+    gst_message_unref (m);
+    if (eos)
+      break;
+  }
+  fail_unless (eos, "no EOS");
+  /* nothing comes after EOS either */
+  fail_unless (gst_bus_timed_pop_filtered (bus, GST_SECOND / 10, GST_MESSAGE_ELEMENT) == nullptr, "a message after EOS");
+  for (const char *name : {"cudahistogram", "cudaheatmap"}) {
+    const std::vector<guint64> &t = stamps[name];
+    fail_unless_equals_int (t.size (), frames);
+    for (int i = 0; i < frames; i++)
+      fail_unless (t[i] == gst_util_uint64_scale (i, GST_SECOND, 30), "%s: message %d has timestamp %" G_GUINT64_FORMAT, name,
+          i, t[i]);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+/* Stopped while its messages are still being posted, a pipeline shuts down cleanly and the
+ * element goes away only after its last message (the helper thread holds it). */
+GST_START_TEST (test_stop_while_posting)
+{
+  for (int i = 0; i < 20; i++) {
+    GstElement *pipe = gst_parse_launch ("videotestsrc ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+        "cudahistogram backend=cpu ! fakesink", nullptr);
+    fail_unless (pipe != nullptr);
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    g_usleep (2000 * (i % 5));
+    fail_unless (gst_element_set_state (pipe, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    gst_object_unref (pipe);
+  }
 }
 GST_END_TEST;
 
@@ -321,6 +372,8 @@ cudahistogram_suite (void)
   tcase_add_test (tc, test_roi_clipped_and_empty);
   tcase_add_test (tc, test_bins_change_at_next_frame);
   tcase_add_test (tc, test_post_messages_off);
+  tcase_add_test (tc, test_messages_in_order_before_eos);
+  tcase_add_test (tc, test_stop_while_posting);
   return s;
 }
 

@@ -1,0 +1,60 @@
+/* gst-cudavision: an element's messages built and posted off its streaming thread, in order.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * An analyser posts one message per interval, by default every frame. Building it (cudahistogram's
+ * holds an array of 256 GValues) and posting it (two buses, a wake-up of the application's thread)
+ * cost the streaming thread as much as the frame's whole GPU work at 1920x1080 (issue 16). Here
+ * the streaming thread only hands over what the message says; a thread of a pool shared by all
+ * elements writes the fields and posts the message, one element's messages in the order given.
+ * drain () returns when every message given so far is on the bus: the analyser calls it before
+ * EOS goes on, so that an application sees all of them before the EOS message. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+
+namespace cuv {
+
+/* Writes an interval's results into its message's structure; runs on the messenger's thread, so
+ * it holds copies of what it writes, never pointers into the element's state. */
+using ResultWriter = std::function<void (GstStructure *)>;
+
+class Messenger {
+ public:
+  /* @element posts the messages; it is referenced while a thread posts for it. */
+  explicit Messenger (GstElement *element) : element_ (element) {}
+  ~Messenger () { drain (); }
+  Messenger (const Messenger &) = delete;
+  Messenger &operator= (const Messenger &) = delete;
+
+  /* Queues an element message: @s (taken) after @write has added its fields. Posted at once, on
+   * the calling thread, if no thread of the pool can take it. */
+  void post (GstStructure *s, ResultWriter write);
+
+  /* Returns once every message given so far is posted (at once on the pool's own thread, where a
+   * bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
+   * is shut down may wait for this thread. */
+  void drain (GstPad *pad = nullptr);
+
+ private:
+  struct Pending {
+    GstStructure *s;
+    ResultWriter write;
+  };
+  static void run (gpointer data, gpointer pool_data);
+  void post_pending ();
+  static void post_now (GstElement *element, Pending &p);
+
+  GstElement *element_;
+  std::mutex lock_;
+  std::condition_variable idle_;
+  std::deque<Pending> pending_;
+  bool scheduled_ = false; /* a thread of the pool has this messenger, or will */
+  GThread *poster_ = nullptr; /* the thread posting now */
+};
+
+}  // namespace cuv
