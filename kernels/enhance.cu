@@ -6,6 +6,8 @@
  * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. */
 #include "enhance.h"
 
+#include <algorithm>
+
 #include "cuda_access.cuh"
 #include "enhance_math.h"
 
@@ -118,15 +120,11 @@ enhance_rgb_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pit
 
 /* Luma plane: a byte lookup. */
 template <bool kVec>
-__global__ void __launch_bounds__ (kBlockX * kBlockY)
-enhance_y_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch, int width, int height,
-    const EnhanceTables *tables)
+__device__ __forceinline__ void enhance_y (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch, int width,
+    int height, const uint8_t *ty, int x0, int y0)
 {
-  const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
-  const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
   if (x0 >= width)
     return;
-  const uint8_t *ty = tables->y;
   const int y_end = min (y0 + kRows, height);
   for (int y = y0; y < y_end; y++) {
     const uint8_t *in = src + static_cast<size_t> (y) * src_pitch;
@@ -143,21 +141,36 @@ enhance_y_kernel (const uint8_t *src, int src_pitch, uint8_t *dst, int dst_pitch
   }
 }
 
-/* Chroma: one sample pair per thread, from two planes (I420) or one interleaved plane (NV12:
- * u_src == v_src - 1 with a sample step of 2). */
-__global__ void __launch_bounds__ (kBlockX * kBlockY)
-enhance_uv_kernel (const uint8_t *u_src, const uint8_t *v_src, int u_pitch, int v_pitch, uint8_t *u_dst,
-    uint8_t *v_dst, int du_pitch, int dv_pitch, int step, int width, int height, const EnhanceTables *tables)
+/* A YUV frame in one launch: the first luma_rows rows of blocks do the luma plane, kPix x kRows
+ * bytes a thread; the rows below do the chroma, one sample pair a thread, from two planes (I420)
+ * or one interleaved plane (NV12: u == v - 1 with a sample step of 2). */
+struct YuvArgs {
+  const uint8_t *y_src;
+  uint8_t *y_dst;
+  int y_src_pitch, y_dst_pitch, width, height;
+  const uint8_t *u_src, *v_src;
+  uint8_t *u_dst, *v_dst;
+  int u_pitch, v_pitch, du_pitch, dv_pitch, step, c_width, c_height;
+  int luma_rows; /* rows of blocks that do the luma plane */
+};
+
+template <bool kVec>
+__global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_yuv_kernel (YuvArgs a, const EnhanceTables *tables)
 {
-  const int x = blockIdx.x * kBlockX + threadIdx.x;
-  const int y = blockIdx.y * kBlockY + threadIdx.y;
-  if (x >= width || y >= height)
+  if (static_cast<int> (blockIdx.y) < a.luma_rows) {
+    enhance_y<kVec> (a.y_src, a.y_src_pitch, a.y_dst, a.y_dst_pitch, a.width, a.height, tables->y,
+        (blockIdx.x * kBlockX + threadIdx.x) * kPix, (blockIdx.y * kBlockY + threadIdx.y) * kRows);
     return;
-  int u = __ldg (u_src + static_cast<size_t> (y) * u_pitch + x * step);
-  int v = __ldg (v_src + static_cast<size_t> (y) * v_pitch + x * step);
+  }
+  const int x = blockIdx.x * kBlockX + threadIdx.x;
+  const int y = (blockIdx.y - a.luma_rows) * kBlockY + threadIdx.y;
+  if (x >= a.c_width || y >= a.c_height)
+    return;
+  int u = __ldg (a.u_src + static_cast<size_t> (y) * a.u_pitch + x * a.step);
+  int v = __ldg (a.v_src + static_cast<size_t> (y) * a.v_pitch + x * a.step);
   uint32_t uv = __ldg (tables->uv + u * 256 + v);
-  u_dst[static_cast<size_t> (y) * du_pitch + x * step] = uv & 0xff;
-  v_dst[static_cast<size_t> (y) * dv_pitch + x * step] = uv >> 8;
+  a.u_dst[static_cast<size_t> (y) * a.du_pitch + x * a.step] = uv & 0xff;
+  a.v_dst[static_cast<size_t> (y) * a.dv_pitch + x * a.step] = uv >> 8;
 }
 
 bool aligned (const Plane &s, const Plane &d, int align)
@@ -185,25 +198,19 @@ cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTable
     return cudaGetLastError ();
   }
 
+  /* NV12 or I420: luma and chroma in one launch (a launch costs the host more than these planes
+   * cost the GPU at 1920x1080) */
+  const Plane &cu = src.planes[1], &du = dst.planes[1];
+  const bool nv12 = src.layout == PixelLayout::NV12;
+  const Plane &cv = nv12 ? cu : src.planes[2], &dv = nv12 ? du : dst.planes[2];
+  YuvArgs a{s.data, d.data, s.pitch, d.pitch, s.width, s.height, cu.data, nv12 ? cu.data + 1 : cv.data, du.data,
+      nv12 ? du.data + 1 : dv.data, cu.pitch, cv.pitch, du.pitch, dv.pitch, nv12 ? 2 : 1, cu.width, cu.height,
+      static_cast<int> (grid.y)};
+  dim3 yuv_grid (std::max<unsigned> (grid.x, div_up (cu.width, kBlockX)), grid.y + div_up (cu.height, kBlockY));
   if (aligned (s, d, 4))
-    enhance_y_kernel<true><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, tables);
+    enhance_yuv_kernel<true><<<yuv_grid, block, 0, stream>>> (a, tables);
   else
-    enhance_y_kernel<false><<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, tables);
-  cudaError_t err = cudaGetLastError ();
-  if (err != cudaSuccess)
-    return err;
-
-  const Plane &cu = src.planes[1];
-  dim3 cgrid (div_up (cu.width, kBlockX), div_up (cu.height, kBlockY));
-  if (src.layout == PixelLayout::NV12) {
-    const Plane &du = dst.planes[1];
-    enhance_uv_kernel<<<cgrid, block, 0, stream>>> (cu.data, cu.data + 1, cu.pitch, cu.pitch, du.data, du.data + 1,
-        du.pitch, du.pitch, 2, cu.width, cu.height, tables);
-  } else {
-    const Plane &cv = src.planes[2], &du = dst.planes[1], &dv = dst.planes[2];
-    enhance_uv_kernel<<<cgrid, block, 0, stream>>> (cu.data, cv.data, cu.pitch, cv.pitch, du.data, dv.data,
-        du.pitch, dv.pitch, 1, cu.width, cu.height, tables);
-  }
+    enhance_yuv_kernel<false><<<yuv_grid, block, 0, stream>>> (a, tables);
   return cudaGetLastError ();
 }
 

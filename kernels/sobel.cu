@@ -171,15 +171,42 @@ __device__ __forceinline__ void sobel4_color (const uint32_t (&lo)[3][6], const 
   }
 }
 
+/* The chroma planes of a luma frame (NV12, I420), which the output gets as 128 (no colour): each
+ * thread fills the part of every plane that lies under its pixels, so no second operation runs. */
+struct Chroma {
+  uint8_t *data[2];
+  int pitch[2];
+  int width[2]; /* bytes per row */
+  int height[2];
+  int n;
+};
+
+/* The bytes [x0, x1) x rows [y0, y1) of the luma plane map to [floor (x0 * cw / width), ...) of a
+ * chroma plane cw bytes wide (rows alike): neighbouring threads meet exactly, the last one reaches
+ * the edge, whatever the subsampling and odd sizes. */
+__device__ __forceinline__ void fill_chroma (const Chroma &c, int x0, int y0, int width, int height)
+{
+  const int x1 = min (x0 + kPix, width), y1 = min (y0 + kRows, height);
+  for (int p = 0; p < c.n; p++) {
+    const int bx0 = x0 * c.width[p] / width, bx1 = x1 == width ? c.width[p] : x1 * c.width[p] / width;
+    const int by0 = y0 * c.height[p] / height, by1 = y1 == height ? c.height[p] : y1 * c.height[p] / height;
+    for (int y = by0; y < by1; y++)
+      for (int x = bx0; x < bx1; x++)
+        c.data[p][static_cast<size_t> (y) * c.pitch[p] + x] = 128;
+  }
+}
+
 template <Kind K, bool kVec, Output kOut>
 __global__ void __launch_bounds__ (kBlockX * kBlockY, CUV_SOBEL_MIN_BLOCKS)
 sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restrict__ dst,
-    int dst_pitch, int width, int height, float scale, int thr_energy)
+    int dst_pitch, int width, int height, float scale, int thr_energy, Chroma chroma)
 {
   const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * kPix;
   const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
   if (x0 >= width || y0 >= height)
     return;
+  if constexpr (K == Kind::Gray)
+    fill_chroma (chroma, x0, y0, width, height);
 
   const SideOffsets side = {static_cast<uint32_t> (max (x0 - 1, 0)) * kBytes<K>,
       static_cast<uint32_t> (min (x0 + kPix, width - 1)) * kBytes<K>};
@@ -260,7 +287,7 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
 }
 
 template <Kind K>
-cudaError_t launch (const Plane &s, const Plane &d, const SobelParams &p, cudaStream_t stream)
+cudaError_t launch (const Plane &s, const Plane &d, const SobelParams &p, cudaStream_t stream, const Chroma &chroma = {})
 {
   dim3 block (kBlockX, kBlockY);
   dim3 grid (div_up (div_up (s.width, kPix), kBlockX), div_up (div_up (s.height, kRows), kBlockY));
@@ -276,7 +303,7 @@ cudaError_t launch (const Plane &s, const Plane &d, const SobelParams &p, cudaSt
                : p.fast_root ? sobel_kernel<K, kV, Output::Fast> : sobel_kernel<K, kV, Output::Exact>;
   };
   auto kernel = vec ? pick (std::true_type{}) : pick (std::false_type{});
-  kernel<<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, p.scale, thr_energy);
+  kernel<<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, p.scale, thr_energy, chroma);
   return cudaGetLastError ();
 }
 
@@ -347,13 +374,15 @@ cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &p
       return launch<Kind::BgrLuma> (s, d, params, stream);
     return launch<Kind::RgbLuma> (s, d, params, stream);
   }
-  cudaError_t err = launch<Kind::Gray> (s, d, params, stream);
-  for (int p = 1; p < src.n_planes && err == cudaSuccess; p++) {
+  Chroma chroma{};
+  for (int p = 1; p < dst.n_planes && chroma.n < 2; p++, chroma.n++) {
     const Plane &c = dst.planes[p];
-    err = cudaMemset2DAsync (c.data, c.pitch, 128, static_cast<size_t> (c.width) * plane_sample_bytes (src.layout, p),
-        c.height, stream);
+    chroma.data[chroma.n] = c.data;
+    chroma.pitch[chroma.n] = c.pitch;
+    chroma.width[chroma.n] = c.width * plane_sample_bytes (dst.layout, p);
+    chroma.height[chroma.n] = c.height;
   }
-  return err;
+  return launch<Kind::Gray> (s, d, params, stream, chroma);
 }
 
 }  // namespace cuv
