@@ -82,15 +82,26 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 
 /* ---- results ---- */
 
+/* The meta's counts are one GBytes (@counts_as_bytes): a transform downstream that copies the
+ * meta then takes a reference, where an array of 256 GValues cost it as much as our frame's
+ * whole GPU work at 1920x1080 (issue 16). The message's counts stay a GstValueArray, readable as
+ * it is printed (gst-launch-1.0 -m) and as a Python list. */
 static void
-set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64 pixels, bool rgb, const cuv::Roi &roi)
+set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64 pixels, bool rgb, const cuv::Roi &roi,
+    bool counts_as_bytes)
 {
   const double n = pixels ? static_cast<double> (pixels) : 1.0;
   /* variance from integer sums: n * sum(y^2) - sum(y)^2 is exact in 128 bits */
   unsigned __int128 spread = static_cast<unsigned __int128> (pixels) * r.sum_y2 -
       static_cast<unsigned __int128> (r.sum_y) * r.sum_y;
   gst_structure_set (s, "pixels", G_TYPE_UINT64, pixels, "bins", G_TYPE_UINT, bins, nullptr);
-  cuv::set_uint64_array (s, "histogram", r.counts, bins);
+  if (counts_as_bytes) {
+    GBytes *counts = g_bytes_new (r.counts, bins * sizeof (guint64));
+    gst_structure_set (s, "histogram", G_TYPE_BYTES, counts, nullptr);
+    g_bytes_unref (counts);
+  } else {
+    cuv::set_uint64_array (s, "histogram", r.counts, bins);
+  }
   gst_structure_set (s, "luma-mean", G_TYPE_DOUBLE, static_cast<double> (r.sum_y) / n, "luma-variance", G_TYPE_DOUBLE,
       static_cast<double> (spread) / (n * n), nullptr);
   if (rgb)
@@ -129,7 +140,7 @@ void
 gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi);
+  set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi, true);
 }
 
 void
@@ -150,7 +161,7 @@ gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, cuv::Resul
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
   /* the array of counts is most of a message's cost: it is built on the messenger's thread */
   *write = [sum = impl->sum, bins = impl->frame.bins, pixels = impl->sum_pixels, rgb = impl->rgb, roi = impl->roi] (
-               GstStructure *s) { set_results (s, sum, bins, pixels, rgb, roi); };
+               GstStructure *s) { set_results (s, sum, bins, pixels, rgb, roi, false); };
 }
 
 void

@@ -6,7 +6,8 @@
  * (also readable from Python: Gst.Buffer.get_custom_meta ("CudaHistogramMeta").get_structure ())
  * holds:
  *   bins            guint     number of bins (1..256)
- *   histogram       GstValueArray of guint64, one count per bin
+ *   histogram       GBytes: bins guint64 counts, one per bin, in the machine's byte order
+ *                   (the element message's `histogram` is a GstValueArray of guint64 instead)
  *   pixels          guint64   pixels counted (the ROI's area; 0 when it is empty)
  *   luma-mean       gdouble   0..255
  *   luma-variance   gdouble   population variance of luma
@@ -33,12 +34,14 @@ static inline guint
 gst_cuda_histogram_meta_get_counts (GstBuffer *buffer, guint64 *counts, guint n)
 {
   const GstStructure *s = gst_cuda_histogram_meta_get_structure (buffer);
-  const GValue *array = s ? gst_structure_get_value (s, "histogram") : NULL;
-  if (!array)
+  const GValue *v = s ? gst_structure_get_value (s, "histogram") : NULL;
+  if (!v || !G_VALUE_HOLDS (v, G_TYPE_BYTES) || !g_value_get_boxed (v))
     return 0;
-  guint bins = gst_value_array_get_size (array);
+  gsize size = 0;
+  const guint64 *data = (const guint64 *) g_bytes_get_data ((GBytes *) g_value_get_boxed (v), &size);
+  guint bins = (guint) (size / sizeof (guint64));
   for (guint i = 0; i < bins && i < n; i++)
-    counts[i] = g_value_get_uint64 (gst_value_array_get_value (array, i));
+    counts[i] = data[i];
   return bins;
 }
 

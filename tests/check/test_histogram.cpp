@@ -54,12 +54,25 @@ count_frame (GstBuffer *buf, const GstVideoInfo &info, int nbins, int x0, int y0
   return c;
 }
 
+/* The counts of a meta (GBytes of guint64) or a message (GstValueArray of guint64); each in its
+ * own type only. */
 static std::vector<guint64>
 histogram_field (const GstStructure *s)
 {
   std::vector<guint64> v;
   const GValue *a = gst_structure_get_value (s, "histogram");
-  for (guint i = 0; a && i < gst_value_array_get_size (a); i++)
+  fail_unless (a != nullptr, "no histogram field");
+  const bool meta = !gst_structure_has_name (s, "cudahistogram");
+  if (meta) {
+    fail_unless (G_VALUE_HOLDS (a, G_TYPE_BYTES), "the meta's histogram is not GBytes");
+    gsize size = 0;
+    auto data = static_cast<const guint64 *> (g_bytes_get_data (static_cast<GBytes *> (g_value_get_boxed (a)), &size));
+    fail_unless (size % sizeof (guint64) == 0);
+    v.assign (data, data + size / sizeof (guint64));
+    return v;
+  }
+  fail_unless (GST_VALUE_HOLDS_ARRAY (a), "the message's histogram is not a GstValueArray");
+  for (guint i = 0; i < gst_value_array_get_size (a); i++)
     v.push_back (g_value_get_uint64 (gst_value_array_get_value (a, i)));
   return v;
 }
