@@ -72,4 +72,16 @@ Messenger::drain (GstPad *pad)
     idle_.wait_for (lk, std::chrono::milliseconds (10));
 }
 
+void
+Messenger::stop ()
+{
+  std::unique_lock<std::mutex> lk (lock_);
+  for (Pending &p : pending_)
+    gst_structure_free (p.s);
+  pending_.clear ();
+  if (poster_ == g_thread_self ())
+    return;
+  idle_.wait (lk, [this] { return !scheduled_; });
+}
+
 }  // namespace cuv

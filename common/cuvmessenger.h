@@ -27,7 +27,7 @@ class Messenger {
  public:
   /* @element posts the messages; it is referenced while a thread posts for it. */
   explicit Messenger (GstElement *element) : element_ (element) {}
-  ~Messenger () { drain (); }
+  ~Messenger () { stop (); }
   Messenger (const Messenger &) = delete;
   Messenger &operator= (const Messenger &) = delete;
 
@@ -39,6 +39,11 @@ class Messenger {
    * bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
    * is shut down may wait for this thread. */
   void drain (GstPad *pad = nullptr);
+
+  /* At stop: the messages not yet begun are dropped, and the one being posted is waited for (not
+   * on the pool's own thread), so that nothing is posted once the element has stopped, when its
+   * bin may be going away. */
+  void stop ();
 
  private:
   struct Pending {

@@ -147,6 +147,7 @@ gst_cuda_vision_analyser_sink_event (GstBaseTransform *trans, GstEvent *event)
 static gboolean
 gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 {
+  analyser_impl (GST_CUDA_VISION_ANALYSER (trans))->messenger.stop ();
   gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
