@@ -239,8 +239,8 @@ finish_frame_in_flight (GstCudaVisionFilter *self, GstBuffer **out)
 
 /* Streaming thread, before a serialized event or a drain query goes on: the frames in flight
  * leave first. */
-static void
-drain_frame_in_flight (GstCudaVisionFilter *self)
+void
+gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self)
 {
   while (cuv::has_frame_in_flight (gst_cuda_vision_filter_impl (self)->route)) {
     GstBuffer *buf = nullptr;
@@ -250,12 +250,6 @@ drain_frame_in_flight (GstCudaVisionFilter *self)
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
   }
-}
-
-void
-gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self)
-{
-  drain_frame_in_flight (self);
 }
 
 /* At a flush and at stop: the frames in flight, and one finished after them, are dropped. */
@@ -350,7 +344,7 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
       gst_cuda_handle_context_query (GST_ELEMENT (trans), query, priv->route.context))
     return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_DRAIN && direction == GST_PAD_SINK)
-    drain_frame_in_flight (GST_CUDA_VISION_FILTER (trans));
+    gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
   /* a frame in flight leaves when the next arrives: a frame's duration more */
@@ -646,7 +640,7 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     drop_frames_in_flight (GST_CUDA_VISION_FILTER (trans));
   else if (GST_EVENT_IS_SERIALIZED (event))
-    drain_frame_in_flight (GST_CUDA_VISION_FILTER (trans));
+    gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal) {
     if (std::shared_ptr<CapsState> state = priv->route.state ()) {
       GST_DEBUG_OBJECT (trans, "FLUSH_STOP: forgetting the previous frame");
