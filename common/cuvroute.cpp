@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "copy.h"
+#include "cuvhostcopy.h"
 #include "cuvpinned.h"
 #include "cuvroute.h"
 #include "cuvsync.h"
@@ -243,6 +244,22 @@ ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::S
   return true;
 }
 
+/* The page-locked twin of @stage's device frame, for the staged upload. */
+static bool
+ensure_host_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::Staging &stage)
+{
+  if (stage.host)
+    return true;
+  if (!CUV_CUDA_OK (self, stage.host.allocate (route.context, cuv::CudaBuffer::Kind::Pinned, stage.device.size ()))) {
+    stage.host.reset ();
+    return false;
+  }
+  stage.host_frame = stage.device_frame;
+  for (int p = 0; p < stage.host_frame.n_planes; p++)
+    stage.host_frame.planes[p].data = stage.host.data () + (stage.device_frame.planes[p].data - stage.device.data ());
+  return true;
+}
+
 enum class Wait { None, Now, InFlight };
 
 /* What a frame on the CUDA backend does after its work was queued: the host's wait (@wait), the
@@ -358,15 +375,20 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
       std::swap (st.in_stage, st.prev_stage);
     ok = ensure_staging (self, route, st.in_stage, &st.in_info, st.in_layout);
     in_locked = cuv::lock_pages (route.context, inbuf);
-    GST_LOG_OBJECT (self, "upload from %s memory%s", in_locked ? "page-locked" : "pageable",
-        overlap_upload ? " on the upload stream" : "");
+    /* pageable memory that comes once: our threads' copy into page-locked staging beats the
+     * driver's (cuvhostcopy.h) */
+    const bool staged = !in_locked && cuv::staged_upload_pays (in_view);
+    GST_LOG_OBJECT (self, "upload from %s memory%s%s", in_locked ? "page-locked" : "pageable",
+        staged ? " through our staging" : "", overlap_upload ? " on the upload stream" : "");
+    cudaStream_t up = overlap_upload ? route.upload.get () : stream;
+    if (ok && staged)
+      ok = ensure_host_staging (self, route, st.in_stage) &&
+          CUV_CUDA_OK (self, cuv::upload_staged (in_view, st.in_stage.host_frame, st.in_stage.device_frame, up));
+    else if (ok)
+      ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, up));
     if (ok && overlap_upload) {
-      cudaStream_t up = route.upload.get ();
       cudaEvent_t uploaded = route.upload.event ();
-      ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, up)) &&
-          CUV_CUDA_OK (self, cudaEventRecord (uploaded, up)) && CUV_CUDA_OK (self, cudaStreamWaitEvent (stream, uploaded, 0));
-    } else if (ok) {
-      ok = CUV_CUDA_OK (self, copy_planes_async (in_view, st.in_stage.device_frame, cudaMemcpyHostToDevice, stream));
+      ok = CUV_CUDA_OK (self, cudaEventRecord (uploaded, up)) && CUV_CUDA_OK (self, cudaStreamWaitEvent (stream, uploaded, 0));
     }
     fin = st.in_stage.device_frame;
   }

@@ -8,8 +8,9 @@
  * alone would pass CUDA memory through), and system memory into the CPU backend.
  * The pipelines run to EOS; the caps are read from the pads then. And where a side is system
  * memory on the CUDA backend, the memory is page-locked (issue 17): upstream writes into the pool
- * we propose, and we write into a pool of ours; on the CPU backend it is not. Exits 77 without a
- * GPU.
+ * we propose, and we write into a pool of ours; on the CPU backend it is not. Memory that upstream
+ * recycles is page-locked in place; memory that comes once goes up through our staging. Exits 77
+ * without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsrc.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -267,6 +268,92 @@ GST_START_TEST (test_recycled_host_memory_is_page_locked)
 }
 GST_END_TEST;
 
+namespace {
+
+/* Deep copies of @frames (new memory each time, as a decoder makes its frames) through
+ * `@element backend=@backend` into system memory; what leaves. */
+std::vector<GstBuffer *> run_fresh (const std::string &element, const char *backend, const GstVideoInfo &info,
+    const std::vector<GstBuffer *> &frames)
+{
+  GstElement *pipe = new_pipeline ("appsrc name=src format=time caps=\"" + caps_for (info) + "\" ! " + element +
+      " backend=" + backend + " ! video/x-raw ! appsink name=sink sync=false");
+  fail_unless (pipe != nullptr);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (size_t i = 0; i < frames.size (); i++) {
+    GstBuffer *buf = gst_buffer_copy_deep (frames[i]);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::vector<GstBuffer *> out = pull_all (sink);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return out;
+}
+
+long staged_uploads ()
+{
+  auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_staged_uploads"));
+  fail_unless (fn != nullptr, "the cudavision plugin's cuv_staged_uploads hook");
+  return fn ();
+}
+
+}  // namespace
+
+/* Pageable frames that come once (a new buffer every frame) and span a few bands are copied up by
+ * our threads through page-locked staging (cuvhostcopy.h), each one, with frames in flight and
+ * without, out of place and in place (where the result goes back into the same pageable
+ * memory): the results are the CPU backend's, byte for byte, with rows that are and are not
+ * their staging's pitch. */
+GST_START_TEST (test_fresh_host_memory_is_staged)
+{
+  struct Shape {
+    GstVideoFormat format;
+    int width, height, pad;
+  };
+  const Shape shapes[] = {
+    {GST_VIDEO_FORMAT_RGBA, 1280, 1031, 0}, /* rows of 5120 bytes: the staging's pitch, one copy a band */
+    {GST_VIDEO_FORMAT_RGBA, 1283, 1031, 24},
+    {GST_VIDEO_FORMAT_NV12, 2050, 1541, 0},
+    {GST_VIDEO_FORMAT_I420, 2051, 1541, 24},
+  };
+  for (const Shape &sh : shapes) {
+    const GstVideoInfo info = info_for (sh.format, sh.width, sh.height);
+    std::vector<GstBuffer *> frames;
+    for (int i = 0; i < 4; i++)
+      frames.push_back (make_buffer (info, sh.pad, 31 + i));
+    for (const char *element : {"cudasobel", "cudaenhance contrast=1.4 saturation=1.3"}) {
+      std::vector<GstBuffer *> ref = run_fresh (element, "cpu", info, frames);
+      fail_unless_equals_int (ref.size (), frames.size ());
+      for (const char *in_flight : {"", " max-frames-in-flight=0"}) {
+        const std::string what = std::string (gst_video_format_to_string (sh.format)) + " " +
+            std::to_string (sh.width) + "x" + std::to_string (sh.height) + " pad " + std::to_string (sh.pad) + ", " +
+            element + in_flight;
+        g_printerr ("%s\n", what.c_str ());
+        const long before = staged_uploads ();
+        std::vector<GstBuffer *> got = run_fresh (std::string (element) + in_flight, "cuda", info, frames);
+        /* the copy takes half the cores: with fewer than 4 the driver's copy it is */
+        fail_unless_equals_int (staged_uploads () - before, g_get_num_processors () >= 4 ? frames.size () : 0);
+        fail_unless_equals_int (got.size (), frames.size ());
+        for (size_t i = 0; i < got.size (); i++) {
+          fail_unless_equals_int (buffer_diff (got[i], ref[i], info, what + ", frame " + std::to_string (i)), 0);
+          gst_buffer_unref (got[i]);
+        }
+      }
+      for (GstBuffer *b : ref)
+        gst_buffer_unref (b);
+    }
+    for (GstBuffer *b : frames)
+      gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 negotiation_suite (void)
 {
@@ -277,6 +364,7 @@ negotiation_suite (void)
   tcase_add_test (tc, test_memory_each_route_negotiates);
   tcase_add_test (tc, test_system_memory_is_pinned_on_the_cuda_backend);
   tcase_add_test (tc, test_recycled_host_memory_is_page_locked);
+  tcase_add_test (tc, test_fresh_host_memory_is_staged);
   return s;
 }
 

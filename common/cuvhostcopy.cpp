@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvhostcopy.h"
+
+#if CUV_HAVE_CUDA
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <gmodule.h>
+
+namespace {
+
+/* Measured with bench_upload on the H100 machine (docs/performance.md): 2 MB bands beat 1 and 4
+ * MB with 4 to 12 threads; 6 threads copy a 4K RGBA frame in 0.95 ms, more do not help. */
+constexpr size_t kBandBytes = size_t (2) << 20;
+constexpr int kMaxThreads = 6;
+/* below two bands, the threads' hand-offs cost more than they spread */
+constexpr size_t kMinBytes = 2 * kBandBytes;
+
+std::atomic<long> staged_uploads{0};
+
+/* the threads that copy, the caller among them: half the cores, at most kMaxThreads */
+int
+copy_threads ()
+{
+  static const int n = CLAMP (static_cast<int> (g_get_num_processors ()) / 2, 1, kMaxThreads);
+  return n;
+}
+
+/* rows [row, row + rows) of plane @plane */
+struct Band {
+  int plane;
+  int row;
+  int rows;
+};
+
+struct Job {
+  cuv::Frame src, stage;
+  std::vector<Band> bands;
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  std::condition_variable cond;
+  std::vector<char> done; /* under lock */
+};
+
+size_t
+row_bytes (const cuv::Frame &f, int p)
+{
+  return static_cast<size_t> (f.planes[p].width) * cuv::plane_sample_bytes (f.layout, p);
+}
+
+void
+copy_band (const Job &job, const Band &b)
+{
+  const cuv::Plane &s = job.src.planes[b.plane], &d = job.stage.planes[b.plane];
+  const size_t row = row_bytes (job.src, b.plane);
+  const uint8_t *from = s.data + static_cast<size_t> (b.row) * s.pitch;
+  uint8_t *to = d.data + static_cast<size_t> (b.row) * d.pitch;
+  if (s.pitch == d.pitch && static_cast<size_t> (s.pitch) == row) {
+    std::memcpy (to, from, row * b.rows);
+    return;
+  }
+  for (int r = 0; r < b.rows; r++, from += s.pitch, to += d.pitch)
+    std::memcpy (to, from, row);
+}
+
+/* Copies bands of @job until none is left. */
+void
+copy_bands (Job &job)
+{
+  for (size_t i; (i = job.next.fetch_add (1)) < job.bands.size ();) {
+    copy_band (job, job.bands[i]);
+    {
+      std::lock_guard<std::mutex> lk (job.lock);
+      job.done[i] = 1;
+    }
+    job.cond.notify_all ();
+  }
+}
+
+/* a pool thread's share of a job (it holds the job: the caller may have returned before a
+ * thread gets to it) */
+void
+run_copy_task (gpointer data, gpointer)
+{
+  auto *job = static_cast<std::shared_ptr<Job> *> (data);
+  copy_bands (**job);
+  delete job;
+}
+
+GThreadPool *
+copy_pool ()
+{
+  /* exclusive: its threads wait for the next frame instead of exiting and being made again */
+  static GThreadPool *pool =
+      copy_threads () > 1 ? g_thread_pool_new (run_copy_task, nullptr, copy_threads () - 1, TRUE, nullptr) : nullptr;
+  return pool;
+}
+
+}  // namespace
+
+bool
+cuv::staged_upload_pays (const Frame &src)
+{
+  size_t bytes = 0;
+  for (int p = 0; p < src.n_planes; p++)
+    bytes += row_bytes (src, p) * src.planes[p].height;
+  return bytes >= kMinBytes && copy_pool () != nullptr;
+}
+
+cudaError_t
+cuv::upload_staged (const Frame &src, const Frame &stage, const Frame &dst, cudaStream_t stream)
+{
+  auto job = std::make_shared<Job> ();
+  job->src = src;
+  job->stage = stage;
+  for (int p = 0; p < src.n_planes; p++) {
+    const int rows = static_cast<int> (MAX (size_t (1), kBandBytes / MAX (row_bytes (src, p), size_t (1))));
+    for (int row = 0; row < src.planes[p].height; row += rows)
+      job->bands.push_back ({p, row, MIN (rows, src.planes[p].height - row)});
+  }
+  const size_t n = job->bands.size ();
+  job->done.assign (n, 0);
+  if (GThreadPool *pool = copy_pool ()) {
+    for (int t = 0; t < copy_threads () - 1 && static_cast<size_t> (t + 1) < n; t++)
+      g_thread_pool_push (pool, new std::shared_ptr<Job> (job), nullptr);
+  }
+
+  /* the caller copies bands too, and queues each band's DMA in order once it is in @stage */
+  cudaError_t err = cudaSuccess;
+  size_t queued = 0;
+  std::unique_lock<std::mutex> lk (job->lock);
+  while (queued < n) {
+    lk.unlock ();
+    const size_t mine = job->next.fetch_add (1);
+    if (mine < n) {
+      copy_band (*job, job->bands[mine]);
+      lk.lock ();
+      job->done[mine] = 1;
+    } else {
+      lk.lock ();
+      job->cond.wait (lk, [&] { return job->done[queued] != 0; });
+    }
+    while (queued < n && job->done[queued]) {
+      const Band &b = job->bands[queued++];
+      lk.unlock ();
+      const Plane &s = stage.planes[b.plane], &d = dst.planes[b.plane];
+      const size_t at_s = static_cast<size_t> (b.row) * s.pitch, at_d = static_cast<size_t> (b.row) * d.pitch;
+      if (err == cudaSuccess)
+        err = cudaMemcpy2DAsync (d.data + at_d, d.pitch, s.data + at_s, s.pitch, row_bytes (src, b.plane), b.rows,
+            cudaMemcpyHostToDevice, stream);
+      lk.lock ();
+    }
+  }
+  staged_uploads++;
+  return err;
+}
+
+/* Frames uploaded through the staged copy so far in this process. For tests, as cuv_host_waits. */
+extern "C" G_MODULE_EXPORT long cuv_staged_uploads ()
+{
+  return staged_uploads.load ();
+}
+#endif
