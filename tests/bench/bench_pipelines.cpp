@@ -4,7 +4,9 @@
  * malloc'd host memory "host", as a source that recycles a few buffers sends it; or "fresh": a
  * new malloc'd buffer every frame, its pages touched by four producer threads as a decoder's
  * writes would; the row "source alone" is that source's own rate), the elements, a fakesink that timestamps every buffer. Frames per
- * second from the first buffer at the sink to the last (start and negotiation excluded), median
+ * second from the first buffer at the sink to the last (start and negotiation excluded; with
+ * several pipelines, each one's second frame waits until all have their first at the sink, and the
+ * frames count from the last one's first buffer to the first one's last, while all stream), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
  * stream in our elements a frame (the plugin's cuv_host_waits: before a push, or for another
@@ -283,11 +285,36 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
   return true;
 }
 
-/* One pipeline: times of the first and last buffer at the sink. */
+/* Holds each feeder after its first frame until every pipeline's first frame is at its sink: the
+ * pipelines start one after another, and a row measures them streaming, not starting. */
+struct StartGate {
+  std::mutex lock;
+  std::condition_variable cond;
+  int waiting_for = 0;
+  Clock::time_point opened;
+  void arrive ()
+  {
+    std::lock_guard<std::mutex> lk (lock);
+    if (--waiting_for == 0) {
+      opened = Clock::now ();
+      cond.notify_all ();
+    }
+  }
+  /* whether all started within a minute */
+  bool wait ()
+  {
+    std::unique_lock<std::mutex> lk (lock);
+    return cond.wait_for (lk, std::chrono::seconds (60), [this] { return waiting_for <= 0; });
+  }
+};
+
+/* One pipeline: the time of every buffer at the sink. */
 struct Run {
+  StartGate *gate = nullptr;
   GstElement *pipe = nullptr;
   std::atomic<int> frames{0};
   Clock::time_point first, last;
+  std::vector<Clock::time_point> times;
   std::mutex lock;
   bool error = false;
 };
@@ -296,10 +323,16 @@ void on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
 {
   auto *r = static_cast<Run *> (data);
   const Clock::time_point now = Clock::now ();
-  std::lock_guard<std::mutex> lk (r->lock);
-  if (r->frames++ == 0)
-    r->first = now;
-  r->last = now;
+  bool first;
+  {
+    std::lock_guard<std::mutex> lk (r->lock);
+    if ((first = r->frames++ == 0))
+      r->first = now;
+    r->last = now;
+    r->times.push_back (now);
+  }
+  if (first)
+    r->gate->arrive ();
 }
 
 /* A new malloc'd frame, each page written once (a producer's writes: the page faults are its). */
@@ -315,8 +348,9 @@ GstBuffer *new_fresh_buffer (gsize size)
   return b;
 }
 
-/* Pushes @n frames of the ring (or fresh ones) into @appsrc, then EOS. */
-void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info)
+/* Pushes @n frames of the ring (or fresh ones) into @appsrc, the second once @gate opens, then
+ * EOS. */
+void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info, StartGate &gate)
 {
   const GstClockTime dur = gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
   std::unique_ptr<FreshFrames> fresh;
@@ -331,14 +365,20 @@ void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &inf
     GST_BUFFER_DURATION (b) = dur;
     if (gst_app_src_push_buffer (GST_APP_SRC (appsrc), b) != GST_FLOW_OK)
       break;
+    if (i == 0 && !gate.wait ()) {
+      std::fprintf (stderr, "not every pipeline started within a minute\n");
+      break;
+    }
   }
   gst_app_src_end_of_stream (GST_APP_SRC (appsrc));
 }
 
 /* @pipelines copies of the configuration at once; total frames per second at their sinks. */
 double run_once (const Config &c, const GstVideoInfo &info, const std::string &memory, int frames, int pipelines,
-    bool *ok)
+    bool *ok, double *start_ms = nullptr)
 {
+  StartGate gate;
+  gate.waiting_for = pipelines;
   GstCaps *caps = gst_video_info_to_caps (&info);
   if (memory == "cuda")
     gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
@@ -358,6 +398,8 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   *ok = true;
   for (int p = 0; p < pipelines; p++) {
     auto r = std::make_unique<Run> ();
+    r->gate = &gate;
+    r->times.reserve (frames);
     GError *err = nullptr;
     r->pipe = gst_parse_launch (launch.c_str (), &err);
     auto s = std::make_unique<Source> ();
@@ -382,11 +424,12 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   }
   std::vector<std::thread> feeders;
   cuvbench::host_profile_enable (true); /* a no-op unless --profile-host */
+  const Clock::time_point playing = Clock::now ();
   for (int p = 0; p < pipelines; p++) {
     gst_element_set_state (runs[p]->pipe, GST_STATE_PLAYING);
     GstElement *appsrc = gst_bin_get_by_name (GST_BIN (runs[p]->pipe), "src");
-    feeders.emplace_back ([appsrc, &sources, p, frames, &info] {
-      feed (appsrc, *sources[p], frames, info);
+    feeders.emplace_back ([appsrc, &sources, p, frames, &info, &gate] {
+      feed (appsrc, *sources[p], frames, info, gate);
       gst_object_unref (appsrc);
     });
   }
@@ -414,20 +457,33 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     gst_element_set_state (r->pipe, GST_STATE_NULL);
   for (auto &f : feeders)
     f.join ();
-  Clock::time_point first = Clock::time_point::max (), last = Clock::time_point::min ();
-  long total = 0;
+  /* The frames while every pipeline streams: from the last pipeline's first frame to the first
+   * pipeline's last (one pipeline: its first frame to its last). The pipelines start one after
+   * another, so from the first pipeline's first frame the later ones' negotiation and start would
+   * count against the earlier ones' frames. */
+  Clock::time_point start = Clock::time_point::min (), end = Clock::time_point::max ();
   for (auto &r : runs) {
     gst_object_unref (r->pipe);
-    first = std::min (first, r->first);
-    last = std::max (last, r->last);
-    total += r->frames;
+    if (r->frames < 2) {
+      *ok = false;
+      return 0;
+    }
+    start = std::max (start, r->first);
+    end = std::min (end, r->last);
   }
-  if (total < 2 * pipelines || !*ok) {
+  if (start_ms)
+    *start_ms = std::chrono::duration<double, std::milli> (gate.opened - playing).count ();
+  long in_window = 0;
+  for (auto &r : runs)
+    for (const Clock::time_point &t : r->times)
+      in_window += t > start && t <= end;
+  if (!*ok || end <= start || in_window < pipelines) {
+    if (*ok)
+      std::fprintf (stderr, "%s, %d pipelines: too few frames while all of them streamed\n", c.name.c_str (), pipelines);
     *ok = false;
     return 0;
   }
-  /* each pipeline's first frame starts the clock, so count the frames after it */
-  return (total - pipelines) / std::chrono::duration<double> (last - first).count ();
+  return in_window / std::chrono::duration<double> (end - start).count ();
 }
 
 double median3 (double a, double b, double c)
@@ -686,20 +742,21 @@ int main (int argc, char **argv)
     for (int p : counts) {
       if (quick && p > 16)
         break;
-      double worst = 0;
+      double worst = 0, start_ms = 0, slowest_start = 0;
       bool ok = true;
       std::string each; /* every run's fps, to see a collapse */
       for (int i = 0; ok && i < (quick ? 1 : 5); i++) {
-        double fps = run_once (chain, info, memories.front (), quick ? 60 : 600, p, &ok);
+        double fps = run_once (chain, info, memories.front (), quick ? 60 : 3000, p, &ok, &start_ms);
         worst = i == 0 ? fps : std::min (worst, fps);
+        slowest_start = std::max (slowest_start, start_ms);
         each += (each.empty () ? "" : " ") + std::to_string (static_cast<long> (fps));
       }
       char name[64], frame[32];
       std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
-        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s)\n", name, frame, memories.front ().c_str (),
-            worst, 1e6 / worst, "-", "-", each.c_str ());
+        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s; all streaming %.0f ms after the first start, at worst)\n",
+            name, frame, memories.front ().c_str (), worst, 1e6 / worst, "-", "-", each.c_str (), slowest_start);
       else
         std::printf ("%-34s %-16s %-6s %10s\n", name, frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
