@@ -5,7 +5,7 @@
  * new malloc'd buffer every frame, its pages touched by four producer threads as a decoder's
  * writes would; the row "source alone" is that source's own rate), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded; with
- * several pipelines, each one's second frame waits until all have their first at the sink, and the
+ * several pipelines, each one's 17th frame waits until all have their first at the sink, and the
  * frames count from the last one's first buffer to the first one's last, while all stream), median
  * of 3 runs of a few seconds each; the kernels' time from bench_kernels (same binary directory,
  * run first) and the efficiency: kernels' time / wall time per frame; the host's waits for a
@@ -348,8 +348,12 @@ GstBuffer *new_fresh_buffer (gsize size)
   return b;
 }
 
-/* Pushes @n frames of the ring (or fresh ones) into @appsrc, the second once @gate opens, then
- * EOS. */
+/* Frames a feeder pushes before it waits for the others to start: more than the elements hold
+ * back (a frame in flight each, max-frames-in-flight), so that its first frame reaches the sink. */
+constexpr int kFramesBeforeGate = 16;
+
+/* Pushes @n frames of the ring (or fresh ones) into @appsrc, those after the first
+ * kFramesBeforeGate once @gate opens, then EOS. */
 void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info, StartGate &gate)
 {
   const GstClockTime dur = gst_util_uint64_scale (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
@@ -365,7 +369,7 @@ void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &inf
     GST_BUFFER_DURATION (b) = dur;
     if (gst_app_src_push_buffer (GST_APP_SRC (appsrc), b) != GST_FLOW_OK)
       break;
-    if (i == 0 && !gate.wait ()) {
+    if (i == kFramesBeforeGate - 1 && !gate.wait ()) {
       std::fprintf (stderr, "not every pipeline started within a minute\n");
       break;
     }
