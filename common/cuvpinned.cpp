@@ -183,6 +183,8 @@ long g_registered_blocks = 0;
 struct Registration {
   int sightings = 0;
   bool failed = false;
+  /* page-locked by its owner (cudaHostAlloc'd, or registered by another library): one DMA as it is */
+  bool locked_by_owner = false;
   GstCudaContext *context = nullptr; /* set once registered: unregistered with it current */
   void *block = nullptr;
   gsize bytes = 0;
@@ -216,6 +218,27 @@ forget_registration (gpointer data)
   delete r;
 }
 
+/* Whether the driver knows @root's memory as page-locked host memory already: its owner allocated
+ * it with CUDA or registered it (a buffer wrapping cudaHostAlloc'd memory, another CUDA
+ * library's). Our own copy of it through staging would only cost (cuvhostcopy.h), and
+ * registering it again fails. */
+bool
+locked_by_owner (GstCudaContext *ctx, GstMemory *root)
+{
+  GstMapInfo map;
+  if (!gst_memory_map (root, &map, GST_MAP_READ))
+    return false;
+  cudaPointerAttributes attr{};
+  /* not a checked call: an unknown pointer is an answer, not a failure */
+  const bool pushed = gst_cuda_context_push (ctx);
+  const bool locked = pushed && cudaPointerGetAttributes (&attr, map.data) == cudaSuccess && attr.type == cudaMemoryTypeHost;
+  if (pushed)
+    gst_cuda_context_pop (nullptr);
+  cudaGetLastError ();
+  gst_memory_unmap (root, &map);
+  return locked;
+}
+
 /* Page-locks @mem's block the second time it comes; whether it is page-locked. */
 bool
 lock_memory_pages (GstCudaContext *ctx, GstMemory *mem)
@@ -232,8 +255,9 @@ lock_memory_pages (GstCudaContext *ctx, GstMemory *mem)
   if (!r) {
     r = new Registration;
     gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root), registration_quark (), r, forget_registration);
+    r->locked_by_owner = locked_by_owner (ctx, root);
   }
-  if (r->context)
+  if (r->context || r->locked_by_owner)
     return true;
   if (r->failed || ++r->sightings < 2)
     return false;

@@ -13,9 +13,11 @@
  * buffers) is page-locked in place (cudaHostRegister) once the same memory comes a second time,
  * as a source that recycles a few buffers sends it, and stays so until that memory is freed: a
  * registration costs about as much as one pageable copy, and each copy after it runs at pinned
- * speed. Memory seen once (a new buffer every frame) takes the driver's pageable copy, and so
- * does a block that the driver will not lock (one that shares a page with a block locked before,
- * a mapping of a device) or one past 4 GiB locked in all. Not installed.
+ * speed. Memory that its owner page-locked (cudaHostAlloc'd, or registered by another library)
+ * goes up as it is. Memory seen once (a new buffer every frame), a block that the driver will
+ * not lock (one that shares a page with a block locked before, a mapping of a device) and one
+ * past 4 GiB locked in all go up through our staging (cuvhostcopy.h), or for a frame under 4 MB
+ * by the driver's pageable copy. Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 

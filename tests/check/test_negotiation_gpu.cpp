@@ -13,7 +13,9 @@
  * without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsrc.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 
 #include "cuvcheck.h"
 #include "cuvplugin.h"
@@ -270,10 +272,11 @@ GST_END_TEST;
 
 namespace {
 
-/* Deep copies of @frames (new memory each time, as a decoder makes its frames) through
- * `@element backend=@backend` into system memory; what leaves. */
+/* Deep copies of @frames (new memory each time, as a decoder makes its frames), or with @deep
+ * false new buffers sharing their memory, through `@element backend=@backend` into system
+ * memory; what leaves. */
 std::vector<GstBuffer *> run_fresh (const std::string &element, const char *backend, const GstVideoInfo &info,
-    const std::vector<GstBuffer *> &frames)
+    const std::vector<GstBuffer *> &frames, bool deep = true)
 {
   GstElement *pipe = new_pipeline ("appsrc name=src format=time caps=\"" + caps_for (info) + "\" ! " + element +
       " backend=" + backend + " ! video/x-raw ! appsink name=sink sync=false");
@@ -282,7 +285,7 @@ std::vector<GstBuffer *> run_fresh (const std::string &element, const char *back
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   for (size_t i = 0; i < frames.size (); i++) {
-    GstBuffer *buf = gst_buffer_copy_deep (frames[i]);
+    GstBuffer *buf = deep ? gst_buffer_copy_deep (frames[i]) : gst_buffer_copy (frames[i]);
     GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
     GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
     gst_app_src_push_buffer (GST_APP_SRC (src), buf);
@@ -354,6 +357,74 @@ GST_START_TEST (test_fresh_host_memory_is_staged)
 }
 GST_END_TEST;
 
+namespace {
+
+struct OwnerBlock {
+  GstCudaContext *ctx;
+  void *data;
+};
+
+/* @src's frame in page-locked memory that its owner allocated (cuMemAllocHost on the shared
+ * context, as another CUDA library's buffers are), freed with the buffer; @src is taken. */
+GstBuffer *owner_locked (GstBuffer *src)
+{
+  auto *b = new OwnerBlock{nullptr, nullptr};
+  fail_unless (shared_cuda_context () != nullptr);
+  fail_unless (gst_structure_get (gst_context_get_structure (shared_cuda_context ()), GST_CUDA_CONTEXT_TYPE,
+      GST_TYPE_CUDA_CONTEXT, &b->ctx, nullptr));
+  const gsize size = gst_buffer_get_size (src);
+  fail_unless (gst_cuda_context_push (b->ctx));
+  fail_unless_equals_int (CuMemAllocHost (&b->data, size), CUDA_SUCCESS);
+  gst_cuda_context_pop (nullptr);
+  GstBuffer *buf = gst_buffer_new_wrapped_full (static_cast<GstMemoryFlags> (0), b->data, size, 0, size, b,
+      +[] (gpointer data) {
+        auto *block = static_cast<OwnerBlock *> (data);
+        if (gst_cuda_context_push (block->ctx)) {
+          CuMemFreeHost (block->data);
+          gst_cuda_context_pop (nullptr);
+        }
+        gst_object_unref (block->ctx);
+        delete block;
+      });
+  fail_unless (gst_buffer_copy_into (buf, src, static_cast<GstBufferCopyFlags> (GST_BUFFER_COPY_METADATA | GST_BUFFER_COPY_META), 0, -1));
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (src, &map, GST_MAP_READ));
+  gst_buffer_fill (buf, 0, map.data, map.size);
+  gst_buffer_unmap (src, &map);
+  gst_buffer_unref (src);
+  return buf;
+}
+
+}  // namespace
+
+/* System memory that its owner page-locked (not our pool's: a buffer wrapping cudaHostAlloc'd
+ * memory) goes up as it is, one DMA: neither through our staging nor registered again, and the
+ * results are the CPU backend's. */
+GST_START_TEST (test_memory_locked_by_its_owner_goes_as_it_is)
+{
+  const GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 1283, 1031);
+  std::vector<GstBuffer *> frames;
+  for (int i = 0; i < 3; i++)
+    frames.push_back (owner_locked (make_buffer (info, 24, 41 + i)));
+  /* each frame twice: the second coming is where memory of others is registered */
+  frames.insert (frames.end (), frames.begin (), frames.end ());
+  std::vector<GstBuffer *> ref = run_fresh ("cudasobel", "cpu", info, frames, false);
+  const long staged = staged_uploads (), locked = page_locked_blocks ();
+  std::vector<GstBuffer *> got = run_fresh ("cudasobel", "cuda", info, frames, false);
+  fail_unless_equals_int (staged_uploads () - staged, 0);
+  fail_unless_equals_int (page_locked_blocks () - locked, 0);
+  fail_unless_equals_int (got.size (), frames.size ());
+  fail_unless_equals_int (ref.size (), frames.size ());
+  for (size_t i = 0; i < got.size (); i++) {
+    fail_unless_equals_int (buffer_diff (got[i], ref[i], info, "frame " + std::to_string (i)), 0);
+    gst_buffer_unref (got[i]);
+    gst_buffer_unref (ref[i]);
+  }
+  for (size_t i = 0; i < 3; i++)
+    gst_buffer_unref (frames[i]);
+}
+GST_END_TEST;
+
 static Suite *
 negotiation_suite (void)
 {
@@ -365,6 +436,7 @@ negotiation_suite (void)
   tcase_add_test (tc, test_system_memory_is_pinned_on_the_cuda_backend);
   tcase_add_test (tc, test_recycled_host_memory_is_page_locked);
   tcase_add_test (tc, test_fresh_host_memory_is_staged);
+  tcase_add_test (tc, test_memory_locked_by_its_owner_goes_as_it_is);
   return s;
 }
 
