@@ -378,9 +378,17 @@ void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &inf
 }
 
 /* @pipelines copies of the configuration at once; total frames per second at their sinks. */
+/* How long a run's pipelines took to be made (parsed, their sources filled), to start (all
+ * streaming), and to stop (from the last frame at a sink, through EOS and NULL, to all freed), in
+ * ms. */
+struct Phases {
+  double make = 0, start = 0, stop = 0;
+};
+
 double run_once (const Config &c, const GstVideoInfo &info, const std::string &memory, int frames, int pipelines,
-    bool *ok, double *start_ms = nullptr)
+    bool *ok, Phases *phases = nullptr)
 {
+  const Clock::time_point begun = Clock::now ();
   StartGate gate;
   gate.waiting_for = pipelines;
   GstCaps *caps = gst_video_info_to_caps (&info);
@@ -465,7 +473,7 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
    * pipeline's last (one pipeline: its first frame to its last). The pipelines start one after
    * another, so from the first pipeline's first frame the later ones' negotiation and start would
    * count against the earlier ones' frames. */
-  Clock::time_point start = Clock::time_point::min (), end = Clock::time_point::max ();
+  Clock::time_point start = Clock::time_point::min (), end = Clock::time_point::max (), last = start;
   for (auto &r : runs) {
     gst_object_unref (r->pipe);
     if (r->frames < 2) {
@@ -474,9 +482,13 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     }
     start = std::max (start, r->first);
     end = std::min (end, r->last);
+    last = std::max (last, r->last);
   }
-  if (start_ms)
-    *start_ms = std::chrono::duration<double, std::milli> (gate.opened - playing).count ();
+  if (phases) {
+    phases->make = std::chrono::duration<double, std::milli> (playing - begun).count ();
+    phases->start = std::chrono::duration<double, std::milli> (gate.opened - playing).count ();
+    phases->stop = std::chrono::duration<double, std::milli> (Clock::now () - last).count ();
+  }
   long in_window = 0;
   for (auto &r : runs)
     for (const Clock::time_point &t : r->times)
@@ -746,21 +758,26 @@ int main (int argc, char **argv)
     for (int p : counts) {
       if (quick && p > 16)
         break;
-      double worst = 0, start_ms = 0, slowest_start = 0;
+      double worst = 0;
+      Phases phases, slowest;
       bool ok = true;
       std::string each; /* every run's fps, to see a collapse */
       for (int i = 0; ok && i < (quick ? 1 : 5); i++) {
-        double fps = run_once (chain, info, memories.front (), quick ? 60 : 3000, p, &ok, &start_ms);
+        double fps = run_once (chain, info, memories.front (), quick ? 60 : 3000, p, &ok, &phases);
         worst = i == 0 ? fps : std::min (worst, fps);
-        slowest_start = std::max (slowest_start, start_ms);
+        slowest.make = std::max (slowest.make, phases.make);
+        slowest.start = std::max (slowest.start, phases.start);
+        slowest.stop = std::max (slowest.stop, phases.stop);
         each += (each.empty () ? "" : " ") + std::to_string (static_cast<long> (fps));
       }
       char name[64], frame[32];
       std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
-        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s; all streaming %.0f ms after the first start, at worst)\n",
-            name, frame, memories.front ().c_str (), worst, 1e6 / worst, "-", "-", each.c_str (), slowest_start);
+        std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s; at worst %.0f ms to make them, "
+            "%.0f to start, %.0f to stop)\n",
+            name, frame, memories.front ().c_str (), worst, 1e6 / worst, "-", "-", each.c_str (), slowest.make, slowest.start,
+            slowest.stop);
       else
         std::printf ("%-34s %-16s %-6s %10s\n", name, frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
