@@ -179,20 +179,20 @@ GST_END_TEST;
 
 namespace {
 
-/* Frames of @info through appsrc: @seen_once first, then ring[i % 3] for i < 9, each a new buffer
- * header sharing the ring's memory (a source that recycles a few buffers and ignores the pool we
- * propose: v4l2src, a decoder), through `cudasobel backend=@backend`; what leaves. */
-std::vector<GstBuffer *> run_ring (const char *backend, const GstVideoInfo &info, GstBuffer *seen_once,
-    GstBuffer *const ring[3])
+/* @frames through appsrc and `@element backend=@backend` into system memory, each as a new buffer
+ * header sharing its memory (a source that recycles its buffers), or with @deep as a deep copy
+ * (new memory every time, as a decoder makes its frames); what leaves. */
+std::vector<GstBuffer *> run_frames (const std::string &element, const char *backend, const GstVideoInfo &info,
+    const std::vector<GstBuffer *> &frames, bool deep)
 {
-  GstElement *pipe = new_pipeline ("appsrc name=src format=time caps=\"" + caps_for (info) +
-      "\" ! cudasobel backend=" + backend + " ! video/x-raw ! appsink name=sink sync=false");
+  GstElement *pipe = new_pipeline ("appsrc name=src format=time caps=\"" + caps_for (info) + "\" ! " + element +
+      " backend=" + backend + " ! video/x-raw ! appsink name=sink sync=false");
   fail_unless (pipe != nullptr);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  for (int i = 0; i < 10; i++) {
-    GstBuffer *buf = gst_buffer_copy (i == 0 ? seen_once : ring[(i - 1) % 3]);
+  for (size_t i = 0; i < frames.size (); i++) {
+    GstBuffer *buf = deep ? gst_buffer_copy_deep (frames[i]) : gst_buffer_copy (frames[i]);
     GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
     GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
     gst_app_src_push_buffer (GST_APP_SRC (src), buf);
@@ -206,16 +206,21 @@ std::vector<GstBuffer *> run_ring (const char *backend, const GstVideoInfo &info
   return out;
 }
 
-/* @src's frame in a block of whole pages of its own (page-aligned, padded to a page): blocks on
- * the heap that share a page cannot both be page-locked, and the count below would vary. */
-GstBuffer *whole_pages (GstBuffer *src)
+/* Frames of @info: @seen_once first, then ring[i % 3] for i < 9, sharing the ring's memory (a
+ * source that recycles a few buffers and ignores the pool we propose: v4l2src, a decoder), through
+ * `cudasobel backend=@backend`; what leaves. */
+std::vector<GstBuffer *> run_ring (const char *backend, const GstVideoInfo &info, GstBuffer *seen_once,
+    GstBuffer *const ring[3])
 {
-  const gsize size = gst_buffer_get_size (src);
-  GstAllocationParams params;
-  gst_allocation_params_init (&params);
-  params.align = 4095;
-  params.padding = (4096 - size % 4096) % 4096;
-  GstBuffer *buf = gst_buffer_new_allocate (nullptr, size, &params);
+  std::vector<GstBuffer *> frames{seen_once};
+  for (int i = 1; i < 10; i++)
+    frames.push_back (ring[(i - 1) % 3]);
+  return run_frames ("cudasobel", backend, info, frames, false);
+}
+
+/* @buf, of @src's size, with @src's metadata and bytes; @src is taken. */
+GstBuffer *filled_from (GstBuffer *buf, GstBuffer *src)
+{
   fail_unless (gst_buffer_copy_into (buf, src, static_cast<GstBufferCopyFlags> (GST_BUFFER_COPY_METADATA | GST_BUFFER_COPY_META), 0, -1));
   GstMapInfo map;
   fail_unless (gst_buffer_map (src, &map, GST_MAP_READ));
@@ -225,11 +230,29 @@ GstBuffer *whole_pages (GstBuffer *src)
   return buf;
 }
 
+/* @src's frame in a block of whole pages of its own (page-aligned, padded to a page): blocks on
+ * the heap that share a page cannot both be page-locked, and the count below would vary. */
+GstBuffer *whole_pages (GstBuffer *src)
+{
+  const gsize size = gst_buffer_get_size (src);
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = 4095;
+  params.padding = (4096 - size % 4096) % 4096;
+  return filled_from (gst_buffer_new_allocate (nullptr, size, &params), src);
+}
+
+/* A count the plugin exports for tests (cuv_page_locked_blocks, cuv_staged_uploads). */
+long plugin_count (const char *hook)
+{
+  auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol (hook));
+  fail_unless (fn != nullptr, "the cudavision plugin's %s hook", hook);
+  return fn ();
+}
+
 long page_locked_blocks ()
 {
-  auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_page_locked_blocks"));
-  fail_unless (fn != nullptr, "the cudavision plugin's cuv_page_locked_blocks hook");
-  return fn ();
+  return plugin_count ("cuv_page_locked_blocks");
 }
 
 }  // namespace
@@ -272,38 +295,9 @@ GST_END_TEST;
 
 namespace {
 
-/* Deep copies of @frames (new memory each time, as a decoder makes its frames), or with @deep
- * false new buffers sharing their memory, through `@element backend=@backend` into system
- * memory; what leaves. */
-std::vector<GstBuffer *> run_fresh (const std::string &element, const char *backend, const GstVideoInfo &info,
-    const std::vector<GstBuffer *> &frames, bool deep = true)
-{
-  GstElement *pipe = new_pipeline ("appsrc name=src format=time caps=\"" + caps_for (info) + "\" ! " + element +
-      " backend=" + backend + " ! video/x-raw ! appsink name=sink sync=false");
-  fail_unless (pipe != nullptr);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  for (size_t i = 0; i < frames.size (); i++) {
-    GstBuffer *buf = deep ? gst_buffer_copy_deep (frames[i]) : gst_buffer_copy (frames[i]);
-    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
-    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-    gst_app_src_push_buffer (GST_APP_SRC (src), buf);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  std::vector<GstBuffer *> out = pull_all (sink);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  return out;
-}
-
 long staged_uploads ()
 {
-  auto fn = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_staged_uploads"));
-  fail_unless (fn != nullptr, "the cudavision plugin's cuv_staged_uploads hook");
-  return fn ();
+  return plugin_count ("cuv_staged_uploads");
 }
 
 }  // namespace
@@ -331,7 +325,7 @@ GST_START_TEST (test_fresh_host_memory_is_staged)
     for (int i = 0; i < 4; i++)
       frames.push_back (make_buffer (info, sh.pad, 31 + i));
     for (const char *element : {"cudasobel", "cudaenhance contrast=1.4 saturation=1.3"}) {
-      std::vector<GstBuffer *> ref = run_fresh (element, "cpu", info, frames);
+      std::vector<GstBuffer *> ref = run_frames (element, "cpu", info, frames, true);
       fail_unless_equals_int (ref.size (), frames.size ());
       for (const char *in_flight : {"", " max-frames-in-flight=0"}) {
         const std::string what = std::string (gst_video_format_to_string (sh.format)) + " " +
@@ -339,7 +333,7 @@ GST_START_TEST (test_fresh_host_memory_is_staged)
             element + in_flight;
         g_printerr ("%s\n", what.c_str ());
         const long before = staged_uploads ();
-        std::vector<GstBuffer *> got = run_fresh (std::string (element) + in_flight, "cuda", info, frames);
+        std::vector<GstBuffer *> got = run_frames (std::string (element) + in_flight, "cuda", info, frames, true);
         /* the copy takes half the cores: with fewer than 4 the driver's copy it is */
         fail_unless_equals_int (staged_uploads () - before, g_get_num_processors () >= 4 ? frames.size () : 0);
         fail_unless_equals_int (got.size (), frames.size ());
@@ -386,13 +380,7 @@ GstBuffer *owner_locked (GstBuffer *src)
         gst_object_unref (block->ctx);
         delete block;
       });
-  fail_unless (gst_buffer_copy_into (buf, src, static_cast<GstBufferCopyFlags> (GST_BUFFER_COPY_METADATA | GST_BUFFER_COPY_META), 0, -1));
-  GstMapInfo map;
-  fail_unless (gst_buffer_map (src, &map, GST_MAP_READ));
-  gst_buffer_fill (buf, 0, map.data, map.size);
-  gst_buffer_unmap (src, &map);
-  gst_buffer_unref (src);
-  return buf;
+  return filled_from (buf, src);
 }
 
 }  // namespace
@@ -408,9 +396,9 @@ GST_START_TEST (test_memory_locked_by_its_owner_goes_as_it_is)
     frames.push_back (owner_locked (make_buffer (info, 24, 41 + i)));
   /* each frame twice: the second coming is where memory of others is registered */
   frames.insert (frames.end (), frames.begin (), frames.end ());
-  std::vector<GstBuffer *> ref = run_fresh ("cudasobel", "cpu", info, frames, false);
+  std::vector<GstBuffer *> ref = run_frames ("cudasobel", "cpu", info, frames, false);
   const long staged = staged_uploads (), locked = page_locked_blocks ();
-  std::vector<GstBuffer *> got = run_fresh ("cudasobel", "cuda", info, frames, false);
+  std::vector<GstBuffer *> got = run_frames ("cudasobel", "cuda", info, frames, false);
   fail_unless_equals_int (staged_uploads () - staged, 0);
   fail_unless_equals_int (page_locked_blocks () - locked, 0);
   fail_unless_equals_int (got.size (), frames.size ());
