@@ -6,6 +6,7 @@
 #include "cuvhostcopy.h"
 
 #if CUV_HAVE_CUDA
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -25,6 +26,7 @@ constexpr int kMaxThreads = 6;
 constexpr size_t kMinBytes = 2 * kBandBytes;
 
 std::atomic<long> staged_uploads{0};
+std::atomic<long> staged_downloads{0};
 
 /* the threads that copy, the caller among them: half the cores, at most kMaxThreads */
 int
@@ -41,8 +43,9 @@ struct Band {
   int rows;
 };
 
+/* bands of @from copied into @to */
 struct Job {
-  cuv::Frame src, stage;
+  cuv::Frame from, to;
   std::vector<Band> bands;
   std::atomic<size_t> next{0};
   std::mutex lock;
@@ -59,8 +62,8 @@ row_bytes (const cuv::Frame &f, int p)
 void
 copy_band (const Job &job, const Band &b)
 {
-  const cuv::Plane &s = job.src.planes[b.plane], &d = job.stage.planes[b.plane];
-  const size_t row = row_bytes (job.src, b.plane);
+  const cuv::Plane &s = job.from.planes[b.plane], &d = job.to.planes[b.plane];
+  const size_t row = row_bytes (job.from, b.plane);
   const uint8_t *from = s.data + static_cast<size_t> (b.row) * s.pitch;
   uint8_t *to = d.data + static_cast<size_t> (b.row) * d.pitch;
   if (s.pitch == d.pitch && static_cast<size_t> (s.pitch) == row) {
@@ -104,34 +107,43 @@ copy_pool ()
   return pool;
 }
 
+/* A job copying @from into @to band by band, handed to the pool's threads already (the caller
+ * copies bands too). */
+std::shared_ptr<Job>
+start_job (const cuv::Frame &from, const cuv::Frame &to)
+{
+  auto job = std::make_shared<Job> ();
+  job->from = from;
+  job->to = to;
+  for (int p = 0; p < from.n_planes; p++) {
+    const int rows = static_cast<int> (MAX (size_t (1), kBandBytes / MAX (row_bytes (from, p), size_t (1))));
+    for (int row = 0; row < from.planes[p].height; row += rows)
+      job->bands.push_back ({p, row, MIN (rows, from.planes[p].height - row)});
+  }
+  job->done.assign (job->bands.size (), 0);
+  if (GThreadPool *pool = copy_pool ()) {
+    for (int t = 0; t < copy_threads () - 1 && static_cast<size_t> (t + 1) < job->bands.size (); t++)
+      g_thread_pool_push (pool, new std::shared_ptr<Job> (job), nullptr);
+  }
+  return job;
+}
+
 }  // namespace
 
 bool
-cuv::staged_upload_pays (const Frame &src)
+cuv::staged_copy_pays (const Frame &frame)
 {
   size_t bytes = 0;
-  for (int p = 0; p < src.n_planes; p++)
-    bytes += row_bytes (src, p) * src.planes[p].height;
+  for (int p = 0; p < frame.n_planes; p++)
+    bytes += row_bytes (frame, p) * frame.planes[p].height;
   return bytes >= kMinBytes && copy_pool () != nullptr;
 }
 
 cudaError_t
 cuv::upload_staged (const Frame &src, const Frame &stage, const Frame &dst, cudaStream_t stream)
 {
-  auto job = std::make_shared<Job> ();
-  job->src = src;
-  job->stage = stage;
-  for (int p = 0; p < src.n_planes; p++) {
-    const int rows = static_cast<int> (MAX (size_t (1), kBandBytes / MAX (row_bytes (src, p), size_t (1))));
-    for (int row = 0; row < src.planes[p].height; row += rows)
-      job->bands.push_back ({p, row, MIN (rows, src.planes[p].height - row)});
-  }
+  std::shared_ptr<Job> job = start_job (src, stage);
   const size_t n = job->bands.size ();
-  job->done.assign (n, 0);
-  if (GThreadPool *pool = copy_pool ()) {
-    for (int t = 0; t < copy_threads () - 1 && static_cast<size_t> (t + 1) < n; t++)
-      g_thread_pool_push (pool, new std::shared_ptr<Job> (job), nullptr);
-  }
 
   /* the caller copies bands too, and queues each band's DMA in order once it is in @stage */
   cudaError_t err = cudaSuccess;
@@ -163,9 +175,25 @@ cuv::upload_staged (const Frame &src, const Frame &stage, const Frame &dst, cuda
   return err;
 }
 
-/* Frames uploaded through the staged copy so far in this process. For tests, as cuv_host_waits. */
+void
+cuv::copy_out_staged (const Frame &stage, const Frame &dst)
+{
+  std::shared_ptr<Job> job = start_job (stage, dst);
+  copy_bands (*job);
+  std::unique_lock<std::mutex> lk (job->lock);
+  job->cond.wait (lk, [&] { return std::all_of (job->done.begin (), job->done.end (), [] (char d) { return d != 0; }); });
+  staged_downloads++;
+}
+
+/* Frames uploaded, and downloaded, through the staged copy so far in this process. For tests, as
+ * cuv_host_waits. */
 extern "C" G_MODULE_EXPORT long cuv_staged_uploads ()
 {
   return staged_uploads.load ();
+}
+
+extern "C" G_MODULE_EXPORT long cuv_staged_downloads ()
+{
+  return staged_downloads.load ();
 }
 #endif

@@ -377,7 +377,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
     in_locked = cuv::lock_pages (route.context, inbuf);
     /* pageable memory that comes once: our threads' copy into page-locked staging beats the
      * driver's (cuvhostcopy.h) */
-    const bool staged = !in_locked && cuv::staged_upload_pays (in_view);
+    const bool staged = !in_locked && cuv::staged_copy_pays (in_view);
     GST_LOG_OBJECT (self, "upload from %s memory%s%s", in_locked ? "page-locked" : "pageable",
         staged ? " through our staging" : "", overlap_upload ? " on the upload stream" : "");
     cudaStream_t up = overlap_upload ? route.upload.get () : stream;
@@ -417,8 +417,20 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
     /* in place, the upload counted this memory's coming already (not inside the log macro, which
      * evaluates its arguments only when the level is on) */
     const bool out_locked = in_place ? in_locked : cuv::lock_pages (route.context, outbuf);
-    GST_LOG_OBJECT (self, "download into %s memory", out_locked ? "page-locked" : "pageable");
-    ok = CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_view, cudaMemcpyDeviceToHost, stream));
+    /* into pageable memory the driver copies on this thread alone: one DMA into our staging,
+     * then our threads' copy out (cuvhostcopy.h) */
+    const bool staged = !out_locked && cuv::staged_copy_pays (out_view);
+    GST_LOG_OBJECT (self, "download into %s memory%s", out_locked ? "page-locked" : "pageable",
+        staged ? " through our staging" : "");
+    if (staged) {
+      ok = ensure_host_staging (self, route, out_stage) &&
+          CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_stage.host_frame, cudaMemcpyDeviceToHost, stream)) &&
+          CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ()));
+      if (ok)
+        cuv::copy_out_staged (out_stage.host_frame, out_view);
+    } else {
+      ok = CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_view, cudaMemcpyDeviceToHost, stream));
+    }
   }
   /* The host waits before the push, unless (1.24+) the frame went from CUDA memory into CUDA
    * memory whose stream it ran on, and nothing is read on the host: the memory then says that

@@ -300,13 +300,18 @@ long staged_uploads ()
   return plugin_count ("cuv_staged_uploads");
 }
 
+long staged_downloads ()
+{
+  return plugin_count ("cuv_staged_downloads");
+}
+
 }  // namespace
 
 /* Pageable frames that come once (a new buffer every frame) and span a few bands are copied up by
  * our threads through page-locked staging (cuvhostcopy.h), each one, with frames in flight and
- * without, out of place and in place (where the result goes back into the same pageable
- * memory): the results are the CPU backend's, byte for byte, with rows that are and are not
- * their staging's pitch. */
+ * without, out of place and in place, where the result goes back into the same pageable memory
+ * through the staging and our threads too: the results are the CPU backend's, byte for byte,
+ * with rows that are and are not their staging's pitch. */
 GST_START_TEST (test_fresh_host_memory_is_staged)
 {
   struct Shape {
@@ -332,10 +337,14 @@ GST_START_TEST (test_fresh_host_memory_is_staged)
             std::to_string (sh.width) + "x" + std::to_string (sh.height) + " pad " + std::to_string (sh.pad) + ", " +
             element + in_flight;
         g_printerr ("%s\n", what.c_str ());
-        const long before = staged_uploads ();
+        const long up = staged_uploads (), down = staged_downloads ();
         std::vector<GstBuffer *> got = run_frames (std::string (element) + in_flight, "cuda", info, frames, true);
         /* the copy takes half the cores: with fewer than 4 the driver's copy it is */
-        fail_unless_equals_int (staged_uploads () - before, g_get_num_processors () >= 4 ? frames.size () : 0);
+        const long staged = g_get_num_processors () >= 4 ? static_cast<long> (frames.size ()) : 0;
+        fail_unless_equals_int (staged_uploads () - up, staged);
+        /* in place (cudaenhance) the result goes back into the pageable frame; out of place into
+         * our page-locked pool */
+        fail_unless_equals_int (staged_downloads () - down, g_str_has_prefix (element, "cudaenhance") ? staged : 0);
         fail_unless_equals_int (got.size (), frames.size ());
         for (size_t i = 0; i < got.size (); i++) {
           fail_unless_equals_int (buffer_diff (got[i], ref[i], info, what + ", frame " + std::to_string (i)), 0);
