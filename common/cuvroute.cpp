@@ -244,7 +244,7 @@ ensure_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::S
   return true;
 }
 
-/* The page-locked twin of @stage's device frame, for the staged upload. */
+/* The page-locked twin of @stage's device frame, for the staged copies (cuvhostcopy.h). */
 static bool
 ensure_host_staging (GstCudaVisionFilter *self, const cuv::Route &route, CapsState::Staging &stage)
 {

@@ -36,8 +36,8 @@ struct CapsState {
   struct Staging {
     cuv::CudaBuffer device;
     cuv::Frame device_frame{};
-    /* page-locked, laid out as device_frame: where pageable input is copied on its way up
-     * (cuvhostcopy.h); made on first use */
+    /* page-locked, laid out as device_frame: where pageable memory is copied on its way up or
+     * down (cuvhostcopy.h); made on first use */
     cuv::CudaBuffer host;
     cuv::Frame host_frame{};
   };
