@@ -74,17 +74,27 @@ copy_band (const Job &job, const Band &b)
     std::memcpy (to, from, row);
 }
 
+/* Claims the next band of @job, copies it and marks it done; false when none was left. */
+bool
+copy_next_band (Job &job)
+{
+  const size_t i = job.next.fetch_add (1);
+  if (i >= job.bands.size ())
+    return false;
+  copy_band (job, job.bands[i]);
+  {
+    std::lock_guard<std::mutex> lk (job.lock);
+    job.done[i] = 1;
+  }
+  job.cond.notify_all ();
+  return true;
+}
+
 /* Copies bands of @job until none is left. */
 void
 copy_bands (Job &job)
 {
-  for (size_t i; (i = job.next.fetch_add (1)) < job.bands.size ();) {
-    copy_band (job, job.bands[i]);
-    {
-      std::lock_guard<std::mutex> lk (job.lock);
-      job.done[i] = 1;
-    }
-    job.cond.notify_all ();
+  while (copy_next_band (job)) {
   }
 }
 
@@ -148,18 +158,11 @@ cuv::upload_staged (const Frame &src, const Frame &stage, const Frame &dst, cuda
   /* the caller copies bands too, and queues each band's DMA in order once it is in @stage */
   cudaError_t err = cudaSuccess;
   size_t queued = 0;
-  std::unique_lock<std::mutex> lk (job->lock);
   while (queued < n) {
-    lk.unlock ();
-    const size_t mine = job->next.fetch_add (1);
-    if (mine < n) {
-      copy_band (*job, job->bands[mine]);
-      lk.lock ();
-      job->done[mine] = 1;
-    } else {
-      lk.lock ();
+    const bool copied = copy_next_band (*job);
+    std::unique_lock<std::mutex> lk (job->lock);
+    if (!copied)
       job->cond.wait (lk, [&] { return job->done[queued] != 0; });
-    }
     while (queued < n && job->done[queued]) {
       const Band &b = job->bands[queued++];
       lk.unlock ();

@@ -413,6 +413,8 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   if (ok && temporal && in_dev && !(hold = st.previous.can_hold (GST_OBJECT (self), inbuf)))
     ok = CUV_CUDA_OK (self, st.previous.keep_device_copy (route.context, fin, stream));
   const bool copy_back = !out_dev && writes;
+  /* the staged download below waits for the stream itself: the frame is finished then */
+  bool waited = false;
   if (ok && copy_back) {
     /* in place, the upload counted this memory's coming already (not inside the log macro, which
      * evaluates its arguments only when the level is on) */
@@ -428,18 +430,20 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
           CUV_CUDA_OK (self, cuv::finish_before_push (stream, route.stream.event ()));
       if (ok)
         cuv::copy_out_staged (out_stage.host_frame, out_view);
+      waited = ok;
     } else {
       ok = CUV_CUDA_OK (self, copy_planes_async (out_stage.device_frame, out_view, cudaMemcpyDeviceToHost, stream));
     }
   }
-  /* The host waits before the push, unless (1.24+) the frame went from CUDA memory into CUDA
-   * memory whose stream it ran on, and nothing is read on the host: the memory then says that
-   * work may be pending on its stream (our write map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and
-   * a consumer on another stream waits for it (docs/design.md). */
+  /* The host waits before the push, unless it has waited already (a staged download), or
+   * (1.24+) the frame went from CUDA memory into CUDA memory whose stream it ran on, and nothing
+   * is read on the host: the memory then says that work may be pending on its stream (our write
+   * map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and a consumer on another stream waits for it
+   * (docs/design.md). */
   const bool consumer_waits =
       ok && in_dev && out_dev && out_stream && out_stream == run_on && !route.op.host_results && !temporal;
   cuv::Route::InFlight f{state, in_place ? nullptr : inbuf, outbuf, stream, nullptr, in_dev, out_dev, hold};
-  if (consumer_waits)
+  if (consumer_waits || waited)
     return end_frame (self, route, f, ok, Wait::None);
   GST_LOG_OBJECT (self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
       route.may_leave_in_flight ? " when the next frame is queued" : " before the push", in_dev ? "CUDA" : "system",

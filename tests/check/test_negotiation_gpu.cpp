@@ -305,6 +305,12 @@ long staged_downloads ()
   return plugin_count ("cuv_staged_downloads");
 }
 
+/* the host's waits for frames, before a push and in flight (cuvsync.h) */
+long frame_waits ()
+{
+  return plugin_count ("cuv_host_waits") + plugin_count ("cuv_in_flight_waits");
+}
+
 }  // namespace
 
 /* Pageable frames that come once (a new buffer every frame) and span a few bands are copied up by
@@ -337,7 +343,7 @@ GST_START_TEST (test_fresh_host_memory_is_staged)
             std::to_string (sh.width) + "x" + std::to_string (sh.height) + " pad " + std::to_string (sh.pad) + ", " +
             element + in_flight;
         g_printerr ("%s\n", what.c_str ());
-        const long up = staged_uploads (), down = staged_downloads ();
+        const long up = staged_uploads (), down = staged_downloads (), waits = frame_waits ();
         std::vector<GstBuffer *> got = run_frames (std::string (element) + in_flight, "cuda", info, frames, true);
         /* the copy takes half the cores: with fewer than 4 the driver's copy it is */
         const long staged = g_get_num_processors () >= 4 ? static_cast<long> (frames.size ()) : 0;
@@ -345,6 +351,9 @@ GST_START_TEST (test_fresh_host_memory_is_staged)
         /* in place (cudaenhance) the result goes back into the pageable frame; out of place into
          * our page-locked pool */
         fail_unless_equals_int (staged_downloads () - down, g_str_has_prefix (element, "cudaenhance") ? staged : 0);
+        /* the staged download waits for its frame: nothing waits for it again */
+        if (staged && g_str_has_prefix (element, "cudaenhance"))
+          fail_unless_equals_int (frame_waits () - waits, frames.size ());
         fail_unless_equals_int (got.size (), frames.size ());
         for (size_t i = 0; i < got.size (); i++) {
           fail_unless_equals_int (buffer_diff (got[i], ref[i], info, what + ", frame " + std::to_string (i)), 0);
