@@ -54,7 +54,7 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
   if (!impl->device_table && !CUV_CUDA_OK (self, impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device,
           sizeof (impl->table))))
     return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (ctx, stream)))
+  if (!CUV_CUDA_OK (self, impl->results.ensure (ctx, stream)))
     return GST_FLOW_ERROR;
   /* ordered on the stream before the kernel; the host table is not touched until the next frame */
   if (impl->device_table_stale) {
@@ -67,12 +67,11 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
   impl->first_frame = prev == nullptr;
   const auto *table = reinterpret_cast<const uint32_t *> (impl->device_table.data ());
   if (!CUV_CUDA_OK (self, cuv::heatmap_cuda (*in, prev ? *prev : *in, *out, heatmap_params (impl, table),
-          impl->slots.accum (), impl->slots.clear_next (), stream)) ||
-      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
-    impl->slots.reset ();
+          impl->results.to (), stream))) {
+    impl->results.reset ();
     return GST_FLOW_ERROR;
   }
-  impl->result = &impl->slots.host ();
+  impl->result = &impl->results.host ();
   return GST_FLOW_OK;
 }
 #endif

@@ -9,7 +9,7 @@
 
 #include "cuvcolor.h"
 #include "cuvcuda.h"
-#include "cuvslots.h"
+#include "cuvresults.h"
 #include "gstcudaheatmap.h"
 #include "heatmap.h"
 
@@ -43,7 +43,7 @@ struct GstCudaHeatmapImpl {
   bool first_frame = false;
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_table;
-  cuv::ResultSlots<cuv::DiffStats> slots;
+  cuv::ResultBuffers<cuv::DiffStats, cuv::DiffStats> results;
 #endif
   /* the message interval's sums */
   guint64 sum_difference = 0;

@@ -176,7 +176,7 @@ gst_cuda_heatmap_stop (GstBaseTransform *trans)
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (trans)->impl;
 #if CUV_HAVE_CUDA
   impl->device_table.reset ();
-  impl->slots.reset ();
+  impl->results.reset ();
 #endif
   impl->device_table_stale = true;
   impl->result = nullptr;

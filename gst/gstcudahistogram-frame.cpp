@@ -60,22 +60,21 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
+  if (!CUV_CUDA_OK (self, impl->results.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
     return GST_FLOW_ERROR;
-  cuv::HistogramPartials *dres = impl->slots.accum ();
+  const cuv::HistogramResults to = impl->results.to ();
   const int bins = static_cast<int> (impl->frame.bins);
   if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
     return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, dres, impl->slots.clear_next (), stream)) ||
+  /* the kernel writes the results into host memory; the base class waits for the stream once,
+   * after this, and then they are there */
+  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, to, stream)) ||
       (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
-                                                bins, dres, roi_pixels (impl->roi), stream))) ||
-      /* the base class waits for the stream once, after this; then the results are on the host */
-      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
-    impl->slots.reset ();
+                                                bins, to.device_out, roi_pixels (impl->roi), stream)))) {
+    impl->results.reset ();
     return GST_FLOW_ERROR;
   }
-  impl->gpu_layout = in->layout;
-  impl->result = &impl->gpu_result;
+  impl->result = &impl->results.host ();
   return GST_FLOW_OK;
 }
 #endif
@@ -124,16 +123,10 @@ add_result (cuv::HistogramResult *sum, const cuv::HistogramResult &r)
   sum->sum_y2 += r.sum_y2;
 }
 
-/* The GPU's partial sums are on the host now: add them up. */
 gboolean
 gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser)
 {
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-#if CUV_HAVE_CUDA
-  if (impl->result == &impl->gpu_result)
-    cuv::histogram_finish (impl->slots.host (), static_cast<int> (impl->frame.bins), impl->gpu_layout, &impl->gpu_result);
-#endif
-  return impl->result != nullptr;
+  return GST_CUDA_HISTOGRAM (analyser)->impl->result != nullptr;
 }
 
 void

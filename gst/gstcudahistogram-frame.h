@@ -7,7 +7,7 @@
 
 #include <mutex>
 
-#include "cuvslots.h"
+#include "cuvresults.h"
 #include "gstcudahistogram.h"
 #include "histogram.h"
 
@@ -36,10 +36,7 @@ struct GstCudaHistogramImpl {
   const cuv::HistogramResult *result = nullptr;     /* this frame's, on the host once processed */
   cuv::HistogramResult cpu_result{};
 #if CUV_HAVE_CUDA
-  cuv::ResultSlots<cuv::HistogramPartials> slots;
-  /* what this frame's GPU partials (slots.host () once processed) sum up to, for its layout */
-  cuv::HistogramResult gpu_result{};
-  cuv::PixelLayout gpu_layout = cuv::PixelLayout::RGBA;
+  cuv::ResultBuffers<cuv::HistogramPartials, cuv::HistogramResult> results;
 #endif
   /* the message interval's sums */
   cuv::HistogramResult sum{};

@@ -124,7 +124,7 @@ gst_cuda_histogram_stop (GstBaseTransform *trans)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (trans)->impl;
 #if CUV_HAVE_CUDA
-  impl->slots.reset ();
+  impl->results.reset ();
 #endif
   impl->result = nullptr;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);

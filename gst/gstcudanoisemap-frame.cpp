@@ -39,17 +39,16 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame 
 {
   GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
   GstCudaNoisemapImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->slots.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
+  if (!CUV_CUDA_OK (self, impl->results.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
     return GST_FLOW_ERROR;
   const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
   impl->first_frame = prev == nullptr;
-  if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->slots.accum (),
-          impl->slots.clear_next (), stream)) ||
-      !CUV_CUDA_OK (self, impl->slots.download (stream))) {
-    impl->slots.reset ();
+  if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->results.to (),
+          stream))) {
+    impl->results.reset ();
     return GST_FLOW_ERROR;
   }
-  impl->result = &impl->slots.host ();
+  impl->result = &impl->results.host ();
   return GST_FLOW_OK;
 }
 #endif

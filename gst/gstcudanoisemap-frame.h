@@ -9,7 +9,7 @@
 
 #include "cuvcolor.h"
 #include "cuvcuda.h"
-#include "cuvslots.h"
+#include "cuvresults.h"
 #include "gstcudanoisemap.h"
 #include "noisemap.h"
 
@@ -42,7 +42,7 @@ struct GstCudaNoisemapImpl {
   cuv::DiffStats cpu_result{};
   bool first_frame = false;
 #if CUV_HAVE_CUDA
-  cuv::ResultSlots<cuv::DiffStats> slots;
+  cuv::ResultBuffers<cuv::DiffStats, cuv::DiffStats> results;
 #endif
   /* the message interval's sums */
   guint64 sum_changed = 0;

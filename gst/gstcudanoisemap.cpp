@@ -106,7 +106,7 @@ gst_cuda_noisemap_stop (GstBaseTransform *trans)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (trans)->impl;
 #if CUV_HAVE_CUDA
-  impl->slots.reset ();
+  impl->results.reset ();
 #endif
   impl->result = nullptr;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);

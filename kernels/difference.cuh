@@ -13,6 +13,7 @@
 #include "cuda_access.cuh"
 #include "difference.h"
 #include "resident.h"
+#include "results.cuh"
 
 namespace cuv {
 namespace diff {
@@ -35,13 +36,6 @@ __device__ __forceinline__ Walk walk ()
   const int cx = static_cast<int> (blockIdx.x * kBlockX + threadIdx.x);
   return Walk{cx * kTilePix, static_cast<int> ((blockIdx.y * kBlockY + threadIdx.y) * kTileRows),
       static_cast<int> (gridDim.y * kBlockY * kTileRows)};
-}
-
-/* Zeroes @clear_next (see heatmap_cuda ()) from one thread of the grid. */
-__device__ __forceinline__ void clear_stats (DiffStats *clear_next)
-{
-  if (clear_next && (blockIdx.x | blockIdx.y | threadIdx.x | threadIdx.y) == 0)
-    *clear_next = DiffStats{};
 }
 
 /* Adds every thread's @sum into *@sum_to and raises *@max_to to the block's largest @max (either
@@ -74,6 +68,23 @@ __device__ __forceinline__ void block_stats (unsigned long long sum, unsigned in
   }
 }
 
+/* The grid's statistics, from the block that ends last, into @r's outputs (results.h). Every
+ * thread must call it, after block_stats. */
+__device__ __forceinline__ void publish_stats (const DiffResults &r)
+{
+  if (!ends_last (r.ticket) || (threadIdx.x | threadIdx.y) != 0)
+    return;
+  DiffStats s{};
+  s.sum_difference = __ldcg (&r.accum->sum_difference);
+  s.changed = __ldcg (&r.accum->changed);
+  s.max_difference = __ldcg (&r.accum->max_difference);
+  *r.out = s;
+  if (r.device_out)
+    *r.device_out = s;
+  *r.accum = DiffStats{};
+  rearm (r.ticket);
+}
+
 /* The grid for a frame of @width x @height: the tile columns in x, at most the resident blocks in y. */
 template <typename Kernel>
 cudaError_t grid_for (Kernel kernel, int width, int height, dim3 *grid)
@@ -82,7 +93,8 @@ cudaError_t grid_for (Kernel kernel, int width, int height, dim3 *grid)
   cudaError_t err = resident_blocks (reinterpret_cast<const void *> (kernel), kThreads, &resident);
   if (err != cudaSuccess)
     return err;
-  const int gx = div_up (div_up (width, kTilePix), kBlockX);
+  /* one block at least: an empty frame still publishes its (zero) statistics */
+  const int gx = std::max (1, div_up (div_up (width, kTilePix), kBlockX));
   const int tile_rows = div_up (height, kTileRows);
   const int gy = std::max (1, std::min (resident / gx, div_up (tile_rows, kBlockY)));
   *grid = dim3 (gx, gy);

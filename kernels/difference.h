@@ -4,6 +4,7 @@
 #pragma once
 
 #include "image.h"
+#include "results.h"
 
 namespace cuv {
 
@@ -15,6 +16,9 @@ struct DiffStats {
   unsigned int max_difference;       /* heatmap: largest d */
   unsigned int reserved;
 };
+
+/* Where a difference kernel's statistics go (results.h). */
+using DiffResults = ResultsTo<DiffStats, DiffStats>;
 
 /* Y'CbCr -> R'G'B' with 16-bit fixed-point coefficients, built once on the host from the stream's
  * colorimetry, so that both backends compute the same bytes:

@@ -35,9 +35,8 @@ __device__ __forceinline__ void heat_rgb_px (const HeatArgs &a, int x, int y, bo
 }
 
 template <bool kVec, bool kBlend>
-__global__ void __launch_bounds__ (kThreads) heatmap_rgb_kernel (HeatArgs a, DiffStats *accum, DiffStats *clear_next)
+__global__ void __launch_bounds__ (kThreads) heatmap_rgb_kernel (HeatArgs a, DiffResults results)
 {
-  clear_stats (clear_next);
   const Walk w = walk ();
   const int width = a.cur.width, height = a.cur.height;
   uint32_t sum = 0, mx = 0;
@@ -76,7 +75,8 @@ __global__ void __launch_bounds__ (kThreads) heatmap_rgb_kernel (HeatArgs a, Dif
       }
     }
   }
-  block_stats (sum, mx, &accum->sum_difference, &accum->max_difference);
+  block_stats (sum, mx, &results.accum->sum_difference, &results.accum->max_difference);
+  publish_stats (results);
 }
 
 /* One NV12/I420 pixel through any alignment. */
@@ -122,9 +122,8 @@ __device__ __forceinline__ TileChroma tile_chroma (const Frame &cur, const Frame
 }
 
 template <bool kVec, bool kBlend, bool kNv12>
-__global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, DiffStats *accum, DiffStats *clear_next)
+__global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, DiffResults results)
 {
-  clear_stats (clear_next);
   const Walk w = walk ();
   const int width = a.cur.width, height = a.cur.height;
   uint32_t sum = 0, mx = 0;
@@ -160,46 +159,43 @@ __global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, Dif
       }
     }
   }
-  block_stats (sum, mx, &accum->sum_difference, &accum->max_difference);
+  block_stats (sum, mx, &results.accum->sum_difference, &results.accum->max_difference);
+  publish_stats (results);
 }
 
 template <typename Kernel>
-cudaError_t launch (Kernel kernel, const HeatArgs &a, DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+cudaError_t launch (Kernel kernel, const HeatArgs &a, const DiffResults &results, cudaStream_t stream)
 {
   dim3 grid;
   cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
   if (err != cudaSuccess)
     return err;
-  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, accum, clear_next);
+  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, results);
   return cudaGetLastError ();
 }
 
 template <bool kVec, bool kNv12>
-cudaError_t launch_yuv (const HeatArgs &a, bool blend, DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+cudaError_t launch_yuv (const HeatArgs &a, bool blend, const DiffResults &results, cudaStream_t stream)
 {
-  return blend ? launch (heatmap_yuv_kernel<kVec, true, kNv12>, a, accum, clear_next, stream)
-               : launch (heatmap_yuv_kernel<kVec, false, kNv12>, a, accum, clear_next, stream);
+  return blend ? launch (heatmap_yuv_kernel<kVec, true, kNv12>, a, results, stream)
+               : launch (heatmap_yuv_kernel<kVec, false, kNv12>, a, results, stream);
 }
 
 }  // namespace
 
 cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
-    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+    const DiffResults &results, cudaStream_t stream)
 {
-  if (cur.width <= 0 || cur.height <= 0) {
-    /* no pixel: the statistics stay zero, the next slot is still cleared */
-    return clear_next ? cudaMemsetAsync (clear_next, 0, sizeof (DiffStats), stream) : cudaSuccess;
-  }
   const HeatArgs a{cur, prev, out, params};
   const bool blend = params.blend < 256;
   const bool out16 = aligned (out.planes[0], 16);
   if (layout_is_rgb (cur.layout)) {
     const bool vec = out16 && aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16);
     if (vec)
-      return blend ? launch (heatmap_rgb_kernel<true, true>, a, accum, clear_next, stream)
-                   : launch (heatmap_rgb_kernel<true, false>, a, accum, clear_next, stream);
-    return blend ? launch (heatmap_rgb_kernel<false, true>, a, accum, clear_next, stream)
-                 : launch (heatmap_rgb_kernel<false, false>, a, accum, clear_next, stream);
+      return blend ? launch (heatmap_rgb_kernel<true, true>, a, results, stream)
+                   : launch (heatmap_rgb_kernel<true, false>, a, results, stream);
+    return blend ? launch (heatmap_rgb_kernel<false, true>, a, results, stream)
+                 : launch (heatmap_rgb_kernel<false, false>, a, results, stream);
   }
   const bool nv12 = cur.layout == PixelLayout::NV12;
   const int chroma_align = nv12 ? 4 : 2;
@@ -207,10 +203,10 @@ cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out,
   for (int p = 1; p < cur.n_planes; p++)
     vec = vec && aligned (cur.planes[p], chroma_align) && aligned (prev.planes[p], chroma_align);
   if (nv12)
-    return vec ? launch_yuv<true, true> (a, blend, accum, clear_next, stream)
-               : launch_yuv<false, true> (a, blend, accum, clear_next, stream);
-  return vec ? launch_yuv<true, false> (a, blend, accum, clear_next, stream)
-             : launch_yuv<false, false> (a, blend, accum, clear_next, stream);
+    return vec ? launch_yuv<true, true> (a, blend, results, stream)
+               : launch_yuv<false, true> (a, blend, results, stream);
+  return vec ? launch_yuv<true, false> (a, blend, results, stream)
+             : launch_yuv<false, false> (a, blend, results, stream);
 }
 
 }  // namespace cuv

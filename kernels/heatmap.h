@@ -53,12 +53,10 @@ void heatmap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const H
     DiffStats *stats);
 
 #if CUV_HAVE_CUDA
-/* Launches on @stream and never synchronizes. The statistics are added into @accum (device
- * memory, zero before the call) while @clear_next, another DiffStats, is zeroed, so that a caller
- * alternating two slots never needs a separate memset: frame k adds into slot k % 2 and clears
- * slot (k + 1) % 2. @clear_next may be null. */
+/* Launches on @stream and never synchronizes. The statistics go to @results' outputs, from the
+ * kernel itself (results.h); an empty frame gives zero statistics. */
 cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
-    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream);
+    const DiffResults &results, cudaStream_t stream);
 #endif
 
 }  // namespace cuv

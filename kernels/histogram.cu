@@ -8,15 +8,17 @@
  * increment by 1, which the hardware merges across the lanes of a warp that hit the same value)
  * and the R, G, B bytes into registers, then adds its histogram to one of kHistogramCopies
  * partial histograms in global memory, picked by block: with thousands of blocks and a single
- * copy, their atomics would wait on each other at the same 256 addresses. histogram_finish sums
- * the copies on the host, and derives the bins and the luma sums from the 256 luma counts.
- * The first block zeroes the other partials slot, for the next frame, so no memset is needed. */
+ * copy, their atomics would wait on each other at the same 256 addresses. The block that ends
+ * last sums the copies, derives the bins and the luma sums from the 256 luma counts, writes the
+ * frame's HistogramResult straight into page-locked host memory (results.h) and zeroes the
+ * copies for the next frame: no copy, no memset and no host work is queued per frame. */
 #include "histogram.h"
 
 #include <algorithm>
 
 #include "cuda_access.cuh"
 #include "histogram_math.h"
+#include "results.cuh"
 
 namespace cuv {
 
@@ -51,9 +53,9 @@ struct Region {
   uint32_t tiles_x;   /* tiles across a row */
   int head;           /* aligned rows: the region's first byte's offset in its chunk; else -1 */
   uint32_t luma_weights; /* RGB: the BT.601 weights in the pixel's byte order */
+  int bins;
+  PixelLayout layout;
 };
-
-static_assert (sizeof (HistogramPartials) % sizeof (uint4) == 0, "zeroed in 16-byte stores");
 
 struct Sums {
   uint32_t c[3] = {0, 0, 0}; /* bytes 0, 1, 2 of RGB pixels */
@@ -146,13 +148,80 @@ __device__ __forceinline__ void count_chunk (const Region &g, const Chunk &k, ui
   }
 }
 
+/* The last block: the partial copies summed into the frame's result, as histogram_cpu gives it
+ * (@bins bins, the luma sums from the 256 luma counts, the byte sums as R, G, B of the layout),
+ * written out, and the copies zeroed for the next launch. @hist is the block's shared
+ * histogram, free again: a bin's count, as a luma value's, is below 2^32 (histogram_cuda). */
+__device__ __forceinline__ void finish_histogram (const Region &g, const HistogramResults &r, uint32_t *hist)
+{
+  __shared__ unsigned long long luma_sums[2];
+  __shared__ unsigned long long byte_sums[3];
+  const int tid = threadIdx.y * kBlockX + threadIdx.x;
+  for (int i = tid; i < kHistogramMaxBins; i += kThreads)
+    hist[i] = 0;
+  if (tid < 2)
+    luma_sums[tid] = 0;
+  if (tid < 3) {
+    unsigned long long b = 0;
+    for (int c = 0; c < kHistogramCopies; c++) {
+      auto *p = reinterpret_cast<unsigned long long *> (&r.accum->sums[c][tid]);
+      b += __ldcg (p);
+      *p = 0;
+    }
+    byte_sums[tid] = b;
+  }
+  __syncthreads ();
+  static_assert (kThreads >= kHistogramMaxBins, "a thread per luma value");
+  unsigned long long y = 0, y2 = 0;
+  if (tid < kHistogramMaxBins) {
+    uint32_t n = 0;
+    for (int c = 0; c < kHistogramCopies; c++) {
+      n += __ldcg (&r.accum->counts[c][tid]);
+      r.accum->counts[c][tid] = 0;
+    }
+    if (n)
+      atomicAdd (hist + histogram_bin (tid, g.bins), n);
+    y = static_cast<unsigned long long> (n) * tid;
+    y2 = y * tid;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    y += __shfl_down_sync (0xffffffffu, y, o);
+    y2 += __shfl_down_sync (0xffffffffu, y2, o);
+  }
+  if (tid % 32 == 0 && tid < kHistogramMaxBins && y) {
+    atomicAdd (luma_sums, y);
+    atomicAdd (luma_sums + 1, y2);
+  }
+  __syncthreads ();
+  for (int i = tid; i < kHistogramMaxBins; i += kThreads) {
+    r.out->counts[i] = hist[i];
+    if (r.device_out)
+      r.device_out->counts[i] = hist[i];
+  }
+  if (tid == 0) {
+    const bool rgb = layout_is_rgb (g.layout), bgr = layout_is_bgr (g.layout);
+    const uint64_t s[5] = {rgb ? byte_sums[bgr ? 2 : 0] : 0, rgb ? byte_sums[1] : 0, rgb ? byte_sums[bgr ? 0 : 2] : 0,
+        luma_sums[0], luma_sums[1]};
+    for (HistogramResult *out : {r.out, r.device_out}) {
+      if (!out)
+        continue;
+      out->sum_r = s[0];
+      out->sum_g = s[1];
+      out->sum_b = s[2];
+      out->sum_y = s[3];
+      out->sum_y2 = s[4];
+    }
+    rearm (r.ticket);
+  }
+}
+
 /* One block per tile of kBlockX chunk columns by kTileRows rows; thread (x, y) takes rows y,
  * y + kBlockY, ... of its column. Interior chunks (every chunk of aligned rows but the first and
  * last of a row) are 16-byte loads issued all at once, before the shared histogram is even
  * zeroed; the region's edges go through load_edge_chunk. */
 template <Access kAccess>
-__global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramPartials *out,
-    HistogramPartials *clear_next)
+__global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramResults r)
 {
   __shared__ __align__ (1024) uint32_t hist[kHistogramMaxBins];
   __shared__ uint32_t block_sums[3];
@@ -175,9 +244,6 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
     hist[i] = 0;
   if (tid < 3)
     block_sums[tid] = 0;
-  if (clear_next && blockIdx.x == 0)
-    for (int i = tid; i < static_cast<int> (sizeof (HistogramPartials) / sizeof (uint4)); i += kThreads)
-      reinterpret_cast<uint4 *> (clear_next)[i] = make_uint4 (0, 0, 0, 0);
   __syncthreads ();
 
   const uint32_t h = static_cast<uint32_t> (__cvta_generic_to_shared (hist));
@@ -218,18 +284,21 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
   const int copy = blockIdx.x % kHistogramCopies;
   for (int i = tid; i < kHistogramMaxBins; i += kThreads)
     if (hist[i])
-      atomicAdd (&out->counts[copy][i], hist[i]);
+      atomicAdd (&r.accum->counts[copy][i], hist[i]);
   if (tid < 3 && block_sums[tid])
-    atomicAdd (reinterpret_cast<unsigned long long *> (&out->sums[copy][tid]),
+    atomicAdd (reinterpret_cast<unsigned long long *> (&r.accum->sums[copy][tid]),
         static_cast<unsigned long long> (block_sums[tid]));
+  if (ends_last (r.ticket))
+    finish_histogram (g, r, hist);
 }
 
 template <Access kAccess>
 cudaError_t
-launch_histogram (const Region &g, HistogramPartials *out, HistogramPartials *clear_next, cudaStream_t stream)
+launch_histogram (const Region &g, const HistogramResults &r, cudaStream_t stream)
 {
-  const uint32_t tiles = g.tiles_x * ((g.rows + kTileRows - 1) / kTileRows);
-  histogram_kernel<kAccess><<<tiles, dim3 (kBlockX, kBlockY), 0, stream>>> (g, out, clear_next);
+  /* one block at least: an empty region still publishes its (empty) result */
+  const uint32_t tiles = std::max (1u, g.tiles_x * ((g.rows + kTileRows - 1) / kTileRows));
+  histogram_kernel<kAccess><<<tiles, dim3 (kBlockX, kBlockY), 0, stream>>> (g, r);
   return cudaGetLastError ();
 }
 
@@ -241,18 +310,11 @@ constexpr uint32_t pack_weights (int b0, int b1, int b2)
 }  // namespace
 
 cudaError_t
-histogram_cuda (const Frame &src, const Roi &roi, HistogramPartials *partials, HistogramPartials *clear_next,
-    cudaStream_t stream)
+histogram_cuda (const Frame &src, const Roi &roi, int bins, const HistogramResults &results, cudaStream_t stream)
 {
-  if (static_cast<uint64_t> (std::max (roi.width, 0)) * static_cast<uint64_t> (std::max (roi.height, 0)) >> 32)
+  if (static_cast<uint64_t> (std::max (roi.width, 0)) * static_cast<uint64_t> (std::max (roi.height, 0)) >> 32 ||
+      bins < 1 || bins > kHistogramMaxBins)
     return cudaErrorInvalidValue;
-  if (roi.width <= 0 || roi.height <= 0) {
-    /* no launch to do the zeroing: @partials must come out empty, @clear_next too */
-    cudaError_t err = cudaMemsetAsync (partials, 0, sizeof (*partials), stream);
-    if (err == cudaSuccess && clear_next)
-      err = cudaMemsetAsync (clear_next, 0, sizeof (*clear_next), stream);
-    return err;
-  }
   const Plane &pl = src.planes[0];
   const bool rgb = layout_is_rgb (src.layout);
   const int bpp = rgb ? 4 : 1;
@@ -260,8 +322,10 @@ histogram_cuda (const Frame &src, const Roi &roi, HistogramPartials *partials, H
   g.data = pl.data + static_cast<size_t> (roi.y) * pl.pitch;
   g.pitch = pl.pitch;
   g.first_byte = roi.x * bpp;
-  g.row_bytes = roi.width * bpp;
-  g.rows = roi.height;
+  g.row_bytes = std::max (roi.width, 0) * bpp;
+  g.rows = std::max (roi.height, 0);
+  g.bins = bins;
+  g.layout = src.layout;
   g.luma_weights = layout_is_bgr (src.layout) ? pack_weights (29, 150, 77) : pack_weights (77, 150, 29);
   const bool aligned = reinterpret_cast<uintptr_t> (pl.data) % 16 == 0 && pl.pitch % 16 == 0;
   /* with aligned rows every row's region starts at the same offset in its chunk */
@@ -269,13 +333,13 @@ histogram_cuda (const Frame &src, const Roi &roi, HistogramPartials *partials, H
   g.chunks = ((aligned ? g.head : 15) + g.row_bytes + 15) / 16;
   if (!rgb || (reinterpret_cast<uintptr_t> (pl.data) % 4 == 0 && pl.pitch % 4 == 0)) {
     g.tiles_x = (g.chunks + kBlockX - 1) / kBlockX;
-    return rgb ? launch_histogram<Access::RgbChunks> (g, partials, clear_next, stream)
-               : launch_histogram<Access::LumaChunks> (g, partials, clear_next, stream);
+    return rgb ? launch_histogram<Access::RgbChunks> (g, results, stream)
+               : launch_histogram<Access::LumaChunks> (g, results, stream);
   }
-  g.chunks = roi.width;
+  g.chunks = std::max (roi.width, 0);
   g.head = -1;
   g.tiles_x = (g.chunks + kBlockX - 1) / kBlockX;
-  return launch_histogram<Access::RgbBytes> (g, partials, clear_next, stream);
+  return launch_histogram<Access::RgbBytes> (g, results, stream);
 }
 
 /* ---- overlay ---- */
@@ -292,50 +356,32 @@ struct OverlayArgs {
   uint64_t pixels;
 };
 
-/* Every block first sums @partials as histogram_finish does (bins, luma sum) into shared memory. */
+/* Every block first takes the frame's result (the histogram kernel's device_out) into shared
+ * memory, and its fullest bin. */
 template <bool kRgb>
 __global__ void __launch_bounds__ (kOverlayBlockX * kOverlayBlockY) overlay_kernel (OverlayArgs a,
-    const HistogramPartials *partials)
+    const HistogramResult *result)
 {
   constexpr int kThreadsOverlay = kOverlayBlockX * kOverlayBlockY;
   __shared__ unsigned long long counts[kHistogramMaxBins];
-  __shared__ unsigned long long sums[3]; /* bytes 0, 1, 2 (RGB) or luma */
   __shared__ unsigned long long max_count;
   const int tid = threadIdx.y * kOverlayBlockX + threadIdx.x;
-  for (int b = tid; b < kHistogramMaxBins; b += kThreadsOverlay)
-    counts[b] = 0;
-  if (tid < 3)
-    sums[tid] = 0;
   if (tid == 0)
     max_count = 0;
   __syncthreads ();
-  for (int l = tid; l < kHistogramMaxBins; l += kThreadsOverlay) {
-    unsigned long long n = 0;
-#pragma unroll
-    for (int c = 0; c < kHistogramCopies; c++)
-      n += partials->counts[c][l];
-    if (n) {
-      atomicAdd (counts + histogram_bin (l, a.bins), n);
-      if (!kRgb)
-        atomicAdd (sums, n * l);
-    }
-  }
-  if (kRgb && tid < 3)
-    for (int c = 0; c < kHistogramCopies; c++)
-      sums[tid] += partials->sums[c][tid];
-  __syncthreads ();
-  for (int b = tid; b < a.bins; b += kThreadsOverlay)
+  for (int b = tid; b < a.bins; b += kThreadsOverlay) {
+    counts[b] = result->counts[b];
     if (counts[b])
       atomicMax (&max_count, counts[b]);
+  }
   __syncthreads ();
 
   const int lx = blockIdx.x * kOverlayBlockX + threadIdx.x;
   const int ly = blockIdx.y * kOverlayBlockY + threadIdx.y;
   if (lx >= a.rect.width || ly >= a.rect.height)
     return;
-  const bool bgr = layout_is_bgr (a.frame.layout);
-  const uint64_t rgb_sums[3] = {sums[bgr ? 2 : 0], sums[1], sums[bgr ? 0 : 2]};
-  const uint64_t luma_sums[3] = {sums[0], 0, 0};
+  const uint64_t rgb_sums[3] = {result->sum_r, result->sum_g, result->sum_b};
+  const uint64_t luma_sums[3] = {result->sum_y, 0, 0};
   OverlayBars bars = overlay_bars (a.rect, kRgb, kRgb ? rgb_sums : luma_sums, a.pixels, max_count);
   int code = overlay_code (bars, lx, ly, overlay_column_count (counts, a.rect, a.bins, lx));
 
@@ -366,7 +412,7 @@ __global__ void __launch_bounds__ (kOverlayBlockX * kOverlayBlockY) overlay_kern
 }  // namespace
 
 cudaError_t
-histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins, const HistogramPartials *partials,
+histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins, const HistogramResult *result,
     uint64_t pixels, cudaStream_t stream)
 {
   if (rect.width < 1 || rect.height < 1)
@@ -375,9 +421,9 @@ histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins, c
   dim3 block (kOverlayBlockX, kOverlayBlockY);
   dim3 grid (div_up (rect.width, kOverlayBlockX), div_up (rect.height, kOverlayBlockY));
   if (layout_is_rgb (frame.layout))
-    overlay_kernel<true><<<grid, block, 0, stream>>> (a, partials);
+    overlay_kernel<true><<<grid, block, 0, stream>>> (a, result);
   else
-    overlay_kernel<false><<<grid, block, 0, stream>>> (a, partials);
+    overlay_kernel<false><<<grid, block, 0, stream>>> (a, result);
   return cudaGetLastError ();
 }
 

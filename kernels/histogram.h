@@ -11,6 +11,7 @@
 #pragma once
 
 #include "image.h"
+#include "results.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -37,11 +38,12 @@ struct HistogramResult {
   uint64_t sum_y2;
 };
 
-/* What the GPU kernel leaves: kHistogramCopies partial counts of the 256 luma values and partial
- * sums of pixel bytes 0, 1, 2 (RGB layouts), which histogram_finish() adds up into a
- * HistogramResult. Thousands of blocks add their counts into one of the copies, chosen by block:
- * with a single copy their atomics would queue on the same 256 addresses (docs/performance.md).
- * 32-bit counts hold any region below 2^32 pixels, which histogram_cuda checks. */
+/* What the GPU kernel's blocks add into: kHistogramCopies partial counts of the 256 luma values
+ * and partial sums of pixel bytes 0, 1, 2 (RGB layouts); the block that ends last sums them into
+ * the frame's HistogramResult (results.h). Thousands of blocks add their counts into one of the
+ * copies, chosen by block: with a single copy their atomics would queue on the same 256 addresses
+ * (docs/performance.md). 32-bit counts hold any region below 2^32 pixels, which histogram_cuda
+ * checks. */
 constexpr int kHistogramCopies = 8;
 
 struct HistogramPartials {
@@ -49,9 +51,8 @@ struct HistogramPartials {
   uint64_t sums[kHistogramCopies][3];
 };
 
-/* @partials summed into @result: @bins bins, the luma sums from the 256 luma counts, the byte
- * sums as R, G, B of @layout (left 0 for luma layouts). */
-void histogram_finish (const HistogramPartials &partials, int bins, PixelLayout layout, HistogramResult *result);
+/* Where the GPU histogram goes: results.h. */
+using HistogramResults = ResultsTo<HistogramPartials, HistogramResult>;
 
 /* @x, @y, @width, @height as the element's properties give them (width/height 0 = to the edge),
  * clipped to a @frame_width x @frame_height frame; returns false when clipping changed them. An
@@ -79,16 +80,17 @@ void histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bin
     uint64_t pixels);
 
 #if CUV_HAVE_CUDA
-/* Adds the region into @partials (device memory), which must be zero (as the previous launch's
- * @clear_next left it, or cudaMemset), and zeroes @clear_next (may be null) for the next frame:
- * alternating two slots needs no memset per frame (cuv::ResultSlots). Launches on @stream; never
- * synchronizes. cudaErrorInvalidValue for a region of 2^32 pixels or more. */
-cudaError_t histogram_cuda (const Frame &src, const Roi &roi, HistogramPartials *partials,
-    HistogramPartials *clear_next, cudaStream_t stream);
+/* The histogram of the region with @bins bins, as histogram_cpu gives it, into @results' outputs
+ * by the kernel itself (results.h); an empty region gives an empty result. Launches on @stream;
+ * never synchronizes. cudaErrorInvalidValue for a region of 2^32 pixels or more, or @bins outside
+ * 1..256. */
+cudaError_t histogram_cuda (const Frame &src, const Roi &roi, int bins, const HistogramResults &results,
+    cudaStream_t stream);
 
-/* The overlay from device-side @partials, in stream order after histogram_cuda. */
+/* The overlay from the device copy of the frame's result (@results.device_out of histogram_cuda),
+ * in stream order after it. */
 cudaError_t histogram_overlay_cuda (const Frame &frame, const OverlayRect &rect, int bins,
-    const HistogramPartials *partials, uint64_t pixels, cudaStream_t stream);
+    const HistogramResult *result, uint64_t pixels, cudaStream_t stream);
 #endif
 
 }  // namespace cuv

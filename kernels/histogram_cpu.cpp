@@ -19,30 +19,6 @@ histogram_clip_roi (int frame_width, int frame_height, int x, int y, int width, 
 }
 
 void
-histogram_finish (const HistogramPartials &partials, int bins, PixelLayout layout, HistogramResult *res)
-{
-  memset (res, 0, sizeof (*res));
-  for (int l = 0; l < kHistogramMaxBins; l++) {
-    uint64_t n = 0;
-    for (int c = 0; c < kHistogramCopies; c++)
-      n += partials.counts[c][l];
-    res->counts[histogram_bin (l, bins)] += n;
-    res->sum_y += n * static_cast<uint64_t> (l);
-    res->sum_y2 += n * static_cast<uint64_t> (l * l);
-  }
-  if (!layout_is_rgb (layout))
-    return;
-  uint64_t bytes[3] = {0, 0, 0};
-  for (int c = 0; c < kHistogramCopies; c++)
-    for (int i = 0; i < 3; i++)
-      bytes[i] += partials.sums[c][i];
-  const bool bgr = layout_is_bgr (layout);
-  res->sum_r = bytes[bgr ? 2 : 0];
-  res->sum_g = bytes[1];
-  res->sum_b = bytes[bgr ? 0 : 2];
-}
-
-void
 histogram_cpu (const Frame &src, const Roi &roi, int bins, HistogramResult *res)
 {
   memset (res, 0, sizeof (*res));

@@ -41,9 +41,8 @@ __device__ __forceinline__ void noise_rgb_px (const NoiseArgs &a, int x, int y, 
 }
 
 template <bool kVec>
-__global__ void __launch_bounds__ (kThreads) noisemap_rgb_kernel (NoiseArgs a, DiffStats *accum, DiffStats *clear_next)
+__global__ void __launch_bounds__ (kThreads) noisemap_rgb_kernel (NoiseArgs a, DiffResults results)
 {
-  clear_stats (clear_next);
   const Walk w = walk ();
   const int width = a.cur.width, height = a.cur.height;
   uint32_t changed = 0;
@@ -81,7 +80,8 @@ __global__ void __launch_bounds__ (kThreads) noisemap_rgb_kernel (NoiseArgs a, D
       }
     }
   }
-  block_stats (changed, 0, &accum->changed, nullptr);
+  block_stats (changed, 0, &results.accum->changed, nullptr);
+  publish_stats (results);
 }
 
 /* One 2x2 chroma group through any alignment, as noisemap_cpu () does it. */
@@ -113,9 +113,8 @@ __device__ __forceinline__ uint32_t select_bytes (uint32_t mask, uint32_t paint,
 }
 
 template <bool kVec, bool kNv12>
-__global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, DiffStats *accum, DiffStats *clear_next)
+__global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, DiffResults results)
 {
-  clear_stats (clear_next);
   const Walk w = walk ();
   const int width = a.cur.width, height = a.cur.height;
   const NoisemapParams &p = a.p;
@@ -176,33 +175,32 @@ __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, D
       }
     }
   }
-  block_stats (changed, 0, &accum->changed, nullptr);
+  block_stats (changed, 0, &results.accum->changed, nullptr);
+  publish_stats (results);
 }
 
 template <typename Kernel>
-cudaError_t launch (Kernel kernel, const NoiseArgs &a, DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+cudaError_t launch (Kernel kernel, const NoiseArgs &a, const DiffResults &results, cudaStream_t stream)
 {
   dim3 grid;
   cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
   if (err != cudaSuccess)
     return err;
-  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, accum, clear_next);
+  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, results);
   return cudaGetLastError ();
 }
 
 }  // namespace
 
 cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
-    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream)
+    const DiffResults &results, cudaStream_t stream)
 {
-  if (cur.width <= 0 || cur.height <= 0)
-    return clear_next ? cudaMemsetAsync (clear_next, 0, sizeof (DiffStats), stream) : cudaSuccess;
   const NoiseArgs a{cur, prev, out, params, replicate (static_cast<uint32_t> (params.threshold)),
       blend_px (params.color, 0, params.alpha) | 0xff000000u};
   if (layout_is_rgb (cur.layout)) {
     const bool vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16) && aligned (out.planes[0], 16);
-    return vec ? launch (noisemap_rgb_kernel<true>, a, accum, clear_next, stream)
-               : launch (noisemap_rgb_kernel<false>, a, accum, clear_next, stream);
+    return vec ? launch (noisemap_rgb_kernel<true>, a, results, stream)
+               : launch (noisemap_rgb_kernel<false>, a, results, stream);
   }
   const bool nv12 = cur.layout == PixelLayout::NV12;
   const int chroma_align = nv12 ? 4 : 2;
@@ -212,10 +210,10 @@ cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out
     vec = vec && aligned (cur.planes[p], al) && aligned (prev.planes[p], al) && aligned (out.planes[p], al);
   }
   if (nv12)
-    return vec ? launch (noisemap_yuv_kernel<true, true>, a, accum, clear_next, stream)
-               : launch (noisemap_yuv_kernel<false, true>, a, accum, clear_next, stream);
-  return vec ? launch (noisemap_yuv_kernel<true, false>, a, accum, clear_next, stream)
-             : launch (noisemap_yuv_kernel<false, false>, a, accum, clear_next, stream);
+    return vec ? launch (noisemap_yuv_kernel<true, true>, a, results, stream)
+               : launch (noisemap_yuv_kernel<false, true>, a, results, stream);
+  return vec ? launch (noisemap_yuv_kernel<true, false>, a, results, stream)
+             : launch (noisemap_yuv_kernel<false, false>, a, results, stream);
 }
 
 }  // namespace cuv

@@ -37,9 +37,9 @@ void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const 
     DiffStats *stats);
 
 #if CUV_HAVE_CUDA
-/* As heatmap_cuda (): launches on @stream, adds into @accum, zeroes @clear_next. */
+/* As heatmap_cuda (): launches on @stream, the statistics to @results' outputs. */
 cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
-    DiffStats *accum, DiffStats *clear_next, cudaStream_t stream);
+    const DiffResults &results, cudaStream_t stream);
 #endif
 
 }  // namespace cuv

@@ -20,6 +20,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cuvdevice.h"
 #include "cuvtest.h"
 #include "enhance.h"
 #include "heatmap.h"
@@ -232,18 +233,15 @@ int main (int argc, char **argv)
   cuv::EnhanceTables *dtables;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
-  /* the histogram's two result slots, alternated as the element does (each launch zeroes the other) */
-  cuv::HistogramPartials *dhist;
+  /* the analysers' results as the elements take them: each launch writes them into page-locked
+   * host memory itself and rearms its accumulator (kernels/results.h), so a row is all the GPU
+   * does for its frame */
+  cuvtest::DeviceResults<cuv::HistogramPartials, cuv::HistogramResult> hist_results;
+  const cuv::HistogramResults hist_to = hist_results.to ();
   cuv::HistogramResult hhist;
-  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dhist), 2 * sizeof (cuv::HistogramPartials)));
-  CUVTEST_CHECK_CUDA (cudaMemset (dhist, 0, 2 * sizeof (cuv::HistogramPartials)));
-  int hist_parity = 0;
-  cuv::HistogramPartials *hpartials;
-  CUVTEST_CHECK_CUDA (cudaMallocHost (reinterpret_cast<void **> (&hpartials), sizeof (*hpartials)));
-  /* the difference kernels: two statistics slots as the elements alternate them, a colour table */
-  cuv::DiffStats *dstats, hstats;
-  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dstats), 2 * sizeof (cuv::DiffStats)));
-  CUVTEST_CHECK_CUDA (cudaMemset (dstats, 0, 2 * sizeof (cuv::DiffStats)));
+  cuvtest::DeviceResults<cuv::DiffStats, cuv::DiffStats> diff_results;
+  const cuv::DiffResults dstats = diff_results.to ();
+  cuv::DiffStats hstats;
   uint32_t heat_table[cuv::kHeatmapTableSize], *dheat_table;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dheat_table), sizeof (heat_table)));
   const cuv::YuvToRgb yuv = cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, false);
@@ -265,10 +263,9 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Color, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::sobel_cuda (src.dev, dst.dev, {cuv::SobelMode::Luma, 1.0f, 0}, b.stream));
       CUVTEST_CHECK_CUDA (cuv::enhance_cuda (src.dev, dst.dev, dtables, b.stream));
-      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, dhist + hist_parity, dhist + (1 - hist_parity), b.stream));
-      hist_parity ^= 1;
-      CUVTEST_CHECK_CUDA (cuv::heatmap_cuda (src.dev, dst.dev, dst.dev, {dheat_table, 256, yuv}, dstats, dstats + 1, b.stream));
-      CUVTEST_CHECK_CUDA (cuv::noisemap_cuda (src.dev, dst.dev, dst.dev, noise_params (false), dstats, dstats + 1, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::histogram_cuda (src.dev, {0, 0, 3840, 2160}, 256, hist_to, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::heatmap_cuda (src.dev, dst.dev, dst.dev, {dheat_table, 256, yuv}, dstats, b.stream));
+      CUVTEST_CHECK_CUDA (cuv::noisemap_cuda (src.dev, dst.dev, dst.dev, noise_params (false), dstats, b.stream));
     }
     CUVTEST_CHECK_CUDA (cudaStreamSynchronize (b.stream));
     profile_motion (b);
@@ -316,28 +313,15 @@ int main (int argc, char **argv)
       CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&sink), sizeof (*sink)));
       row ("read only (analysers' floor)", [&] { return read_floor_cuda (src.dbuf, src.bytes, sink, b.stream); }, nullptr);
       cudaFree (sink);
-      /* each launch adds into one slot and zeroes the other, for the next frame: no memset per frame */
+      /* the histogram and its results on the host, as the element runs it */
       const cuv::Roi all{0, 0, s.w, s.h};
       const cuv::OverlayRect rect = cuv::histogram_overlay_rect (s.w, s.h, cuv::OverlayCorner::TopRight, 25);
-      auto histogram = [&] {
-        cudaError_t e = cuv::histogram_cuda (src.dev, all, dhist + hist_parity, dhist + (1 - hist_parity), b.stream);
-        hist_parity ^= 1;
-        return e;
-      };
+      auto histogram = [&] { return cuv::histogram_cuda (src.dev, all, 256, hist_to, b.stream); };
       auto histogram_cpu = [&] { cuv::histogram_cpu (src.host, all, 256, &hhist); };
       row ("cudahistogram (camera-like)", histogram, histogram_cpu);
-      /* what the element adds per frame: the partials' copy to pinned host memory (the host sums them) */
-      row ("cudahistogram + copy to host", [&] {
-            cuv::HistogramPartials *res = dhist + hist_parity;
-            cudaError_t e = histogram ();
-            return e != cudaSuccess ? e : cudaMemcpyAsync (hpartials, res, sizeof (*res), cudaMemcpyDeviceToHost, b.stream);
-          },
-          nullptr);
       row ("cudahistogram + overlay", [&] {
-            cuv::HistogramPartials *res = dhist + hist_parity;
-            cudaError_t e = cuv::histogram_cuda (src.dev, all, res, dhist + (1 - hist_parity), b.stream);
-            hist_parity ^= 1;
-            return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, res, static_cast<uint64_t> (s.w) * s.h, b.stream);
+            cudaError_t e = histogram ();
+            return e != cudaSuccess ? e : cuv::histogram_overlay_cuda (src.dev, rect, 256, hist_to.device_out, static_cast<uint64_t> (s.w) * s.h, b.stream);
           },
           histogram_cpu);
       /* the difference kernels read this frame and a previous one (camera-like, other noise) and
@@ -351,13 +335,13 @@ int main (int argc, char **argv)
         for (int blend : {256, 128}) {
           const cuv::HeatmapParams dp{dheat_table, blend, yuv}, hp{heat_table, blend, yuv};
           row (blend == 256 ? "cudaheatmap" : "cudaheatmap blend=0.5",
-              [&] { return cuv::heatmap_cuda (src.dev, prev.dev, heat_out.dev, dp, dstats, dstats + 1, b.stream); },
+              [&] { return cuv::heatmap_cuda (src.dev, prev.dev, heat_out.dev, dp, dstats, b.stream); },
               [&] { cuv::heatmap_cpu (src.host, prev.host, heat_out.host, hp, &hstats); });
         }
         for (bool overlay : {false, true}) {
           const cuv::NoisemapParams np = noise_params (overlay);
           row (overlay ? "cudanoisemap mode=overlay" : "cudanoisemap mode=map",
-              [&] { return cuv::noisemap_cuda (src.dev, prev.dev, dst.dev, np, dstats, dstats + 1, b.stream); },
+              [&] { return cuv::noisemap_cuda (src.dev, prev.dev, dst.dev, np, dstats, b.stream); },
               [&] { cuv::noisemap_cpu (src.host, prev.host, dst.host, np, &hstats); });
         }
       }
@@ -377,9 +361,6 @@ int main (int argc, char **argv)
   }
   bench_motion (b, quick);
   cudaFree (dheat_table);
-  cudaFree (dstats);
-  cudaFree (dhist);
-  cudaFreeHost (hpartials);
   cudaFree (dtables);
   return 0;
 }

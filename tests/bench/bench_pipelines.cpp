@@ -648,7 +648,7 @@ int main (int argc, char **argv)
     {"source alone", "fakesink name=sink", {}},
     {"cudasobel", "cudasobel" + sink, {"cudasobel mode=color"}},
     {"cudaenhance", "cudaenhance contrast=1.4 saturation=1.3" + sink, {"cudaenhance (camera-like content)"}},
-    {"cudahistogram", "cudahistogram" + sink, {"cudahistogram + copy to host"}},
+    {"cudahistogram", "cudahistogram" + sink, {"cudahistogram (camera-like)"}},
     {"cudaheatmap", "cudaheatmap" + sink, {"cudaheatmap"}},
     {"cudanoisemap", "cudanoisemap" + sink, {"cudanoisemap mode=map"}},
     /* its kernels' rows are on the luma plane ("WxH luma"); for NV12 the luma is a plane copy,
@@ -656,18 +656,18 @@ int main (int argc, char **argv)
     {"cudamotionest", "cudamotionest post-messages=false" + sink,
         {"cudamotionest luma from RGBA", "cudamotionest variable R=16"}},
     {"chain of 4", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap" + sink,
-        {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
+        {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram (camera-like)", "cudaheatmap"}},
     {"chain of 4, max-frames-in-flight=0",
         "cudasobel max-frames-in-flight=0 ! cudaenhance contrast=1.4 max-frames-in-flight=0 ! "
         "cudahistogram max-frames-in-flight=0 ! cudaheatmap max-frames-in-flight=0" + sink,
-        {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram + copy to host", "cudaheatmap"}},
+        {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram (camera-like)", "cudaheatmap"}},
     {"all six", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap ! cudanoisemap ! cudamotionest" + sink, {}},
     /* an analyser after an element that writes its own buffers, against "cudahistogram" alone,
      * which reads the source's shared buffers (as after cudaupload ! imagefreeze or a tee) */
     {"cudasobel ! cudahistogram", "cudasobel ! cudahistogram" + sink,
-        {"cudasobel mode=color", "cudahistogram + copy to host"}},
+        {"cudasobel mode=color", "cudahistogram (camera-like)"}},
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
-        {"cudasobel mode=color", "cudahistogram + copy to host"}},
+        {"cudasobel mode=color", "cudahistogram (camera-like)"}},
   };
   if (!custom.empty ()) {
     configs.clear ();

@@ -9,7 +9,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "cuvcheck.h"
-#include "cuvslots.h"
+#include "cuvresults.h"
 #include "histogram.h"
 
 using namespace cuvcheck;
@@ -244,13 +244,15 @@ struct Gate {
   }
 };
 
-/* The result slots that cudahistogram, cudaheatmap and cudanoisemap add into are zero, in the
- * order of the element's (non-blocking) stream, before the first kernel reads them: here the legacy
- * default stream is held back, and the memory last held other bytes. (A zeroing with cudaMemset
- * raced the first frame's kernel and gave wrong counts once the memory had been used before.) */
-GST_START_TEST (test_result_slots_zeroed_in_stream_order)
+/* The accumulator and the ticket that cudahistogram, cudaheatmap and cudanoisemap's kernels add
+ * into are zero, in the order of the element's (non-blocking) stream, before the first kernel
+ * reads them: here the legacy default stream is held back, and the memory last held other bytes.
+ * (A zeroing with cudaMemset raced the first frame's kernel and gave wrong counts once the memory
+ * had been used before.) */
+GST_START_TEST (test_result_buffers_zeroed_in_stream_order)
 {
-  using Slots = cuv::ResultSlots<cuv::HistogramPartials>;
+  using Results = cuv::ResultBuffers<cuv::HistogramPartials, cuv::HistogramResult>;
+  const size_t device_bytes = sizeof (cuv::HistogramPartials) + sizeof (cuv::HistogramResult) + sizeof (unsigned int);
   GstCudaContext *ctx = gst_cuda_context_new (0);
   fail_unless (ctx != nullptr);
   {
@@ -263,34 +265,41 @@ GST_START_TEST (test_result_slots_zeroed_in_stream_order)
       void *dirty_at = nullptr;
       {
         cuv::CudaBuffer dirty;
-        fail_unless_equals_int (dirty.allocate (ctx, cuv::CudaBuffer::Kind::Device, 2 * sizeof (cuv::HistogramPartials)),
-            cudaSuccess);
+        fail_unless_equals_int (dirty.allocate (ctx, cuv::CudaBuffer::Kind::Device, device_bytes), cudaSuccess);
         fail_unless_equals_int (cudaMemset (dirty.data (), 0xA5, dirty.size ()), cudaSuccess);
         fail_unless_equals_int (cudaDeviceSynchronize (), cudaSuccess);
         dirty_at = dirty.data ();
       }
+      /* page-locked: a copy into pageable memory could wait on more than this stream */
+      struct Seen {
+        cuv::HistogramPartials accum;
+        unsigned int ticket;
+      };
+      cuv::CudaBuffer seen_buffer;
+      fail_unless_equals_int (seen_buffer.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, sizeof (Seen)), cudaSuccess);
+      Seen &seen = *reinterpret_cast<Seen *> (seen_buffer.data ());
+      seen.ticket = 1;
       Gate gate;
       fail_unless_equals_int (cudaLaunchHostFunc (cudaStreamLegacy, Gate::wait, &gate), cudaSuccess);
-      Slots slots;
-      fail_unless_equals_int (slots.ensure (ctx, stream), cudaSuccess);
-      reused += slots.accum () == dirty_at;
-      cuv::HistogramPartials got[2];
-      for (auto &g : got) {
-        fail_unless_equals_int (slots.download (stream), cudaSuccess);
-        fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
-        g = slots.host ();
-      }
+      Results results;
+      fail_unless_equals_int (results.ensure (ctx, stream), cudaSuccess);
+      const cuv::HistogramResults to = results.to ();
+      reused += static_cast<void *> (to.accum) == dirty_at;
+      /* what the first kernel on the stream finds */
+      fail_unless_equals_int (
+          cudaMemcpyAsync (&seen.accum, to.accum, sizeof seen.accum, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+      fail_unless_equals_int (
+          cudaMemcpyAsync (&seen.ticket, to.ticket, sizeof seen.ticket, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+      fail_unless_equals_int (cudaStreamSynchronize (stream), cudaSuccess);
       gate.release ();
       fail_unless_equals_int (cudaStreamSynchronize (cudaStreamLegacy), cudaSuccess);
-      int nonzero = 0;
-      for (const auto &g : got) {
-        const uint8_t *bytes = reinterpret_cast<const uint8_t *> (&g);
-        for (size_t i = 0; i < sizeof g; i++)
-          nonzero += bytes[i] != 0;
-      }
+      int nonzero = seen.ticket != 0;
+      const uint8_t *bytes = reinterpret_cast<const uint8_t *> (&seen.accum);
+      for (size_t i = 0; i < sizeof seen.accum; i++)
+        nonzero += bytes[i] != 0;
       fail_unless_equals_int (nonzero, 0);
     }
-    g_printerr ("result slots: %d of 4 allocations reused the dirtied memory\n", reused);
+    g_printerr ("result buffers: %d of 4 allocations reused the dirtied memory\n", reused);
     cudaStreamDestroy (stream);
   }
   gst_object_unref (ctx);
@@ -310,7 +319,7 @@ cudavision_gpu_suite (void)
   tcase_add_test (tc, test_context_shared_with_cudaupload);
   tcase_add_test (tc, test_device_id_out_of_range);
   tcase_add_test (tc, test_pipeline_cuda_equals_cpu);
-  tcase_add_test (tc, test_result_slots_zeroed_in_stream_order);
+  tcase_add_test (tc, test_result_buffers_zeroed_in_stream_order);
   return s;
 }
 

@@ -4,7 +4,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+
 #include "cuvtest.h"
+#include "results.h"
 
 namespace cuvtest {
 
@@ -31,6 +34,59 @@ struct DeviceImage {
 
 struct Stride {
   int pad, offset;
+};
+
+/* A kernel's results as the elements take them (kernels/results.h): the accumulator and the
+ * ticket in device memory, zero before the first launch, the output in page-locked host memory,
+ * its copy in device memory. */
+template <typename Accum, typename Out> struct DeviceResults {
+  struct Device {
+    Accum accum;
+    Out result;
+    unsigned int ticket;
+  };
+  Device *dev = nullptr;
+  Out *host = nullptr;
+  DeviceResults ()
+  {
+    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dev), sizeof (Device)));
+    CUVTEST_CHECK_CUDA (cudaMemset (dev, 0, sizeof (Device)));
+    CUVTEST_CHECK_CUDA (cudaMallocHost (reinterpret_cast<void **> (&host), sizeof (Out)));
+  }
+  ~DeviceResults ()
+  {
+    cudaFree (dev);
+    cudaFreeHost (host);
+  }
+  DeviceResults (const DeviceResults &) = delete;
+  DeviceResults &operator= (const DeviceResults &) = delete;
+  cuv::ResultsTo<Accum, Out> to () const { return {&dev->accum, &dev->ticket, host, &dev->result}; }
+  /* both outputs hold junk, which the next launch must overwrite */
+  void poison ()
+  {
+    std::memset (host, 0x5a, sizeof (Out));
+    CUVTEST_CHECK_CUDA (cudaMemset (&dev->result, 0x5a, sizeof (Out)));
+  }
+  /* after the launch and a wait: what went to the host */
+  const Out &out () const { return *host; }
+  /* whether the device copy holds the same bytes */
+  bool device_copy_matches () const
+  {
+    Out d;
+    CUVTEST_CHECK_CUDA (cudaMemcpy (&d, &dev->result, sizeof (d), cudaMemcpyDeviceToHost));
+    return std::memcmp (&d, host, sizeof (d)) == 0;
+  }
+  /* whether the launch left the accumulator and the ticket zero for the next one */
+  bool rearmed () const
+  {
+    Device d;
+    CUVTEST_CHECK_CUDA (cudaMemcpy (&d, dev, sizeof (d), cudaMemcpyDeviceToHost));
+    const uint8_t *a = reinterpret_cast<const uint8_t *> (&d.accum);
+    for (size_t i = 0; i < sizeof (d.accum); i++)
+      if (a[i])
+        return false;
+    return d.ticket == 0;
+  }
 };
 
 inline constexpr cuv::PixelLayout kAll[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,

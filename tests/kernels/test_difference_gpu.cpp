@@ -1,7 +1,7 @@
 /* The heat map and noise map kernels against their CPU references: every layout, DESIGN.md's
  * sizes, tight, padded, unaligned and offset pitches, the first frame (prev == cur), and the
  * parameters that select code paths (blend, colour maps, overlay, threshold, alpha). Bytes
- * outside the image stay untouched, the statistics agree, and each launch zeroes the next slot.
+ * outside the image stay untouched, the statistics agree, and each launch rearms its results.
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
@@ -15,24 +15,9 @@ using namespace cuvtest;
 
 namespace {
 
-/* Two DiffStats slots on the device, used as the elements use them. */
-struct DeviceStats {
-  cuv::DiffStats *slots = nullptr;
-  DeviceStats ()
-  {
-    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&slots), 2 * sizeof (cuv::DiffStats)));
-    CUVTEST_CHECK_CUDA (cudaMemset (slots, 0, sizeof (cuv::DiffStats)));
-    /* the slot to be cleared holds junk */
-    CUVTEST_CHECK_CUDA (cudaMemset (slots + 1, 0x5a, sizeof (cuv::DiffStats)));
-  }
-  ~DeviceStats () { cudaFree (slots); }
-  cuv::DiffStats get (int i) const
-  {
-    cuv::DiffStats s;
-    CUVTEST_CHECK_CUDA (cudaMemcpy (&s, slots + i, sizeof (s), cudaMemcpyDeviceToHost));
-    return s;
-  }
-};
+/* One set of results for every launch of a test, as an element keeps it: each launch must leave
+ * it rearmed for the next, or the next comparison fails. */
+using DeviceStats = DeviceResults<cuv::DiffStats, cuv::DiffStats>;
 
 struct Case {
   cuv::PixelLayout layout;
@@ -50,7 +35,8 @@ std::string case_name (const Case &k)
 
 /* Runs @cpu and @gpu on the same frames and compares output bytes, padding and statistics. */
 template <typename Cpu, typename Gpu>
-void compare (Checker &c, const Case &k, cuv::PixelLayout out_layout, const std::string &what, Cpu cpu, Gpu gpu)
+void compare (Checker &c, DeviceStats &stats, const Case &k, cuv::PixelLayout out_layout, const std::string &what,
+    Cpu cpu, Gpu gpu)
 {
   HostImage cur (k.layout, k.size.w, k.size.h, k.stride.pad, k.stride.offset);
   HostImage prev (k.layout, k.size.w, k.size.h, k.stride.pad + 16, k.stride.offset ? 3 : 0);
@@ -66,19 +52,18 @@ void compare (Checker &c, const Case &k, cuv::PixelLayout out_layout, const std:
   dcur.upload (cur);
   dprev.upload (prev);
   dout.poison ();
-  DeviceStats stats;
+  stats.poison ();
   const cuv::Frame &gpu_prev = k.first_frame ? dcur.frame : dprev.frame;
-  CUVTEST_CHECK_CUDA (gpu (dcur.frame, gpu_prev, dout.frame, stats.slots, stats.slots + 1));
+  CUVTEST_CHECK_CUDA (gpu (dcur.frame, gpu_prev, dout.frame, stats.to ()));
   CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
   dout.download (got);
   const std::string name = what + " " + case_name (k);
   c.expect (max_diff (ref.frame, got.frame, name) == 0, name + ": GPU bytes differ from the CPU reference");
   c.expect (padding_written (got.frame, kPoison) == 0, name + ": the kernel wrote outside the image");
-  const std::string sd = stats_diff (want, stats.get (0));
+  const std::string sd = stats_diff (want, stats.out ());
   c.expect (sd.empty (), name + ": statistics differ (" + sd + ")");
-  const cuv::DiffStats cleared = stats.get (1);
-  c.expect (cleared.sum_difference == 0 && cleared.changed == 0 && cleared.max_difference == 0,
-      name + ": the next slot was not cleared");
+  c.expect (stats.device_copy_matches (), name + ": the device copy of the statistics differs from the host's");
+  c.expect (stats.rearmed (), name + ": the accumulator or the ticket was not zeroed for the next frame");
 }
 
 std::vector<Case> cases ()
@@ -104,6 +89,7 @@ void test_heatmap (Checker &c)
   uint32_t *dtable = nullptr;
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtable), cuv::kHeatmapTableSize * 4));
   const cuv::YuvToRgb yuv = cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, false);
+  DeviceStats stats;
   for (const Case &k : cases ()) {
     const cuv::PixelLayout ol = cuv::heatmap_out_layout (k.layout);
     for (const auto &s : settings) {
@@ -113,12 +99,12 @@ void test_heatmap (Checker &c)
       cuv::heatmap_build_table (s.map, s.gain, ol, table);
       CUVTEST_CHECK_CUDA (cudaMemcpy (dtable, table, sizeof (table), cudaMemcpyHostToDevice));
       const cuv::HeatmapParams hp{table, s.blend, yuv}, dp{dtable, s.blend, yuv};
-      compare (c, k, ol, "heatmap blend " + std::to_string (s.blend),
+      compare (c, stats, k, ol, "heatmap blend " + std::to_string (s.blend),
           [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *st) {
             cuv::heatmap_cpu (a, b, o, hp, st);
           },
-          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *acc, cuv::DiffStats *clr) {
-            return cuv::heatmap_cuda (a, b, o, dp, acc, clr, nullptr);
+          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, const cuv::DiffResults &to) {
+            return cuv::heatmap_cuda (a, b, o, dp, to, nullptr);
           });
     }
   }
@@ -132,6 +118,7 @@ void test_noisemap (Checker &c)
     bool overlay;
     int alpha;
   } settings[] = {{20, false, 255}, {20, true, 255}, {0, true, 128}, {3, false, 77}};
+  DeviceStats stats;
   for (const Case &k : cases ()) {
     for (const auto &s : settings) {
       if (k.size.w >= 1920 && s.threshold != 20)
@@ -147,14 +134,14 @@ void test_noisemap (Checker &c)
       p.yuv[1] = static_cast<uint8_t> (u);
       p.yuv[2] = static_cast<uint8_t> (v);
       p.y_black = 16;
-      compare (c, k, k.layout,
+      compare (c, stats, k, k.layout,
           "noisemap threshold " + std::to_string (s.threshold) + (s.overlay ? " overlay" : " map") + " alpha " +
               std::to_string (s.alpha),
           [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *st) {
             cuv::noisemap_cpu (a, b, o, p, st);
           },
-          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *acc, cuv::DiffStats *clr) {
-            return cuv::noisemap_cuda (a, b, o, p, acc, clr, nullptr);
+          [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, const cuv::DiffResults &to) {
+            return cuv::noisemap_cuda (a, b, o, p, to, nullptr);
           });
     }
   }

@@ -24,48 +24,9 @@ std::string result_diff (const cuv::HistogramResult &a, const cuv::HistogramResu
   return "";
 }
 
-/* Two partials slots, as the element alternates them: a launch adds into ptr (zero on entry) and
- * zeroes next. */
-struct DeviceResult {
-  cuv::HistogramPartials *ptr = nullptr;
-  cuv::HistogramPartials *next = nullptr;
-  DeviceResult ()
-  {
-    CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&ptr), 2 * sizeof (*ptr)));
-    next = ptr + 1;
-    prepare ();
-  }
-  ~DeviceResult () { cudaFree (ptr); }
-  /* ptr zero, next holding stale values that the launch must clear */
-  void prepare ()
-  {
-    CUVTEST_CHECK_CUDA (cudaMemset (ptr, 0, sizeof (*ptr)));
-    CUVTEST_CHECK_CUDA (cudaMemset (next, 0x5a, sizeof (*next)));
-  }
-  static cuv::HistogramPartials get (const cuv::HistogramPartials *p)
-  {
-    cuv::HistogramPartials r;
-    CUVTEST_CHECK_CUDA (cudaMemcpy (&r, p, sizeof (r), cudaMemcpyDeviceToHost));
-    return r;
-  }
-  /* this launch's partials, summed as the element sums them */
-  cuv::HistogramResult get (int bins, cuv::PixelLayout l) const
-  {
-    const cuv::HistogramPartials p = get (ptr);
-    cuv::HistogramResult r;
-    cuv::histogram_finish (p, bins, l, &r);
-    return r;
-  }
-  bool next_cleared () const
-  {
-    const cuv::HistogramPartials r = get (next);
-    const uint8_t *b = reinterpret_cast<const uint8_t *> (&r);
-    for (size_t i = 0; i < sizeof (r); i++)
-      if (b[i])
-        return false;
-    return true;
-  }
-};
+/* One set of results for every launch, as an element keeps it: each launch must leave it rearmed
+ * for the next, or the next comparison fails. */
+using DeviceResult = DeviceResults<cuv::HistogramPartials, cuv::HistogramResult>;
 
 std::vector<cuv::Roi> rois_for (Size s)
 {
@@ -87,12 +48,13 @@ void compare (Checker &c, const HostImage &img, const cuv::Roi &roi, int bins, D
   d.upload (img);
   cuv::HistogramResult ref;
   cuv::histogram_cpu (img.frame, roi, bins, &ref);
-  dres.prepare ();
-  CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, dres.ptr, dres.next, nullptr));
+  dres.poison ();
+  CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.to (), nullptr));
   CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
-  std::string diff = result_diff (ref, dres.get (bins, img.frame.layout));
+  std::string diff = result_diff (ref, dres.out ());
   c.expect (diff.empty (), what + ": GPU differs from the CPU reference (" + diff + ")");
-  c.expect (dres.next_cleared (), what + ": the next frame's result slot was not zeroed");
+  c.expect (dres.device_copy_matches (), what + ": the device copy of the result differs from the host's");
+  c.expect (dres.rearmed (), what + ": the partials or the ticket were not zeroed for the next frame");
 }
 
 void test_histogram (Checker &c, DeviceResult &dres)
@@ -130,13 +92,17 @@ void test_flat (Checker &c, DeviceResult &dres)
   }
 }
 
-/* A region of 2^32 pixels or more would overflow the 32-bit partial counts: refused, no launch. */
+/* A region of 2^32 pixels or more would overflow the 32-bit partial counts, and bins outside
+ * 1..256 do not exist: refused, no launch. */
 void test_too_large (Checker &c, DeviceResult &dres)
 {
   HostImage img (cuv::PixelLayout::GRAY8, 16, 16, 0);
   DeviceImage d (img);
-  c.expect (cuv::histogram_cuda (d.frame, {0, 0, 65536, 65536}, dres.ptr, dres.next, nullptr) == cudaErrorInvalidValue,
+  c.expect (cuv::histogram_cuda (d.frame, {0, 0, 65536, 65536}, 256, dres.to (), nullptr) == cudaErrorInvalidValue,
       "a region of 2^32 pixels is refused");
+  c.expect (cuv::histogram_cuda (d.frame, {0, 0, 16, 16}, 0, dres.to (), nullptr) == cudaErrorInvalidValue &&
+          cuv::histogram_cuda (d.frame, {0, 0, 16, 16}, 257, dres.to (), nullptr) == cudaErrorInvalidValue,
+      "bins outside 1..256 are refused");
   c.expect (cudaGetLastError () == cudaSuccess, "the refusal leaves no CUDA error behind");
 }
 
@@ -163,9 +129,10 @@ void test_overlay (Checker &c, DeviceResult &dres)
           for (int p = 0; p < want.frame.n_planes; p++)
             want.frame.planes[p].data = want.storage.data () + (img.frame.planes[p].data - img.storage.data ());
           cuv::histogram_overlay_cpu (want.frame, rect, bins, ref, static_cast<uint64_t> (s.w) * s.h);
-          dres.prepare ();
-          CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, dres.ptr, dres.next, nullptr));
-          CUVTEST_CHECK_CUDA (cuv::histogram_overlay_cuda (d.frame, rect, bins, dres.ptr, static_cast<uint64_t> (s.w) * s.h, nullptr));
+          dres.poison ();
+          CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.to (), nullptr));
+          CUVTEST_CHECK_CUDA (cuv::histogram_overlay_cuda (d.frame, rect, bins, dres.to ().device_out,
+              static_cast<uint64_t> (s.w) * s.h, nullptr));
           CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
           HostImage got = want;
           for (int p = 0; p < got.frame.n_planes; p++)
