@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * One read of each pixel, the histogram and the sums from the same load. The region is cut into
- * tiles of 32 columns of 16-byte chunks (4 RGB pixels or 16 luma samples) by 32 rows, one block
- * per tile, so the hardware hands tiles to whichever SM is free and the frame is read in one
- * sweep (one wave of blocks walking the frame was 1 us slower on the H100). A block issues all
- * its loads first, counts each pixel's luma into one 256-entry histogram in shared memory (an
- * increment by 1, which the hardware merges across the lanes of a warp that hit the same value)
- * and the R, G, B bytes into registers, then adds its histogram to one of kHistogramCopies
- * partial histograms in global memory, picked by block: with thousands of blocks and a single
- * copy, their atomics would wait on each other at the same 256 addresses. The block that ends
- * last sums the copies, derives the bins and the luma sums from the 256 luma counts, writes the
- * frame's HistogramResult straight into page-locked host memory (results.h) and zeroes the
- * copies for the next frame: no copy, no memset and no host work is queued per frame. */
+ * tiles of 32 columns of 16-byte chunks (4 RGB pixels or 16 luma samples) by 32 rows; the grid
+ * holds the blocks that stay resident, and block b takes tiles b, b + gridDim.x, ... For each
+ * tile a block issues all its loads first, counts each pixel's luma into one 256-entry histogram
+ * in shared memory (an increment by 1, which the hardware merges across the lanes of a warp that
+ * hit the same value) and the R, G, B bytes into registers. At its end it adds its histogram to
+ * one of kHistogramCopies partial histograms in global memory, picked by block: with hundreds of
+ * blocks and a single copy, their atomics would wait on each other at the same 256 addresses.
+ * The block that ends last sums the copies, derives the bins and the luma sums from the 256 luma
+ * counts, writes the frame's HistogramResult straight into page-locked host memory (results.h)
+ * and zeroes the copies for the next frame: no copy, no memset and no host work is queued per
+ * frame. Each block takes its ticket once: with a block per tile (2,040 blocks at 3840x2160
+ * RGBA, about four waves) each wave waited for its atomics to land, and the kernel took 28.7 us
+ * against 21.1 (H100, docs/performance.md). */
 #include "histogram.h"
 
 #include <algorithm>
 
 #include "cuda_access.cuh"
 #include "histogram_math.h"
+#include "resident.h"
 #include "results.cuh"
 
 namespace cuv {
@@ -51,6 +54,7 @@ struct Region {
   uint32_t rows;
   uint32_t chunks;    /* per row */
   uint32_t tiles_x;   /* tiles across a row */
+  uint32_t tiles;     /* in the region */
   int head;           /* aligned rows: the region's first byte's offset in its chunk; else -1 */
   uint32_t luma_weights; /* RGB: the BT.601 weights in the pixel's byte order */
   int bins;
@@ -216,30 +220,54 @@ __device__ __forceinline__ void finish_histogram (const Region &g, const Histogr
   }
 }
 
-/* One block per tile of kBlockX chunk columns by kTileRows rows; thread (x, y) takes rows y,
- * y + kBlockY, ... of its column. Interior chunks (every chunk of aligned rows but the first and
- * last of a row) are 16-byte loads issued all at once, before the shared histogram is even
- * zeroed; the region's edges go through load_edge_chunk. */
+/* Where thread (x, y) of a block works in tile @tile: its chunk column, its first row, and
+ * whether its chunks lie inside aligned rows (16-byte loads). */
+struct TileSpot {
+  uint32_t c;
+  uint32_t r0;
+  const uint8_t *row;
+  int off;
+  bool interior;
+};
+
+template <Access kAccess>
+__device__ __forceinline__ TileSpot tile_spot (const Region &g, uint32_t tile)
+{
+  TileSpot t;
+  t.c = (tile % g.tiles_x) * kBlockX + threadIdx.x;
+  t.r0 = (tile / g.tiles_x) * kTileRows + threadIdx.y;
+  t.row = g.data + static_cast<size_t> (t.r0) * g.pitch;
+  t.off = 16 * static_cast<int> (t.c) - g.head;
+  t.interior = kAccess != Access::RgbBytes && g.head >= 0 && t.c < g.chunks && t.off >= 0 && t.off + 16 <= g.row_bytes;
+  return t;
+}
+
+/* The tiles of kBlockX chunk columns by kTileRows rows, block b taking tiles b, b + gridDim.x,
+ * ...: the grid holds only the blocks that stay resident, so that each block adds its histogram
+ * into the partials and takes its ticket once. Thread (x, y) takes rows y, y + kBlockY, ... of
+ * its column of a tile. Interior chunks (every chunk of aligned rows but the first and last of a
+ * row) are 16-byte loads issued all at once, the first tile's before the shared histogram is
+ * even zeroed; the region's edges go through load_edge_chunk. */
 template <Access kAccess>
 __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, HistogramResults r)
 {
   __shared__ __align__ (1024) uint32_t hist[kHistogramMaxBins];
-  __shared__ uint32_t block_sums[3];
+  __shared__ unsigned long long block_sums[3];
   const int tid = threadIdx.y * kBlockX + threadIdx.x;
-  const uint32_t c = (blockIdx.x % g.tiles_x) * kBlockX + threadIdx.x;
-  const uint32_t r0 = (blockIdx.x / g.tiles_x) * kTileRows + threadIdx.y;
-  const uint8_t *row = g.data + static_cast<size_t> (r0) * g.pitch;
   const size_t step = static_cast<size_t> (g.pitch) * kBlockY;
-  const int off = 16 * static_cast<int> (c) - g.head;
-  const bool interior = kAccess != Access::RgbBytes && g.head >= 0 && c < g.chunks && off >= 0 &&
-      off + 16 <= g.row_bytes;
+  uint32_t tile = blockIdx.x;
+  TileSpot t = tile_spot<kAccess> (g, tile);
   uint4 v[kInFlight];
-  if (interior) {
-    const uint4 *p = reinterpret_cast<const uint4 *> (row + g.first_byte + off);
+  auto load = [&] {
+    if (!t.interior)
+      return;
+    const uint4 *p = reinterpret_cast<const uint4 *> (t.row + g.first_byte + t.off);
 #pragma unroll
     for (int i = 0; i < kInFlight; i++)
-      v[i] = r0 + i * kBlockY < g.rows ? __ldcs (p + i * step / 16) : make_uint4 (0, 0, 0, 0);
-  }
+      v[i] = t.r0 + i * kBlockY < g.rows ? __ldcs (p + i * step / 16) : make_uint4 (0, 0, 0, 0);
+  };
+  if (tile < g.tiles)
+    load ();
   for (int i = tid; i < kHistogramMaxBins; i += kThreads)
     hist[i] = 0;
   if (tid < 3)
@@ -248,35 +276,41 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
 
   const uint32_t h = static_cast<uint32_t> (__cvta_generic_to_shared (hist));
   Sums s;
-  if (interior) {
-#pragma unroll
-    for (int i = 0; i < kInFlight; i++) {
-      if (r0 + i * kBlockY >= g.rows)
-        break;
-      if (kAccess == Access::LumaChunks) {
-        const uint32_t w[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
-        count_luma (h, w, 0xffffu);
-      } else {
-        count_rgb (h, v[i].x, g.luma_weights, s);
-        count_rgb (h, v[i].y, g.luma_weights, s);
-        count_rgb (h, v[i].z, g.luma_weights, s);
-        count_rgb (h, v[i].w, g.luma_weights, s);
-      }
+  for (; tile < g.tiles; tile += gridDim.x) {
+    if (tile != blockIdx.x) {
+      t = tile_spot<kAccess> (g, tile);
+      load ();
     }
-  } else {
-    for (int i = 0; i < kInFlight && r0 + i * kBlockY < g.rows; i++)
-      count_chunk<kAccess> (g, load_edge_chunk<kAccess> (g, row + i * step, c), h, s);
+    if (t.interior) {
+#pragma unroll
+      for (int i = 0; i < kInFlight; i++) {
+        if (t.r0 + i * kBlockY >= g.rows)
+          break;
+        if (kAccess == Access::LumaChunks) {
+          const uint32_t w[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+          count_luma (h, w, 0xffffu);
+        } else {
+          count_rgb (h, v[i].x, g.luma_weights, s);
+          count_rgb (h, v[i].y, g.luma_weights, s);
+          count_rgb (h, v[i].z, g.luma_weights, s);
+          count_rgb (h, v[i].w, g.luma_weights, s);
+        }
+      }
+    } else {
+      for (int i = 0; i < kInFlight && t.r0 + i * kBlockY < g.rows; i++)
+        count_chunk<kAccess> (g, load_edge_chunk<kAccess> (g, t.row + i * step, t.c), h, s);
+    }
   }
 
   if (kAccess != Access::LumaChunks) {
 #pragma unroll
     for (int k = 0; k < 3; k++) {
-      uint32_t t = s.c[k];
+      unsigned long long sum = s.c[k];
 #pragma unroll
       for (int o = 16; o > 0; o >>= 1)
-        t += __shfl_down_sync (0xffffffffu, t, o);
-      if (tid % 32 == 0 && t)
-        atomicAdd (block_sums + k, t);
+        sum += __shfl_down_sync (0xffffffffu, sum, o);
+      if (tid % 32 == 0 && sum)
+        atomicAdd (block_sums + k, sum);
     }
   }
   __syncthreads ();
@@ -286,8 +320,7 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
     if (hist[i])
       atomicAdd (&r.accum->counts[copy][i], hist[i]);
   if (tid < 3 && block_sums[tid])
-    atomicAdd (reinterpret_cast<unsigned long long *> (&r.accum->sums[copy][tid]),
-        static_cast<unsigned long long> (block_sums[tid]));
+    atomicAdd (reinterpret_cast<unsigned long long *> (&r.accum->sums[copy][tid]), block_sums[tid]);
   if (ends_last (r.ticket))
     finish_histogram (g, r, hist);
 }
@@ -296,9 +329,16 @@ template <Access kAccess>
 cudaError_t
 launch_histogram (const Region &g, const HistogramResults &r, cudaStream_t stream)
 {
+  const auto kernel = histogram_kernel<kAccess>;
+  int resident = 0;
+  cudaError_t err = resident_blocks (reinterpret_cast<const void *> (kernel), kThreads, &resident);
+  if (err != cudaSuccess)
+    return err;
+  Region tiled = g;
+  tiled.tiles = g.tiles_x * ((g.rows + kTileRows - 1) / kTileRows);
   /* one block at least: an empty region still publishes its (empty) result */
-  const uint32_t tiles = std::max (1u, g.tiles_x * ((g.rows + kTileRows - 1) / kTileRows));
-  histogram_kernel<kAccess><<<tiles, dim3 (kBlockX, kBlockY), 0, stream>>> (g, r);
+  const uint32_t blocks = std::max (1u, std::min (tiled.tiles, static_cast<uint32_t> (resident)));
+  kernel<<<blocks, dim3 (kBlockX, kBlockY), 0, stream>>> (tiled, r);
   return cudaGetLastError ();
 }
 

@@ -8,18 +8,20 @@ namespace cuv {
 
 /* Every thread of every block calls it once its block's atomics into the accumulator are issued:
  * true, in every thread, in the one block that ends last, which then sees the other blocks'
- * atomics. The fence before the block's ticket orders its atomics before it (CUDA's
- * threadFenceReduction); the fence after it, the accumulator's reads after it. */
+ * atomics. As cooperative groups' grid sync orders a block's writes: the barrier, then one
+ * thread's fence before its ticket (fences are cumulative) and after it, then the barrier again;
+ * the block's other warps do not wait for their atomics to land. */
 __device__ __forceinline__ bool ends_last (unsigned int *ticket)
 {
   __shared__ bool last;
-  __threadfence ();
   __syncthreads ();
-  if ((threadIdx.x | threadIdx.y | threadIdx.z) == 0)
-    last = atomicAdd (ticket, 1u) == gridDim.x * gridDim.y * gridDim.z - 1;
-  __syncthreads ();
-  if (last)
+  if ((threadIdx.x | threadIdx.y | threadIdx.z) == 0) {
     __threadfence ();
+    last = atomicAdd (ticket, 1u) == gridDim.x * gridDim.y * gridDim.z - 1;
+    if (last)
+      __threadfence ();
+  }
+  __syncthreads ();
   return last;
 }
 
