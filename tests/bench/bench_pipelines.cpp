@@ -18,7 +18,8 @@
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
- * pipelines); --no-many: not those rows; --pipelines: their counts
+ * pipelines, always 1920x1080 NV12 or the smaller --size, as issue 16 defines them; --format does
+ * not apply to them); --no-many: not those rows; --pipelines: their counts
  * of pipelines (default 1,4,16,32,64); --profile-host: sample the host's CPU time
  * while the rows' pipelines run and print where it went (host_profile.h; use it with --only;
  * CUV_PROFILE_STACKS=FILE also writes every sample's stack there, for host_profile.py); --seconds:
@@ -55,6 +56,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -250,7 +252,9 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
       return false;
     }
   }
-  std::vector<uint8_t> pattern (GST_VIDEO_INFO_SIZE (&info));
+  /* the patterns are made once per frame size: made per pipeline, they were most of the time
+   * that setting up 64 pipelines took (16 to 27 s) */
+  static std::map<std::tuple<size_t, int, guint>, std::vector<uint8_t>> patterns;
   for (int i = 0; i < 4; i++) {
     GstBuffer *buf = nullptr;
     if (pool) {
@@ -267,7 +271,11 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
     if (!gst_video_frame_map (&f, &vi, buf, GST_MAP_WRITE))
       return false;
     for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
-      cuvtest::fill_pattern (pattern, 17 + i * 3 + p);
+      std::vector<uint8_t> &pattern = patterns[std::make_tuple (static_cast<size_t> (GST_VIDEO_INFO_SIZE (&info)), i, p)];
+      if (pattern.empty ()) {
+        pattern.resize (GST_VIDEO_INFO_SIZE (&info));
+        cuvtest::fill_pattern (pattern, 17 + i * 3 + p);
+      }
       auto *d = static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (&f, p));
       const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
       const int rows = GST_VIDEO_FRAME_COMP_HEIGHT (&f, p == 0 ? 0 : 1);
