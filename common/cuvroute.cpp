@@ -147,6 +147,39 @@ is_device_buffer (const cuv::Route &route, GstBuffer *buf)
   return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == route.context;
 }
 
+#if CUV_HAVE_CUDA
+/* CUDA memory of another context (a neighbour on another device, or one that did not share its
+ * context) cannot be read or written in place: the frame goes through system memory, a copy each
+ * way. Never silently: a warning, once a start, says why and what to set. */
+static void
+warn_other_context (GstCudaVisionFilter *self, cuv::Route &route, GstBuffer *buf)
+{
+  if (route.warned_other_context || !route.context || gst_buffer_n_memory (buf) != 1)
+    return;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  if (!gst_is_cuda_memory (mem) || GST_CUDA_MEMORY_CAST (mem)->context == route.context)
+    return;
+  route.warned_other_context = true;
+  gint theirs = -1, ours = -1;
+  g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id", &theirs, nullptr);
+  g_object_get (route.context, "cuda-device-id", &ours, nullptr);
+  if (theirs != ours)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("CUDA memory of device %d meets this element, which runs on device %d: every frame is copied through "
+         "system memory",
+            theirs, ours),
+        ("give every CUDA element of the pipeline the same cuda-device-id (ours take their neighbours' device "
+         "with -1)"));
+  else
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("CUDA memory of another CUDA context on device %d meets this element: every frame is copied through "
+         "system memory",
+            ours),
+        ("the neighbouring elements did not share one CUDA context; leave cuda-device-id at -1, or give the "
+         "elements one GstContext (gst_element_set_context)"));
+}
+#endif
+
 /* Queues a copy of every plane between a device view and a host view on @stream. From pageable
  * host memory the driver stages the rows and returns once it has them; into pageable memory it
  * returns when the copy is done; pinned memory is one DMA each way. */
@@ -321,6 +354,10 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   const bool in_dev = is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : is_device_buffer (route, outbuf);
   const bool writes = writes_frame (route, self, in_place);
+  if (!in_dev)
+    warn_other_context (self, route, inbuf);
+  if (!out_dev && !in_place)
+    warn_other_context (self, route, outbuf);
   /* a device buffer holds exactly one memory; a system-memory one may hold none (a broken source) */
   GstMemory *in_mem = in_dev ? gst_buffer_peek_memory (inbuf, 0) : nullptr;
   GstMemory *out_mem = out_dev ? gst_buffer_peek_memory (outbuf, 0) : nullptr;

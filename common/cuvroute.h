@@ -90,6 +90,8 @@ struct Route {
   bool may_leave_in_flight = false;
   /* streaming thread: whether the last process_frame () left its frame in flight */
   bool left_in_flight = false;
+  /* streaming thread: whether CUDA memory of another context was warned about (once a start) */
+  bool warned_other_context = false;
 #if CUV_HAVE_CUDA
   /* streaming thread: the frames whose work was queued on the GPU and not yet waited for, oldest
    * first (two at most, and only while queues_ahead () queues the next before the last is waited

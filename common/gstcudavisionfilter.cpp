@@ -390,6 +390,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
     backend = priv->backend;
   }
   priv->route.use_cuda = false;
+  priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
       klass->temporal != FALSE, klass->host_results != FALSE};

@@ -25,7 +25,9 @@
  * CUV_PROFILE_STACKS=FILE also writes every sample's stack there, for host_profile.py); --seconds:
  * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
- * shared context is made there; default 0; the kernel column comes from device 0); --pipeline:
+ * shared context is made there; default 0; the kernel column comes from device 0), or a list
+ * (--device 0,1): each configuration row then runs one pipeline on each of those devices at once,
+ * in this process, and gives their total (issue 22); --pipeline:
  * instead of the configurations, this one (the elements between source and sink, as gst-launch
  * takes them, e.g. "cudahistogram post-messages=false ! cudaheatmap"; repeatable), with no
  * kernel column: for trying a property's cost, or profiling one row alone.
@@ -114,7 +116,9 @@ std::map<std::string, double> kernel_times (const char *argv0, const std::string
   return t;
 }
 
-GstContext *g_context = nullptr;
+/* the shared context of each device the pipelines run on (--device); pipeline p takes
+ * g_contexts[p % size] */
+std::vector<GstContext *> g_contexts;
 
 GstBuffer *new_fresh_buffer (gsize size);
 
@@ -191,10 +195,12 @@ struct Source {
   }
 };
 
-GstCudaContext *shared_context ()
+/* The shared CUDA context of pipeline @p's device, a reference. */
+GstCudaContext *shared_context (int p = 0)
 {
   GstCudaContext *ctx = nullptr;
-  gst_structure_get (gst_context_get_structure (g_context), "gst.cuda.context", GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
+  gst_structure_get (gst_context_get_structure (g_contexts[p % g_contexts.size ()]), "gst.cuda.context",
+      GST_TYPE_CUDA_CONTEXT, &ctx, nullptr);
   return ctx;
 }
 
@@ -231,7 +237,8 @@ GstBuffer *new_pinned_buffer (gsize size)
 
 /* Four frames of @info in @memory ("cuda", "pinned" or "host"), filled with a pattern; none for
  * "fresh". */
-bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory)
+/* The ring of pipeline @p, whose CUDA memory is on its device. */
+bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory, int p)
 {
   if (memory == "fresh") {
     src.fresh = true; /* feed () makes each frame */
@@ -239,7 +246,7 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
   }
   GstBufferPool *pool = nullptr;
   if (memory == "cuda") {
-    GstCudaContext *ctx = shared_context ();
+    GstCudaContext *ctx = shared_context (p);
     pool = gst_cuda_buffer_pool_new (ctx);
     gst_object_unref (ctx);
     GstCaps *caps = gst_video_info_to_caps (&info);
@@ -423,7 +430,7 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     GError *err = nullptr;
     r->pipe = gst_parse_launch (launch.c_str (), &err);
     auto s = std::make_unique<Source> ();
-    if (err || !r->pipe || !make_ring (*s, info, memory)) {
+    if (err || !r->pipe || !make_ring (*s, info, memory, p)) {
       std::fprintf (stderr, "cannot set up: %s%s%s\n", launch.c_str (), err ? ": " : "", err ? err->message : "");
       g_clear_error (&err);
       if (r->pipe)
@@ -433,8 +440,8 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
       *ok = false;
       return 0;
     }
-    if (g_context)
-      gst_element_set_context (r->pipe, g_context);
+    if (!g_contexts.empty ())
+      gst_element_set_context (r->pipe, g_contexts[p % g_contexts.size ()]);
     GstElement *sink = gst_bin_get_by_name (GST_BIN (r->pipe), "sink");
     g_object_set (sink, "signal-handoffs", TRUE, "sync", FALSE, nullptr);
     g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), r.get ());
@@ -576,7 +583,7 @@ int main (int argc, char **argv)
   std::vector<int> counts = {1, 4, 16, 32, 64};
   std::string only, kernels_file;
   double seconds = 1.0;
-  int device = 0;
+  std::vector<int> devices = {0};
   std::vector<cuvtest::Size> sizes = {{1920, 1080}, {3840, 2160}};
   std::vector<GstVideoFormat> formats = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12};
   std::string only_memory;
@@ -614,7 +621,11 @@ int main (int argc, char **argv)
     } else if (std::strcmp (argv[i], "--kernels") == 0 && i + 1 < argc) {
       kernels_file = argv[++i];
     } else if (std::strcmp (argv[i], "--device") == 0 && i + 1 < argc) {
-      device = std::atoi (argv[++i]);
+      devices.clear ();
+      gchar **ids = g_strsplit (argv[++i], ",", -1);
+      for (gchar **id = ids; *id; id++)
+        devices.push_back (std::atoi (*id));
+      g_strfreev (ids);
     } else if (std::strcmp (argv[i], "--pipeline") == 0 && i + 1 < argc) {
       custom.push_back (argv[++i]);
     } else {
@@ -631,13 +642,15 @@ int main (int argc, char **argv)
   if (gpu) {
     /* the source's CUDA pool needs GstCudaMemory's allocator before any element registers it */
     gst_cuda_memory_init_once ();
-    GstCudaContext *ctx = gst_cuda_context_new (device);
-    if (!ctx) {
-      std::fprintf (stderr, "no CUDA context on device %d\n", device);
-      return 1;
+    for (int device : devices) {
+      GstCudaContext *ctx = gst_cuda_context_new (device);
+      if (!ctx) {
+        std::fprintf (stderr, "no CUDA context on device %d\n", device);
+        return 1;
+      }
+      g_contexts.push_back (gst_context_new_cuda_context (ctx));
+      gst_object_unref (ctx);
     }
-    g_context = gst_context_new_cuda_context (ctx);
-    gst_object_unref (ctx);
     memories.insert (memories.begin (), {"cuda", "pinned"});
     kernels = kernel_times (argv[0], kernels_file);
   }
@@ -648,8 +661,14 @@ int main (int argc, char **argv)
     }
     memories = {only_memory};
   }
-  std::printf ("bench_pipelines on %s, device %d; median of %d runs, frames timed at the sink\n",
-      gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", device, quick ? 1 : 3);
+  std::string device_list;
+  for (int d : devices)
+    device_list += (device_list.empty () ? "" : ",") + std::to_string (d);
+  std::printf ("bench_pipelines on %s, device %s%s; median of %d runs, frames timed at the sink\n",
+      gpu ? "the GPU (CUDA backend)" : "no GPU (CPU backend, host memory only)", device_list.c_str (),
+      devices.size () > 1 ? " (each row: one pipeline per device at once, their total)" : "", quick ? 1 : 3);
+  /* the configuration rows' pipelines: one per device */
+  const int per_row = gpu ? static_cast<int> (devices.size ()) : 1;
 
   const std::string sink = " ! fakesink name=sink";
   std::vector<Config> configs = {
@@ -711,14 +730,14 @@ int main (int argc, char **argv)
             continue;
           bool ok = true;
           /* a short run sets the length of the timed ones: about @seconds each */
-          double fps = run_once (c, info, memory, 30, 1, &ok);
+          double fps = run_once (c, info, memory, 30, per_row, &ok) / per_row;
           const int n = quick ? 60 : std::clamp (static_cast<int> (fps * seconds), 60, 5000);
           std::vector<double> r;
           const long waits_before = host_waits (), late_before = in_flight_waits ();
           for (int i = 0; ok && i < (quick ? 1 : 3); i++)
-            r.push_back (run_once (c, info, memory, n, 1, &ok));
+            r.push_back (run_once (c, info, memory, n, per_row, &ok));
           /* host waits a frame, over the timed runs */
-          const double frames_run = n * static_cast<double> (r.size ());
+          const double frames_run = static_cast<double> (n) * per_row * static_cast<double> (r.size ());
           const double waits = static_cast<double> (host_waits () - waits_before) / frames_run;
           const double late = static_cast<double> (in_flight_waits () - late_before) / frames_run;
           if (!ok) {
@@ -793,7 +812,7 @@ int main (int argc, char **argv)
   }
   if (profile)
     cuvbench::host_profile_report (stdout, 40, g_getenv ("CUV_PROFILE_STACKS"));
-  if (g_context)
-    gst_context_unref (g_context);
+  for (GstContext *c : g_contexts)
+    gst_context_unref (c);
   return 0;
 }

@@ -1,7 +1,9 @@
 /* The last CUDA device as good as the first: each element with cuda-device-id set to the last
  * device, fed by cudaupload on that device, gives the bytes and the meta it gives on device 0,
  * and every CUDA buffer it pushes is memory of a context on that device. Exits 77 with fewer than
- * two devices. Speed on each device is bench_pipelines --device N's job.
+ * two devices. Where cudaupload is on device 0 and the element on the last, the frames are still
+ * right and one warning says that they go through system memory. Speed on each device is
+ * bench_pipelines --device N's job.
  *   test_multi_gpu            every element, RGBA and NV12
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/cuda/gstcudacontext.h>
@@ -27,6 +29,7 @@ struct Run {
   std::atomic<int> cuda{0};    /* CUDA buffers pushed by the element */
   int device = 0;
   std::string error;
+  std::vector<std::string> warnings; /* the element's */
   ~Run ()
   {
     for (GstBuffer *b : frames)
@@ -62,13 +65,15 @@ GstFlowReturn on_sample (GstElement *sink, gpointer data)
   return GST_FLOW_OK;
 }
 
-/* The element on @device, CUDA memory on both its pads; no context is set on the pipeline, so
- * every element finds or makes one for its cuda-device-id. */
-void run_on (const char *element, const char *props, const char *format, int device, Run *run)
+/* The element on @device, CUDA memory on both its pads, fed by cudaupload on @upload_device (-1:
+ * @device); no context is set on the pipeline, so every element finds or makes one for its
+ * cuda-device-id. */
+void run_on (const char *element, const char *props, const char *format, int device, Run *run, int upload_device = -1)
 {
   const std::string d = std::to_string (device);
+  const std::string u = std::to_string (upload_device < 0 ? device : upload_device);
   const std::string launch = std::string ("videotestsrc num-buffers=8 pattern=ball ! video/x-raw,format=") + format +
-      ",width=320,height=240 ! cudaupload cuda-device-id=" + d + " ! " + element + " name=f backend=cuda cuda-device-id=" +
+      ",width=320,height=240 ! cudaupload cuda-device-id=" + u + " ! " + element + " name=f backend=cuda cuda-device-id=" +
       d + " " + props + " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=sink sync=false "
       "emit-signals=true";
   run->device = device;
@@ -102,6 +107,14 @@ void run_on (const char *element, const char *props, const char *format, int dev
   }
   if (msg)
     gst_message_unref (msg);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "f")) {
+      gst_message_parse_warning (msg, &err, nullptr);
+      run->warnings.push_back (err->message);
+      g_error_free (err);
+    }
+    gst_message_unref (msg);
+  }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
@@ -160,11 +173,30 @@ int main (int argc, char **argv)
       c.expect (other.cuda > 0 && other.foreign == 0,
           what + ": " + std::to_string (other.foreign) + " of " + std::to_string (other.cuda) +
               " CUDA buffers pushed on another device than " + std::to_string (last));
+      c.expect (first.warnings.empty () && other.warnings.empty (), what + ": a warning where the devices agree");
       for (size_t i = 0; i < std::min (first.frames.size (), other.frames.size ()); i++) {
         c.expect (same_bytes (first.frames[i], other.frames[i]), what + " frame " + std::to_string (i) + ": bytes differ");
         c.expect (same_metas (first.frames[i], other.frames[i]), what + " frame " + std::to_string (i) + ": meta differs");
       }
     }
+  }
+  /* neighbours that disagree: cudaupload on device 0, the element on the last device. The frames
+   * go through system memory, still right, and one warning says so (never a silent slowdown). */
+  for (const char *format : {"RGBA", "NV12"}) {
+    const std::string what = std::string ("cudasobel on device ") + std::to_string (last) + " after cudaupload on 0, " +
+        format;
+    Run same, across;
+    run_on ("cudasobel", "", format, 0, &same);
+    run_on ("cudasobel", "", format, last, &across, 0);
+    c.expect (same.error.empty () && across.error.empty (), what + ": " + same.error + across.error);
+    c.expect (across.frames.size () == 8 && same.frames.size () == 8, what + ": not 8 frames");
+    c.expect (across.foreign == 0, what + ": CUDA buffers pushed on another device than the element's");
+    for (size_t i = 0; i < std::min (same.frames.size (), across.frames.size ()); i++)
+      c.expect (same_bytes (same.frames[i], across.frames[i]), what + " frame " + std::to_string (i) + ": bytes differ");
+    const std::string want = "CUDA memory of device 0 meets this element, which runs on device " + std::to_string (last);
+    c.expect (across.warnings.size () == 1 && across.warnings[0].find (want) != std::string::npos,
+        what + ": " + std::to_string (across.warnings.size ()) + " warnings, not one saying \"" + want + "\"" +
+            (across.warnings.empty () ? "" : ": " + across.warnings[0]));
   }
   return c.finish ("test_multi_gpu");
 }

@@ -431,6 +431,92 @@ GST_START_TEST (test_memory_locked_by_its_owner_goes_as_it_is)
 }
 GST_END_TEST;
 
+namespace {
+
+/* Runs @launch to EOS with @contexts set on the elements of those names first; the last frame at
+ * the sink named "sink" (a reference) and the warnings that the element named @warner posted. */
+GstBuffer *
+last_frame_and_warnings (const char *launch, const std::vector<std::pair<const char *, GstContext *>> &contexts,
+    const char *warner, std::vector<std::string> *warnings)
+{
+  GError *err = nullptr;
+  GstElement *pipe = gst_parse_launch (launch, &err);
+  fail_unless (pipe != nullptr && err == nullptr, "%s: %s", launch, err ? err->message : "");
+  for (const auto &c : contexts) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), c.first);
+    gst_element_set_context (e, c.second);
+    gst_object_unref (e);
+  }
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  for (;;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
+    fail_unless (m != nullptr, "%s: no EOS in 30 s", launch);
+    const GstMessageType type = GST_MESSAGE_TYPE (m);
+    if (type == GST_MESSAGE_WARNING && g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), warner)) {
+      GError *w = nullptr;
+      gst_message_parse_warning (m, &w, nullptr);
+      warnings->push_back (w->message);
+      g_error_free (w);
+    }
+    if (type == GST_MESSAGE_ERROR) {
+      GError *e = nullptr;
+      gst_message_parse_error (m, &e, nullptr);
+      fail ("%s: %s", launch, e->message);
+    }
+    gst_message_unref (m);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  gst_object_unref (bus);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstSample *sample = nullptr;
+  g_object_get (sink, "last-sample", &sample, nullptr);
+  fail_unless (sample != nullptr);
+  GstBuffer *frame = gst_buffer_ref (gst_sample_get_buffer (sample));
+  gst_sample_unref (sample);
+  gst_object_unref (sink);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return frame;
+}
+
+}  // namespace
+
+/* CUDA memory of another context (a neighbour on another device, or one that did not share its
+ * context) goes through system memory: the frames are still right, and one warning says so and
+ * what to set (issue 22: never a silent slowdown). On one GPU, two contexts of device 0 stand
+ * for two devices (test_multi_gpu has two devices); shared, no warning comes. */
+GST_START_TEST (test_cuda_memory_of_another_context_warns)
+{
+  const char *launch = "videotestsrc num-buffers=6 pattern=ball ! video/x-raw,format=RGBA,width=320,height=240 ! "
+                       "cudaupload name=up ! cudasobel name=sobel ! cudadownload ! video/x-raw,format=RGBA ! "
+                       "fakesink name=sink";
+  std::vector<std::string> shared_warnings, warnings;
+  GstBuffer *want = last_frame_and_warnings (launch, {}, "sobel", &shared_warnings);
+  fail_unless_equals_int (shared_warnings.size (), 0);
+
+  GstCudaContext *a = gst_cuda_context_new (0), *b = gst_cuda_context_new (0);
+  fail_unless (a != nullptr && b != nullptr);
+  GstContext *ca = gst_context_new_cuda_context (a), *cb = gst_context_new_cuda_context (b);
+  GstBuffer *got = last_frame_and_warnings (launch, {{"up", ca}, {"sobel", cb}}, "sobel", &warnings);
+  fail_unless_equals_int (warnings.size (), 1);
+  fail_unless (warnings[0].find ("another CUDA context on device 0") != std::string::npos, "warning: %s",
+      warnings[0].c_str ());
+  fail_unless (warnings[0].find ("copied through system memory") != std::string::npos, "warning: %s",
+      warnings[0].c_str ());
+  const GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 320, 240);
+  fail_unless_equals_int (buffer_diff (got, want, info, "the last frame through another context"), 0);
+  gst_buffer_unref (got);
+  gst_buffer_unref (want);
+  gst_context_unref (ca);
+  gst_context_unref (cb);
+  gst_object_unref (a);
+  gst_object_unref (b);
+}
+GST_END_TEST;
+
 static Suite *
 negotiation_suite (void)
 {
@@ -443,6 +529,7 @@ negotiation_suite (void)
   tcase_add_test (tc, test_recycled_host_memory_is_page_locked);
   tcase_add_test (tc, test_fresh_host_memory_is_staged);
   tcase_add_test (tc, test_memory_locked_by_its_owner_goes_as_it_is);
+  tcase_add_test (tc, test_cuda_memory_of_another_context_warns);
   return s;
 }
 
