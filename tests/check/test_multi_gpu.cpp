@@ -96,8 +96,18 @@ void run_on (const char *element, const char *props, const char *format, int dev
   gst_object_unref (sink);
   GstBus *bus = gst_element_get_bus (pipe);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  /* the element's warnings on the way (a pop drops the messages that its filter does not take) */
+  GstMessage *msg;
+  while ((msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+              static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) &&
+      GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "f")) {
+      gst_message_parse_warning (msg, &err, nullptr);
+      run->warnings.push_back (err->message);
+      g_clear_error (&err);
+    }
+    gst_message_unref (msg);
+  }
   if (!msg) {
     run->error = "neither EOS nor an error within 60 s";
   } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
@@ -107,14 +117,6 @@ void run_on (const char *element, const char *props, const char *format, int dev
   }
   if (msg)
     gst_message_unref (msg);
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
-    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "f")) {
-      gst_message_parse_warning (msg, &err, nullptr);
-      run->warnings.push_back (err->message);
-      g_error_free (err);
-    }
-    gst_message_unref (msg);
-  }
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipe);
