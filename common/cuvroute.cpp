@@ -138,30 +138,36 @@ padded_frame (const GstVideoInfo *info, cuv::PixelLayout layout, int align, uint
 }  // namespace
 
 #if CUV_HAVE_CUDA
+/* The context of @buf's memory when it is one CUDA memory, else NULL. */
+static GstCudaContext *
+memory_context (GstBuffer *buf)
+{
+  if (gst_buffer_n_memory (buf) != 1)
+    return nullptr;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  return gst_is_cuda_memory (mem) ? GST_CUDA_MEMORY_CAST (mem)->context : nullptr;
+}
+
 static bool
 is_device_buffer (const cuv::Route &route, GstBuffer *buf)
 {
-  if (!route.context || gst_buffer_n_memory (buf) != 1)
-    return false;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  return gst_is_cuda_memory (mem) && GST_CUDA_MEMORY_CAST (mem)->context == route.context;
+  return route.context && memory_context (buf) == route.context;
 }
 
-#if CUV_HAVE_CUDA
 /* CUDA memory of another context (a neighbour on another device, or one that did not share its
  * context) cannot be read or written in place: the frame goes through system memory, a copy each
  * way. Never silently: a warning, once a start, says why and what to set. */
 static void
 warn_other_context (GstCudaVisionFilter *self, cuv::Route &route, GstBuffer *buf)
 {
-  if (route.warned_other_context || !route.context || gst_buffer_n_memory (buf) != 1)
+  if (route.warned_other_context || !route.context)
     return;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  if (!gst_is_cuda_memory (mem) || GST_CUDA_MEMORY_CAST (mem)->context == route.context)
+  GstCudaContext *other = memory_context (buf);
+  if (!other || other == route.context)
     return;
   route.warned_other_context = true;
   gint theirs = -1, ours = -1;
-  g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id", &theirs, nullptr);
+  g_object_get (other, "cuda-device-id", &theirs, nullptr);
   g_object_get (route.context, "cuda-device-id", &ours, nullptr);
   if (theirs != ours)
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
@@ -178,7 +184,6 @@ warn_other_context (GstCudaVisionFilter *self, cuv::Route &route, GstBuffer *buf
         ("the neighbouring elements did not share one CUDA context; leave cuda-device-id at -1, or give the "
          "elements one GstContext (gst_element_set_context)"));
 }
-#endif
 
 /* Queues a copy of every plane between a device view and a host view on @stream. From pageable
  * host memory the driver stages the rows and returns once it has them; into pageable memory it
