@@ -23,7 +23,8 @@
  * of pipelines (default 1,4,16,32,64); --profile-host: sample the host's CPU time
  * while the rows' pipelines run and print where it went (host_profile.h; use it with --only;
  * CUV_PROFILE_STACKS=FILE also writes every sample's stack there, for host_profile.py); --seconds:
- * the length of each timed run (default 1); --kernels: bench_kernels --gpu's output saved in FILE
+ * the length of each timed run (default 1; the many-pipeline rows' runs last at least 3 s, and
+ * 3000 frames a pipeline, their length set by a short run first); --kernels: bench_kernels --gpu's output saved in FILE
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
  * shared context is made there; default 0; the kernel column comes from device 0), or a list
  * (--device 0,1): each configuration row then runs one pipeline on each of those devices at once,
@@ -366,6 +367,8 @@ GstBuffer *new_fresh_buffer (gsize size)
 /* Frames a feeder pushes before it waits for the others to start: more than the elements hold
  * back (a frame in flight each, max-frames-in-flight), so that its first frame reaches the sink. */
 constexpr int kFramesBeforeGate = 16;
+/* the least length of a timed run of the many-pipeline rows, in seconds */
+constexpr double kManySeconds = 3.0;
 
 /* Pushes @n frames of the ring (or fresh ones) into @appsrc, those after the first
  * kFramesBeforeGate once @gate opens, then EOS. */
@@ -789,8 +792,15 @@ int main (int argc, char **argv)
       Phases phases, slowest;
       bool ok = true;
       std::string each; /* every run's fps, to see a collapse */
+      /* a short run, not counted, sets the timed runs' length: at least 3000 frames a pipeline,
+       * and a few seconds a run (issue 16), so that a burst of a few ms weighs little in it */
+      int n = 60;
+      if (!quick) {
+        const double fps = run_once (chain, info, memories.front (), 300, p, &ok);
+        n = std::clamp (static_cast<int> (fps * std::max (seconds, kManySeconds) / p), 3000, 30000);
+      }
       for (int i = 0; ok && i < (quick ? 1 : 5); i++) {
-        double fps = run_once (chain, info, memories.front (), quick ? 60 : 3000, p, &ok, &phases);
+        double fps = run_once (chain, info, memories.front (), n, p, &ok, &phases);
         worst = i == 0 ? fps : std::min (worst, fps);
         slowest.make = std::max (slowest.make, phases.make);
         slowest.start = std::max (slowest.start, phases.start);
@@ -802,9 +812,9 @@ int main (int argc, char **argv)
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
         std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s; at worst %.0f ms to make them, "
-            "%.0f to start, %.0f to stop)\n",
+            "%.0f to start, %.0f to stop; %d frames a pipeline)\n",
             name, frame, memories.front ().c_str (), worst, 1e6 / worst, "-", "-", each.c_str (), slowest.make, slowest.start,
-            slowest.stop);
+            slowest.stop, n);
       else
         std::printf ("%-34s %-16s %-6s %10s\n", name, frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
