@@ -2,15 +2,17 @@
  * flushed before every iteration (a 256 MiB write), 20 warm-ups, the median of 100; in the same run
  * a device-to-device copy of the same frame, the floor every kernel is reported against; and the CPU
  * reference's time per frame.
- *   bench_kernels [--quick | --profile | --motion | --gpu]
+ *   bench_kernels [--quick | --profile | --motion | --gpu | --throughput N]
  * --quick: 1920x1080 only, for a smoke run; --profile: each 3840x2160 RGBA kernel twice and no
  * timing, for Nsight Compute (tests/bench/profile.sh); --motion: the motion search rows only;
  * --gpu: the GPU times only (no CPU column), for comparing the kernel variants the build makes
- * and for bench_pipelines' kernel column.
+ * and for bench_pipelines' kernel column; --throughput N: the 1920x1080 NV12 chain's kernels on
+ * N streams at once, GPU time per launch in all (bench_throughput below).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -204,6 +206,135 @@ void profile_motion (Bench &b)
   cudaFree (dvec);
 }
 
+/* The 1920x1080 NV12 chain of 4's kernels as many pipelines run them (--throughput N): N streams,
+ * each with frames and results of its own, each stream launching one kernel (or the chain) kReps
+ * times through a CUDA graph, all streams at once; microseconds of GPU time per launch in all
+ * (the span over N * kReps). The pipelines' plateau (bench_pipelines' many rows) is bounded by the
+ * chain's figure here, where the per-launch time of bench_kernels' rows is that of one stream
+ * alone. Every stream's L2 share is small (N frames), as in the pipelines. */
+void bench_throughput (int n)
+{
+  constexpr int kReps = 50;
+  const int w = 1920, h = 1080;
+  const cuv::PixelLayout l = cuv::PixelLayout::NV12;
+  struct Lane {
+    Image src, mid, prev, heat;
+    cuvtest::DeviceResults<cuv::HistogramPartials, cuv::HistogramResult> hist;
+    cuvtest::DeviceResults<cuv::DiffStats, cuv::DiffStats> diff;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr;
+    Lane (cuv::PixelLayout l, int w, int h)
+        : src (l, w, h), mid (l, w, h), prev (l, w, h), heat (cuv::heatmap_out_layout (l), w, h)
+    {
+      CUVTEST_CHECK_CUDA (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+      CUVTEST_CHECK_CUDA (cudaEventCreateWithFlags (&done, cudaEventDisableTiming));
+    }
+    ~Lane ()
+    {
+      cudaEventDestroy (done);
+      cudaStreamDestroy (stream);
+    }
+  };
+  std::vector<std::unique_ptr<Lane>> lanes;
+  for (int i = 0; i < n; i++) {
+    lanes.push_back (std::make_unique<Lane> (l, w, h));
+    fill_natural (lanes.back ()->src.host, 1 + i);
+    fill_natural (lanes.back ()->prev.host, 100 + i);
+    lanes.back ()->src.upload ();
+    lanes.back ()->prev.upload ();
+  }
+  auto tables = std::make_unique<cuv::EnhanceTables> ();
+  cuv::enhance_build_tables (cuv::EnhanceParams{1.4, 0.05, 1.3, 0.1}, tables.get ());
+  cuv::EnhanceTables *dtables;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
+  CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+  uint32_t heat_table[cuv::kHeatmapTableSize], *dheat_table;
+  cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, cuv::heatmap_out_layout (l), heat_table);
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dheat_table), sizeof (heat_table)));
+  CUVTEST_CHECK_CUDA (cudaMemcpy (dheat_table, heat_table, sizeof (heat_table), cudaMemcpyHostToDevice));
+  bool fast = false;
+  CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (1.0f, &fast, lanes[0]->stream));
+  const cuv::SobelParams sobel{cuv::SobelMode::Color, 1.0f, 0, fast};
+  const cuv::HeatmapParams heat{dheat_table, 256, cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, false)};
+  const cuv::Roi all{0, 0, w, h};
+  using Work = std::function<cudaError_t (Lane &)>;
+  const Work copy = [] (Lane &a) {
+    return cudaMemcpyAsync (a.mid.dbuf, a.src.dbuf, a.src.bytes, cudaMemcpyDeviceToDevice, a.stream);
+  };
+  const Work sobel_k = [&] (Lane &a) { return cuv::sobel_cuda (a.src.dev, a.mid.dev, sobel, a.stream); };
+  const Work enhance_k = [&] (Lane &a) { return cuv::enhance_cuda (a.mid.dev, a.mid.dev, dtables, a.stream); };
+  const Work histogram_k = [&] (Lane &a) { return cuv::histogram_cuda (a.mid.dev, all, 256, a.hist.to (), a.stream); };
+  const Work heatmap_k = [&] (Lane &a) {
+    return cuv::heatmap_cuda (a.mid.dev, a.prev.dev, a.heat.dev, heat, a.diff.to (), a.stream);
+  };
+  const Work chain = [&] (Lane &a) {
+    for (const Work *k : {&sobel_k, &enhance_k, &histogram_k, &heatmap_k}) {
+      const cudaError_t e = (*k) (a);
+      if (e != cudaSuccess)
+        return e;
+    }
+    return cudaSuccess;
+  };
+  cudaStream_t s0 = lanes[0]->stream;
+  cudaEvent_t start, stop;
+  CUVTEST_CHECK_CUDA (cudaEventCreate (&start));
+  CUVTEST_CHECK_CUDA (cudaEventCreate (&stop));
+  /* median of 5 spans of every stream's graph at once */
+  auto span = [&] (const Work &work) {
+    std::vector<cudaGraphExec_t> graphs;
+    for (auto &a : lanes) {
+      cudaGraph_t g;
+      CUVTEST_CHECK_CUDA (cudaStreamBeginCapture (a->stream, cudaStreamCaptureModeThreadLocal));
+      for (int r = 0; r < kReps; r++)
+        CUVTEST_CHECK_CUDA (work (*a));
+      CUVTEST_CHECK_CUDA (cudaStreamEndCapture (a->stream, &g));
+      cudaGraphExec_t e;
+      CUVTEST_CHECK_CUDA (cudaGraphInstantiate (&e, g, 0));
+      CUVTEST_CHECK_CUDA (cudaGraphDestroy (g));
+      graphs.push_back (e);
+    }
+    std::vector<double> t;
+    for (int i = 0; i < 6; i++) {
+      CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
+      CUVTEST_CHECK_CUDA (cudaEventRecord (start, s0));
+      for (size_t k = 0; k < lanes.size (); k++) {
+        Lane &a = *lanes[k];
+        if (k)
+          CUVTEST_CHECK_CUDA (cudaStreamWaitEvent (a.stream, start, 0));
+        CUVTEST_CHECK_CUDA (cudaGraphLaunch (graphs[k], a.stream));
+        CUVTEST_CHECK_CUDA (cudaEventRecord (a.done, a.stream));
+        CUVTEST_CHECK_CUDA (cudaStreamWaitEvent (s0, a.done, 0));
+      }
+      CUVTEST_CHECK_CUDA (cudaEventRecord (stop, s0));
+      CUVTEST_CHECK_CUDA (cudaEventSynchronize (stop));
+      float ms = 0;
+      CUVTEST_CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+      if (i)
+        t.push_back (ms * 1000.0 / (static_cast<double> (kReps) * n));
+    }
+    for (cudaGraphExec_t e : graphs)
+      cudaGraphExecDestroy (e);
+    std::sort (t.begin (), t.end ());
+    return t[t.size () / 2];
+  };
+  char frame[32];
+  std::snprintf (frame, sizeof frame, "%dx%d %s", w, h, cuvtest::layout_name (l));
+  std::printf ("%d streams at once, %d launches each; GPU us per launch in all\n", n, kReps);
+  const double floor = span (copy);
+  std::printf ("%-34s %-10s %10.2f %8.2f\n", "copy (device to device)", frame, floor, 1.0);
+  const std::pair<const char *, const Work *> rows[] = {{"cudasobel mode=color", &sobel_k},
+      {"cudaenhance in place", &enhance_k}, {"cudahistogram", &histogram_k}, {"cudaheatmap", &heatmap_k},
+      {"chain of 4 (the four in turn)", &chain}};
+  for (const auto &r : rows) {
+    const double us = span (*r.second);
+    std::printf ("%-34s %-10s %10.2f %8.2f\n", r.first, frame, us, us / floor);
+  }
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  cudaFree (dheat_table);
+  cudaFree (dtables);
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -216,12 +347,17 @@ int main (int argc, char **argv)
   bool profile = argc > 1 && std::strcmp (argv[1], "--profile") == 0;
   bool motion_only = argc > 1 && std::strcmp (argv[1], "--motion") == 0;
   g_skip_cpu = argc > 1 && std::strcmp (argv[1], "--gpu") == 0;
+  const int throughput = argc > 2 && std::strcmp (argv[1], "--throughput") == 0 ? std::atoi (argv[2]) : 0;
   cudaDeviceProp prop;
   CUVTEST_CHECK_CUDA (cudaGetDeviceProperties (&prop, 0));
   std::printf ("device: %s, %d SMs, L2 %d MiB; cold L2, median of %d after %d warm-ups\n", prop.name,
       prop.multiProcessorCount, prop.l2CacheSize >> 20, kIters, kWarmup);
   std::printf ("%-34s %-10s %10s %8s %10s\n", "kernel", "frame", "GPU us", "x copy", "CPU ms");
 
+  if (throughput > 0) {
+    bench_throughput (throughput);
+    return 0;
+  }
   Bench b;
   if (motion_only) {
     bench_motion (b, false);
