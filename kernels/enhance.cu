@@ -154,7 +154,30 @@ struct YuvArgs {
   int luma_rows; /* rows of blocks that do the luma plane */
 };
 
-template <bool kVec>
+/* Chroma sample pairs a thread: 4 where the plane is NV12's interleaved one, aligned for 8-byte
+ * accesses (one load and one store for the four), else 1. */
+template <bool kPairs4> constexpr int kPairs = kPairs4 ? 4 : 1;
+
+/* The pair at @x of row @y, byte by byte. */
+__device__ __forceinline__ void enhance_uv (const YuvArgs &a, const EnhanceTables *tables, int x, int y)
+{
+  int u = __ldg (a.u_src + static_cast<size_t> (y) * a.u_pitch + x * a.step);
+  int v = __ldg (a.v_src + static_cast<size_t> (y) * a.v_pitch + x * a.step);
+  uint32_t uv = __ldg (tables->uv + u * 256 + v);
+  a.u_dst[static_cast<size_t> (y) * a.du_pitch + x * a.step] = uv & 0xff;
+  a.v_dst[static_cast<size_t> (y) * a.dv_pitch + x * a.step] = uv >> 8;
+}
+
+/* Two NV12 pairs in one word (u0 v0 u1 v1, little-endian): the table gives each pair's new u in its
+ * low byte and v in its high byte, the same order. */
+__device__ __forceinline__ uint32_t enhance_uv2 (uint32_t w, const uint16_t *tuv)
+{
+  const uint32_t p0 = __ldg (tuv + (w & 0xff) * 256 + ((w >> 8) & 0xff));
+  const uint32_t p1 = __ldg (tuv + ((w >> 16) & 0xff) * 256 + (w >> 24));
+  return p0 | p1 << 16;
+}
+
+template <bool kVec, bool kPairs4>
 __global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_yuv_kernel (YuvArgs a, const EnhanceTables *tables)
 {
   if (static_cast<int> (blockIdx.y) < a.luma_rows) {
@@ -162,15 +185,20 @@ __global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_yuv_kernel (YuvArg
         (blockIdx.x * kBlockX + threadIdx.x) * kPix, (blockIdx.y * kBlockY + threadIdx.y) * kRows);
     return;
   }
-  const int x = blockIdx.x * kBlockX + threadIdx.x;
+  const int x = (blockIdx.x * kBlockX + threadIdx.x) * kPairs<kPairs4>;
   const int y = (blockIdx.y - a.luma_rows) * kBlockY + threadIdx.y;
   if (x >= a.c_width || y >= a.c_height)
     return;
-  int u = __ldg (a.u_src + static_cast<size_t> (y) * a.u_pitch + x * a.step);
-  int v = __ldg (a.v_src + static_cast<size_t> (y) * a.v_pitch + x * a.step);
-  uint32_t uv = __ldg (tables->uv + u * 256 + v);
-  a.u_dst[static_cast<size_t> (y) * a.du_pitch + x * a.step] = uv & 0xff;
-  a.v_dst[static_cast<size_t> (y) * a.dv_pitch + x * a.step] = uv >> 8;
+  if constexpr (kPairs4) {
+    if (x + 4 <= a.c_width) {
+      const uint2 q = __ldg (reinterpret_cast<const uint2 *> (a.u_src + static_cast<size_t> (y) * a.u_pitch + 2 * x));
+      *reinterpret_cast<uint2 *> (a.u_dst + static_cast<size_t> (y) * a.du_pitch + 2 * x) =
+          make_uint2 (enhance_uv2 (q.x, tables->uv), enhance_uv2 (q.y, tables->uv));
+      return;
+    }
+  }
+  for (int k = x; k < min (x + kPairs<kPairs4>, a.c_width); k++)
+    enhance_uv (a, tables, k, y);
 }
 
 bool aligned (const Plane &s, const Plane &d, int align)
@@ -206,11 +234,12 @@ cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTable
   YuvArgs a{s.data, d.data, s.pitch, d.pitch, s.width, s.height, cu.data, nv12 ? cu.data + 1 : cv.data, du.data,
       nv12 ? du.data + 1 : dv.data, cu.pitch, cv.pitch, du.pitch, dv.pitch, nv12 ? 2 : 1, cu.width, cu.height,
       static_cast<int> (grid.y)};
-  dim3 yuv_grid (std::max<unsigned> (grid.x, div_up (cu.width, kBlockX)), grid.y + div_up (cu.height, kBlockY));
-  if (aligned (s, d, 4))
-    enhance_yuv_kernel<true><<<yuv_grid, block, 0, stream>>> (a, tables);
-  else
-    enhance_yuv_kernel<false><<<yuv_grid, block, 0, stream>>> (a, tables);
+  const bool vec = aligned (s, d, 4), pairs4 = nv12 && aligned (cu, du, 8);
+  const int pairs = pairs4 ? kPairs<true> : kPairs<false>;
+  dim3 yuv_grid (std::max<unsigned> (grid.x, div_up (div_up (cu.width, pairs), kBlockX)), grid.y + div_up (cu.height, kBlockY));
+  auto kernel = vec ? (pairs4 ? enhance_yuv_kernel<true, true> : enhance_yuv_kernel<true, false>)
+                    : (pairs4 ? enhance_yuv_kernel<false, true> : enhance_yuv_kernel<false, false>);
+  kernel<<<yuv_grid, block, 0, stream>>> (a, tables);
   return cudaGetLastError ();
 }
 

@@ -178,6 +178,9 @@ struct Chroma {
   int pitch[2];
   int width[2]; /* bytes per row */
   int height[2];
+  /* where a plane is exactly the luma plane's size shifted right (0 or 1, NV12 and I420 of even
+   * sizes) and aligned for a thread's whole span in one store: the shifts; else -1 */
+  int shift_x[2], shift_y[2];
   int n;
 };
 
@@ -187,7 +190,28 @@ struct Chroma {
 __device__ __forceinline__ void fill_chroma (const Chroma &c, int x0, int y0, int width, int height)
 {
   const int x1 = min (x0 + kPix, width), y1 = min (y0 + kRows, height);
-  for (int p = 0; p < c.n; p++) {
+  /* unrolled, so that the planes' fields are read from the parameters rather than a local copy */
+#pragma unroll
+  for (int p = 0; p < 2; p++) {
+    if (p >= c.n)
+      break;
+    if (c.shift_x[p] >= 0) {
+      /* the same bytes as below, without divisions: one 4-byte (NV12) or 2-byte (I420) store a row */
+      const int sx = c.shift_x[p], bx0 = x0 >> sx, bx1 = x1 >> sx;
+      for (int y = y0 >> c.shift_y[p]; y < y1 >> c.shift_y[p]; y++) {
+        uint8_t *row = c.data[p] + static_cast<size_t> (y) * c.pitch[p];
+        if (bx1 - bx0 == (kPix >> sx)) {
+          if (sx == 0)
+            *reinterpret_cast<uint32_t *> (row + bx0) = 0x80808080u;
+          else
+            *reinterpret_cast<uint16_t *> (row + bx0) = 0x8080u;
+        } else {
+          for (int x = bx0; x < bx1; x++)
+            row[x] = 128;
+        }
+      }
+      continue;
+    }
     const int bx0 = x0 * c.width[p] / width, bx1 = x1 == width ? c.width[p] : x1 * c.width[p] / width;
     const int by0 = y0 * c.height[p] / height, by1 = y1 == height ? c.height[p] : y1 * c.height[p] / height;
     for (int y = by0; y < by1; y++)
@@ -381,6 +405,14 @@ cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &p
     chroma.pitch[chroma.n] = c.pitch;
     chroma.width[chroma.n] = c.width * plane_sample_bytes (dst.layout, p);
     chroma.height[chroma.n] = c.height;
+    /* the fast fill: a plane of exactly (width >> sx) x (height >> sy) bytes, 0 <= sx, sy <= 1, whose
+     * rows start on the store's alignment */
+    const int w = chroma.width[chroma.n], h = c.height, sx = w == s.width ? 0 : 2 * w == s.width ? 1 : -1;
+    const int sy = h == s.height ? 0 : 2 * h == s.height ? 1 : -1;
+    const uintptr_t align = sx == 0 ? 4 : 2;
+    const bool fast = sx >= 0 && sy >= 0 && reinterpret_cast<uintptr_t> (c.data) % align == 0 && c.pitch % align == 0;
+    chroma.shift_x[chroma.n] = fast ? sx : -1;
+    chroma.shift_y[chroma.n] = fast ? sy : -1;
   }
   return launch<Kind::Gray> (s, d, params, stream, chroma);
 }

@@ -157,6 +157,40 @@ void test_enhance (Checker &c)
   cudaFree (dtables);
 }
 
+/* NV12 and I420 whose rows start 8-byte aligned while the width is not a multiple of 8 (or 4): the
+ * wide stores of the chroma planes (sobel's neutral chroma, enhance's four NV12 pairs a thread)
+ * and their narrow tails at the right edge, which the sizes and pitches above never combine. */
+void test_yuv_vector_edges (Checker &c)
+{
+  cuv::EnhanceTables *dtables = nullptr;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
+  auto tables = std::make_unique<cuv::EnhanceTables> ();
+  cuv::enhance_build_tables ({1.4, 0.05, 1.3, 0.1}, tables.get ());
+  CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
+  bool fast = false;
+  CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (1.0f, &fast, nullptr));
+  uint32_t seed = 5000;
+  for (cuv::PixelLayout l : {cuv::PixelLayout::NV12, cuv::PixelLayout::I420}) {
+    for (Size s : {Size{2, 2}, Size{18, 10}, Size{20, 6}, Size{36, 4}, Size{642, 480}, Size{1922, 8}, Size{1924, 6}}) {
+      const int tight = cuv::min_pitch (l, s.w, 0, 1);
+      for (int pad : {(8 - tight % 8) % 8, (8 - tight % 8) % 8 + 8}) {
+        const Stride st{pad, 0};
+        for (cuv::SobelMode mode : {cuv::SobelMode::Color, cuv::SobelMode::Luma}) {
+          const cuv::SobelParams p{mode, 1.0f, 0, fast};
+          compare (c, l, s, st, seed++, false, mode == cuv::SobelMode::Luma ? "sobel luma" : "sobel color",
+              [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::sobel_cuda (a, b, p, nullptr); },
+              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_cpu (a, b, p); });
+        }
+        for (bool in_place : {false, true})
+          compare (c, l, s, st, seed++, in_place, "enhance",
+              [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::enhance_cuda (a, b, dtables, nullptr); },
+              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::enhance_cpu (a, b, *tables); });
+      }
+    }
+  }
+  cudaFree (dtables);
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -169,5 +203,6 @@ int main (int argc, char **argv)
   return run_parts (argc, argv, "test_kernels_gpu", c, {
       {"sobel_every_energy", [&] { test_sobel_every_energy (c); }},
       {"sobel", [&] { test_sobel (c); }},
-      {"enhance", [&] { test_enhance (c); }}});
+      {"enhance", [&] { test_enhance (c); }},
+      {"yuv_vector_edges", [&] { test_yuv_vector_edges (c); }}});
 }
