@@ -5,7 +5,10 @@
  * access for RGB, 4 bytes for an 8-bit plane), so that many loads are in flight before any
  * arithmetic; the side neighbours and the two halo rows hit L1/L2, not DRAM. The filter is applied
  * separably: per column a vertical smoothing (a + 2b + c) and difference (c - a), then gx and gy
- * from three columns, so each sample is unpacked once per row. */
+ * from three columns, so each sample is unpacked once per row. An 8-bit plane (NV12, I420,
+ * GRAY8) keeps each loaded row packed in two words and unpacks three rows per output row, so that
+ * its kernel needs 40 registers instead of 64 and more blocks fit an SM: with many pipelines
+ * sharing the GPU that is 14% less GPU time a 1920x1080 frame (docs/performance.md). */
 #include "sobel.h"
 
 #include <type_traits>
@@ -25,6 +28,23 @@ namespace {
 #ifndef CUV_SOBEL_MIN_BLOCKS
 #define CUV_SOBEL_MIN_BLOCKS 4
 #endif
+#ifndef CUV_SOBEL_GRAY_MIN_BLOCKS
+#define CUV_SOBEL_GRAY_MIN_BLOCKS 6
+#endif
+/* the 8-bit plane's kernel (NV12, I420, GRAY8), whose packed window needs fewer registers: 6
+ * blocks (40 registers) without spills where rows are aligned; 5 (48) where they are not, whose
+ * byte-by-byte loads spill at 40 (measured on the H100 in docs/performance.md) */
+/* blocks of 256 threads that an SM of the architecture being compiled can hold at most (Turing
+ * 4, Ampere's and Ada's consumer parts 6, the rest 8): the bounds below never ask for more */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kMaxBlocksPerSm = 4;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+constexpr int kMaxBlocksPerSm = 6;
+#else
+constexpr int kMaxBlocksPerSm = 8;
+#endif
+constexpr int kGrayMinBlocks = CUV_SOBEL_GRAY_MIN_BLOCKS < kMaxBlocksPerSm ? CUV_SOBEL_GRAY_MIN_BLOCKS : kMaxBlocksPerSm;
+constexpr int kGrayMinBlocksUnaligned = 5 < kMaxBlocksPerSm ? 5 : kMaxBlocksPerSm;
 constexpr int kPix = 4;               /* pixels per thread, horizontally */
 constexpr int kRows = CUV_SOBEL_ROWS; /* rows per thread, vertically */
 constexpr int kBlockX = 32;
@@ -221,7 +241,7 @@ __device__ __forceinline__ void fill_chroma (const Chroma &c, int x0, int y0, in
 }
 
 template <Kind K, bool kVec, Output kOut>
-__global__ void __launch_bounds__ (kBlockX * kBlockY, CUV_SOBEL_MIN_BLOCKS)
+__global__ void __launch_bounds__ (kBlockX * kBlockY, K == Kind::Gray ? (kVec ? kGrayMinBlocks : kGrayMinBlocksUnaligned) : CUV_SOBEL_MIN_BLOCKS)
 sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restrict__ dst,
     int dst_pitch, int width, int height, float scale, int thr_energy, Chroma chroma)
 {
@@ -234,76 +254,117 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
 
   const SideOffsets side = {static_cast<uint32_t> (max (x0 - 1, 0)) * kBytes<K>,
       static_cast<uint32_t> (min (x0 + kPix, width - 1)) * kBytes<K>};
-  uint32_t win[kRows + 2][6];
+  if constexpr (K == Kind::Gray) {
+    /* an 8-bit plane: each row's six samples packed in two words (the four, and the two beside
+     * them), all loaded before any arithmetic, unpacked per output row: 12 registers for the
+     * window instead of 36, so that more blocks fit an SM */
+    uint32_t mid[kRows + 2], sides[kRows + 2];
 #pragma unroll
-  for (int r = 0; r < kRows + 2; r++) {
-    const uint32_t y = min (max (y0 - 1 + r, 0), height - 1);
-    load_row<K, kVec> (src + y * static_cast<size_t> (src_pitch), x0, width, side, win[r]);
-  }
-  if constexpr (K == Kind::RgbLuma || K == Kind::BgrLuma) {
+    for (int r = 0; r < kRows + 2; r++) {
+      const uint32_t y = min (max (y0 - 1 + r, 0), height - 1);
+      uint32_t w[6];
+      load_row<K, kVec> (src + y * static_cast<size_t> (src_pitch), x0, width, side, w);
+      mid[r] = w[1] | w[2] << 8 | w[3] << 16 | w[4] << 24;
+      sides[r] = w[0] | w[5] << 8;
+    }
 #pragma unroll
-    for (int r = 0; r < kRows + 2; r++)
+    for (int r = 0; r < kRows; r++) {
+      const int y = y0 + r;
+      if (y >= height)
+        break;
+      uint32_t rows[3][6];
 #pragma unroll
-      for (int x = 0; x < 6; x++)
-        win[r][x] = to_luma<K> (win[r][x]);
-  }
-
-  /* colour: the two SWAR halves of three consecutive rows, indexed modulo 3 (static after unrolling) */
-  uint32_t lo[3][6], hi[3][6];
-  if constexpr (K == Kind::RgbColor) {
+      for (int j = 0; j < 3; j++) {
+        rows[j][0] = sides[r + j] & 0xff;
+        rows[j][5] = sides[r + j] >> 8;
 #pragma unroll
-    for (int j = 0; j < 2; j++)
-#pragma unroll
-      for (int x = 0; x < 6; x++) {
-        lo[j][x] = win[j][x] & 0x00ff00ffu;
-        hi[j][x] = (win[j][x] >> 8) & 0x00ff00ffu;
+        for (int k = 0; k < kPix; k++)
+          rows[j][1 + k] = (mid[r + j] >> (8 * k)) & 0xff;
       }
-  }
-
-#pragma unroll
-  for (int r = 0; r < kRows; r++) {
-    const int y = y0 + r;
-    if (y >= height)
-      break;
-    uint32_t out[kPix];
-    if constexpr (K == Kind::RgbColor) {
-      /* rows r, r+1 were split by the previous iteration; split the new one */
-#pragma unroll
-      for (int x = 0; x < 6; x++) {
-        lo[(r + 2) % 3][x] = win[r + 2][x] & 0x00ff00ffu;
-        hi[(r + 2) % 3][x] = (win[r + 2][x] >> 8) & 0x00ff00ffu;
-      }
-      uint32_t a_lo[3][6], a_hi[3][6];
-#pragma unroll
-      for (int j = 0; j < 3; j++)
-#pragma unroll
-        for (int x = 0; x < 6; x++) {
-          a_lo[j][x] = lo[(r + j) % 3][x];
-          a_hi[j][x] = hi[(r + j) % 3][x];
-        }
-      sobel4_color<kOut> (a_lo, a_hi, scale, thr_energy, out);
-    } else {
       uint32_t m[kPix];
-      sobel4<kOut> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);
+      sobel4<kOut> (rows[0], rows[1], rows[2], scale, thr_energy, m);
+      uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
+      if (kVec && x0 + kPix <= width) {
+        __stcs (reinterpret_cast<unsigned int *> (drow + x0), m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24);
+      } else {
 #pragma unroll
-      for (int k = 0; k < kPix; k++)
-        out[k] = kBytes<K> == 4 ? (m[k] | m[k] << 8 | m[k] << 16 | (win[r + 1][k + 1] & 0xff000000u)) : m[k];
+        for (int k = 0; k < kPix; k++)
+          if (x0 + k < width)
+            drow[x0 + k] = static_cast<uint8_t> (m[k]);
+      }
+    }
+  } else {
+    uint32_t win[kRows + 2][6];
+#pragma unroll
+    for (int r = 0; r < kRows + 2; r++) {
+      const uint32_t y = min (max (y0 - 1 + r, 0), height - 1);
+      load_row<K, kVec> (src + y * static_cast<size_t> (src_pitch), x0, width, side, win[r]);
+    }
+    if constexpr (K == Kind::RgbLuma || K == Kind::BgrLuma) {
+#pragma unroll
+      for (int r = 0; r < kRows + 2; r++)
+#pragma unroll
+        for (int x = 0; x < 6; x++)
+          win[r][x] = to_luma<K> (win[r][x]);
     }
 
-    uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
-    if (kVec && x0 + kPix <= width) {
-      if constexpr (kBytes<K> == 4)
-        __stcs (reinterpret_cast<uint4 *> (drow + 4 * x0), make_uint4 (out[0], out[1], out[2], out[3]));
-      else
-        __stcs (reinterpret_cast<unsigned int *> (drow + x0), out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24);
-    } else {
+    /* colour: the two SWAR halves of three consecutive rows, indexed modulo 3 (static after unrolling) */
+    uint32_t lo[3][6], hi[3][6];
+    if constexpr (K == Kind::RgbColor) {
 #pragma unroll
-      for (int k = 0; k < kPix; k++) {
-        if (x0 + k < width) {
-          if constexpr (kBytes<K> == 4)
-            store_px4<kVec> (drow + 4 * (x0 + k), out[k]);
-          else
-            drow[x0 + k] = static_cast<uint8_t> (out[k]);
+      for (int j = 0; j < 2; j++)
+#pragma unroll
+        for (int x = 0; x < 6; x++) {
+          lo[j][x] = win[j][x] & 0x00ff00ffu;
+          hi[j][x] = (win[j][x] >> 8) & 0x00ff00ffu;
+        }
+    }
+
+#pragma unroll
+    for (int r = 0; r < kRows; r++) {
+      const int y = y0 + r;
+      if (y >= height)
+        break;
+      uint32_t out[kPix];
+      if constexpr (K == Kind::RgbColor) {
+        /* rows r, r+1 were split by the previous iteration; split the new one */
+#pragma unroll
+        for (int x = 0; x < 6; x++) {
+          lo[(r + 2) % 3][x] = win[r + 2][x] & 0x00ff00ffu;
+          hi[(r + 2) % 3][x] = (win[r + 2][x] >> 8) & 0x00ff00ffu;
+        }
+        uint32_t a_lo[3][6], a_hi[3][6];
+#pragma unroll
+        for (int j = 0; j < 3; j++)
+#pragma unroll
+          for (int x = 0; x < 6; x++) {
+            a_lo[j][x] = lo[(r + j) % 3][x];
+            a_hi[j][x] = hi[(r + j) % 3][x];
+          }
+        sobel4_color<kOut> (a_lo, a_hi, scale, thr_energy, out);
+      } else {
+        uint32_t m[kPix];
+        sobel4<kOut> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);
+#pragma unroll
+        for (int k = 0; k < kPix; k++)
+          out[k] = kBytes<K> == 4 ? (m[k] | m[k] << 8 | m[k] << 16 | (win[r + 1][k + 1] & 0xff000000u)) : m[k];
+      }
+
+      uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
+      if (kVec && x0 + kPix <= width) {
+        if constexpr (kBytes<K> == 4)
+          __stcs (reinterpret_cast<uint4 *> (drow + 4 * x0), make_uint4 (out[0], out[1], out[2], out[3]));
+        else
+          __stcs (reinterpret_cast<unsigned int *> (drow + x0), out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kPix; k++) {
+          if (x0 + k < width) {
+            if constexpr (kBytes<K> == 4)
+              store_px4<kVec> (drow + 4 * (x0 + k), out[k]);
+            else
+              drow[x0 + k] = static_cast<uint8_t> (out[k]);
+          }
         }
       }
     }
