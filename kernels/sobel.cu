@@ -31,9 +31,6 @@ namespace {
 #ifndef CUV_SOBEL_GRAY_MIN_BLOCKS
 #define CUV_SOBEL_GRAY_MIN_BLOCKS 6
 #endif
-/* the 8-bit plane's kernel (NV12, I420, GRAY8), whose packed window needs fewer registers: 6
- * blocks (40 registers) without spills where rows are aligned; 5 (48) where they are not, whose
- * byte-by-byte loads spill at 40 (measured on the H100 in docs/performance.md) */
 /* blocks of 256 threads that an SM of the architecture being compiled can hold at most (Turing
  * 4, Ampere's and Ada's consumer parts 6, the rest 8): the bounds below never ask for more */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
@@ -43,6 +40,9 @@ constexpr int kMaxBlocksPerSm = 6;
 #else
 constexpr int kMaxBlocksPerSm = 8;
 #endif
+/* the 8-bit plane's kernel (NV12, I420, GRAY8), whose packed window needs fewer registers: 6
+ * blocks (40 registers) without spills where rows are aligned; 5 (48) where they are not, whose
+ * byte-by-byte loads spill at 40 (measured on the H100 in docs/performance.md) */
 constexpr int kGrayMinBlocks = CUV_SOBEL_GRAY_MIN_BLOCKS < kMaxBlocksPerSm ? CUV_SOBEL_GRAY_MIN_BLOCKS : kMaxBlocksPerSm;
 constexpr int kGrayMinBlocksUnaligned = 5 < kMaxBlocksPerSm ? 5 : kMaxBlocksPerSm;
 constexpr int kPix = 4;               /* pixels per thread, horizontally */
@@ -294,6 +294,7 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
       }
     }
   } else {
+    /* RGB: 4 bytes a pixel */
     uint32_t win[kRows + 2][6];
 #pragma unroll
     for (int r = 0; r < kRows + 2; r++) {
@@ -347,25 +348,17 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
         sobel4<kOut> (win[r], win[r + 1], win[r + 2], scale, thr_energy, m);
 #pragma unroll
         for (int k = 0; k < kPix; k++)
-          out[k] = kBytes<K> == 4 ? (m[k] | m[k] << 8 | m[k] << 16 | (win[r + 1][k + 1] & 0xff000000u)) : m[k];
+          out[k] = m[k] | m[k] << 8 | m[k] << 16 | (win[r + 1][k + 1] & 0xff000000u);
       }
 
       uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
       if (kVec && x0 + kPix <= width) {
-        if constexpr (kBytes<K> == 4)
-          __stcs (reinterpret_cast<uint4 *> (drow + 4 * x0), make_uint4 (out[0], out[1], out[2], out[3]));
-        else
-          __stcs (reinterpret_cast<unsigned int *> (drow + x0), out[0] | out[1] << 8 | out[2] << 16 | out[3] << 24);
+        __stcs (reinterpret_cast<uint4 *> (drow + 4 * x0), make_uint4 (out[0], out[1], out[2], out[3]));
       } else {
 #pragma unroll
-        for (int k = 0; k < kPix; k++) {
-          if (x0 + k < width) {
-            if constexpr (kBytes<K> == 4)
-              store_px4<kVec> (drow + 4 * (x0 + k), out[k]);
-            else
-              drow[x0 + k] = static_cast<uint8_t> (out[k]);
-          }
-        }
+        for (int k = 0; k < kPix; k++)
+          if (x0 + k < width)
+            store_px4<kVec> (drow + 4 * (x0 + k), out[k]);
       }
     }
   }
