@@ -31,7 +31,8 @@
  * in this process, and gives their total (issue 22); --pipeline:
  * instead of the configurations, this one (the elements between source and sink, as gst-launch
  * takes them, e.g. "cudahistogram post-messages=false ! cudaheatmap"; repeatable), with no
- * kernel column: for trying a property's cost, or profiling one row alone.
+ * kernel column: for trying a property's cost, or profiling one row alone (with --only many: the
+ * many-pipeline rows run the first of them instead of the chain of 4).
  * With a GPU, each frame size and format starts with the PCIe floor of the same run: one frame
  * copied from page-locked memory to the device, back, and both at once on two streams (median of
  * 30); rows from host memory give the duplex figure's share of their time ("pcie": 1.00 is a
@@ -699,11 +700,15 @@ int main (int argc, char **argv)
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
         {"cudasobel mode=color", "cudahistogram (camera-like)"}},
   };
+  /* the many-pipeline rows' chain: issue 16's, or with --pipeline and --only many the first of those */
+  Config many_chain = *std::find_if (configs.begin (), configs.end (), [] (const Config &c) { return c.name == "chain of 4"; });
   if (!custom.empty ()) {
     configs.clear ();
     for (const std::string &e : custom)
       configs.push_back ({e, e + sink, {}});
-    many = false;
+    many = only == "many";
+    if (many)
+      many_chain = configs.front ();
   }
   /* the host's waits for a stream in our elements (common/cuvsync.cpp), 0 where the plugin lacks the hook */
   auto waits_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_host_waits"));
@@ -784,7 +789,7 @@ int main (int argc, char **argv)
     gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, s.w, s.h);
     GST_VIDEO_INFO_FPS_N (&info) = 30;
     GST_VIDEO_INFO_FPS_D (&info) = 1;
-    const Config &chain = *std::find_if (configs.begin (), configs.end (), [] (const Config &c) { return c.name == "chain of 4"; });
+    const Config &chain = many_chain;
     for (int p : counts) {
       if (quick && p > 16)
         break;
@@ -807,16 +812,16 @@ int main (int argc, char **argv)
         slowest.stop = std::max (slowest.stop, phases.stop);
         each += (each.empty () ? "" : " ") + std::to_string (static_cast<long> (fps));
       }
-      char name[64], frame[32];
-      std::snprintf (name, sizeof name, "%d x chain of 4 (worst of %d)", p, quick ? 1 : 5);
+      char frame[32];
+      const std::string name = std::to_string (p) + " x " + chain.name + " (worst of " + std::to_string (quick ? 1 : 5) + ")";
       std::snprintf (frame, sizeof frame, "%dx%d NV12", s.w, s.h);
       if (ok)
         std::printf ("%-34s %-16s %-6s %10.0f %10.1f %10s %6s   (runs: %s; at worst %.0f ms to make them, "
             "%.0f to start, %.0f to stop; %d frames a pipeline)\n",
-            name, frame, memories.front ().c_str (), worst, 1e6 / worst, "-", "-", each.c_str (), slowest.make, slowest.start,
+            name.c_str (), frame, memories.front ().c_str (), worst, 1e6 / worst, "-", "-", each.c_str (), slowest.make, slowest.start,
             slowest.stop, n);
       else
-        std::printf ("%-34s %-16s %-6s %10s\n", name, frame, memories.front ().c_str (), "failed");
+        std::printf ("%-34s %-16s %-6s %10s\n", name.c_str (), frame, memories.front ().c_str (), "failed");
       std::fflush (stdout);
     }
   }
