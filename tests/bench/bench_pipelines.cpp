@@ -14,7 +14,7 @@
  * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
  *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--no-many]
  *                   [--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]
- *                   [--pipeline ELEMENTS]...
+ *                   [--ring N] [--idle-streams N] [--pipeline ELEMENTS]...
  * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
@@ -28,7 +28,9 @@
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
  * shared context is made there; default 0; the kernel column comes from device 0), or a list
  * (--device 0,1): each configuration row then runs one pipeline on each of those devices at once,
- * in this process, and gives their total (issue 22); --pipeline:
+ * in this process, and gives their total (issue 22); --ring: the frames in a source's ring
+ * (default 4; more spread the frames over more memory); --idle-streams: that many CUDA streams
+ * made on the first device's context and left idle while the rows run; --pipeline:
  * instead of the configurations, this one (the elements between source and sink, as gst-launch
  * takes them, e.g. "cudahistogram post-messages=false ! cudaheatmap"; repeatable), with no
  * kernel column: for trying a property's cost, or profiling one row alone (with --only many: the
@@ -121,6 +123,10 @@ std::map<std::string, double> kernel_times (const char *argv0, const std::string
 /* the shared context of each device the pipelines run on (--device); pipeline p takes
  * g_contexts[p % size] */
 std::vector<GstContext *> g_contexts;
+/* the frames of a source's ring (--ring) */
+int g_ring = 4;
+/* streams made on the first context and left idle (--idle-streams) */
+int g_idle_streams = 0;
 
 GstBuffer *new_fresh_buffer (gsize size);
 
@@ -254,7 +260,7 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
     GstCaps *caps = gst_video_info_to_caps (&info);
     gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
     GstStructure *config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info), 4, 4);
+    gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info), g_ring, g_ring);
     gst_caps_unref (caps);
     if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
       gst_object_unref (pool);
@@ -264,7 +270,7 @@ bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory
   /* the patterns are made once per frame size: made per pipeline, they were most of the time
    * that setting up 64 pipelines took (16 to 27 s) */
   static std::map<std::tuple<size_t, int, guint>, std::vector<uint8_t>> patterns;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < g_ring; i++) {
     GstBuffer *buf = nullptr;
     if (pool) {
       if (gst_buffer_pool_acquire_buffer (pool, &buf, nullptr) != GST_FLOW_OK)
@@ -630,12 +636,18 @@ int main (int argc, char **argv)
       for (gchar **id = ids; *id; id++)
         devices.push_back (std::atoi (*id));
       g_strfreev (ids);
+    } else if (std::strcmp (argv[i], "--idle-streams") == 0 && i + 1 < argc) {
+      g_idle_streams = std::atoi (argv[++i]);
+    } else if (std::strcmp (argv[i], "--ring") == 0 && i + 1 < argc) {
+      g_ring = std::atoi (argv[++i]);
+      if (g_ring < 1)
+        return 2;
     } else if (std::strcmp (argv[i], "--pipeline") == 0 && i + 1 < argc) {
       custom.push_back (argv[++i]);
     } else {
       std::fprintf (stderr,
           "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--no-many] "
-          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--pipeline ELEMENTS]...\n",
+          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--ring N] [--idle-streams N] [--pipeline ELEMENTS]...\n",
           argv[0]);
       return 2;
     }
@@ -656,6 +668,22 @@ int main (int argc, char **argv)
       gst_object_unref (ctx);
     }
     memories.insert (memories.begin (), {"cuda", "pinned"});
+    if (g_idle_streams > 0) {
+      GstCudaContext *ctx = shared_context ();
+      const bool pushed = gst_cuda_context_push (ctx);
+      bool made = pushed;
+      for (int i = 0; made && i < g_idle_streams; i++) {
+        cudaStream_t st;
+        made = cudaStreamCreateWithFlags (&st, cudaStreamNonBlocking) == cudaSuccess;
+      }
+      if (pushed)
+        gst_cuda_context_pop (nullptr);
+      gst_object_unref (ctx);
+      if (!made) {
+        std::fprintf (stderr, "cannot make %d idle streams\n", g_idle_streams);
+        return 1;
+      }
+    }
     kernels = kernel_times (argv[0], kernels_file);
   }
   if (!only_memory.empty ()) {
