@@ -21,67 +21,23 @@ namespace cuv {
 
 namespace {
 /* CUV_HOST_WAIT: how the host waits (cuvsync.h) */
-enum class HostWait { Spin, Block, Yield, Hybrid, Sleep };
+enum class HostWait { Spin, Block, Yield };
 const HostWait host_wait = [] {
   const char *v = g_getenv ("CUV_HOST_WAIT");
-  if (!v)
-    return HostWait::Spin;
-  return g_str_equal (v, "block") ? HostWait::Block
-      : g_str_equal (v, "yield")  ? HostWait::Yield
-      : g_str_equal (v, "hybrid") ? HostWait::Hybrid
-      : g_str_equal (v, "sleep")  ? HostWait::Sleep
-                                  : HostWait::Spin;
+  return v && g_str_equal (v, "block") ? HostWait::Block : v && g_str_equal (v, "yield") ? HostWait::Yield : HostWait::Spin;
 }();
-/* the waits that sleep in CUDA on a blocking-sync event */
-const bool host_wait_blocks = host_wait == HostWait::Block || host_wait == HostWait::Hybrid;
-/* the waits that ask CUDA and yield between questions, not in CUDA's own wait */
-const bool host_wait_asks = host_wait == HostWait::Yield || host_wait == HostWait::Hybrid || host_wait == HostWait::Sleep;
+const bool host_wait_blocks = host_wait == HostWait::Block;
 
-gint64 env_us (const char *name, gint64 fallback)
-{
-  const char *v = g_getenv (name);
-  return v ? g_ascii_strtoll (v, nullptr, 10) : fallback;
-}
-/* CUV_HOST_SPIN_US: how long hybrid and sleep waits ask and yield before they sleep;
- * CUV_HOST_SLEEP_US: how long a sleep wait sleeps between two questions */
-const gint64 spin_us = env_us ("CUV_HOST_SPIN_US", 50);
-const gulong sleep_us = static_cast<gulong> (env_us ("CUV_HOST_SLEEP_US", 20));
-
-/* asks whether the work is done, and gives the core to another thread between two questions;
- * hybrid and sleep waits do that for spin_us, then @sleep () waits for the rest */
-template <typename Query, typename Sleep>
-cudaError_t wait_yielding (Query query, Sleep sleep)
-{
-  const gint64 until = host_wait == HostWait::Yield ? G_MAXINT64 : g_get_monotonic_time () + spin_us;
-  cudaError_t err;
-  while ((err = query ()) == cudaErrorNotReady) {
-    if (g_get_monotonic_time () >= until)
-      return sleep ();
-    sched_yield ();
-  }
-  return err;
-}
-
-/* a sleep wait's end: sleeps between two questions */
+/* CUV_HOST_WAIT=yield: asks whether the work is done, and gives the core to another thread
+ * between two questions */
 template <typename Query>
-cudaError_t wait_sleeping (Query query)
+cudaError_t
+wait_yielding (Query query)
 {
   cudaError_t err;
-  do
-    g_usleep (sleep_us);
-  while ((err = query ()) == cudaErrorNotReady);
+  while ((err = query ()) == cudaErrorNotReady)
+    sched_yield ();
   return err;
-}
-
-/* waits for @event, recorded on the stream waited for */
-cudaError_t wait_event (cudaEvent_t event)
-{
-  if (!host_wait_asks)
-    return cudaEventSynchronize (event);
-  auto query = [event] { return cudaEventQuery (event); };
-  return wait_yielding (query, [event, query] {
-    return host_wait == HostWait::Sleep ? wait_sleeping (query) : cudaEventSynchronize (event);
-  });
 }
 
 /* the host's waits for a stream, for tests (cuv_host_waits), and for frames in flight
@@ -169,13 +125,12 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
 {
   host_waits.fetch_add (1, std::memory_order_relaxed);
-  if (host_wait == HostWait::Spin || !event) {
-    if (host_wait != HostWait::Yield)
-      return cudaStreamSynchronize (stream);
-    return wait_yielding ([stream] { return cudaStreamQuery (stream); }, [stream] { return cudaStreamSynchronize (stream); });
-  }
+  if (host_wait == HostWait::Yield)
+    return wait_yielding ([stream] { return cudaStreamQuery (stream); });
+  if (!host_wait_blocks || !event)
+    return cudaStreamSynchronize (stream);
   const cudaError_t err = cudaEventRecord (event, stream);
-  return err != cudaSuccess ? err : wait_event (event);
+  return err != cudaSuccess ? err : cudaEventSynchronize (event);
 }
 
 cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done)
@@ -186,7 +141,9 @@ cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done)
 cudaError_t finish_in_flight (cudaEvent_t done)
 {
   in_flight_waits.fetch_add (1, std::memory_order_relaxed);
-  return wait_event (done);
+  if (host_wait == HostWait::Yield)
+    return wait_yielding ([done] { return cudaEventQuery (done); });
+  return cudaEventSynchronize (done);
 }
 
 unsigned int in_flight_event_flags ()
