@@ -7,9 +7,6 @@
 
 #include <gst/cuda/gstcudamemory.h>
 
-#include <atomic>
-#include <mutex>
-#include <sched.h>
 #include <utility>
 
 #include "copy.h"
@@ -353,40 +350,6 @@ upload_stream (GstCudaVisionFilter *self, cuv::Route &route)
   return static_cast<bool> (route.upload);
 }
 
-/* EXPERIMENT (issue 16): CUV_LAUNCH_LOCK=spin|mutex serialises the elements' launches in this
- * process, to see whether fewer threads in the driver's launch path at once lift many pipelines */
-namespace {
-enum class LaunchLock { None, Spin, Mutex };
-const LaunchLock launch_lock = [] {
-  const char *v = g_getenv ("CUV_LAUNCH_LOCK");
-  return v && g_str_equal (v, "spin") ? LaunchLock::Spin : v && g_str_equal (v, "mutex") ? LaunchLock::Mutex : LaunchLock::None;
-}();
-std::atomic_flag launch_spin = ATOMIC_FLAG_INIT;
-std::mutex launch_mutex;
-struct LaunchGuard {
-  LaunchGuard ()
-  {
-    if (launch_lock == LaunchLock::Spin) {
-      for (int n = 0; launch_spin.test_and_set (std::memory_order_acquire); n++) {
-        if (n > 64)
-          sched_yield ();
-        else
-          __builtin_ia32_pause ();
-      }
-    } else if (launch_lock == LaunchLock::Mutex) {
-      launch_mutex.lock ();
-    }
-  }
-  ~LaunchGuard ()
-  {
-    if (launch_lock == LaunchLock::Spin)
-      launch_spin.clear (std::memory_order_release);
-    else if (launch_lock == LaunchLock::Mutex)
-      launch_mutex.unlock ();
-  }
-};
-}  // namespace
-
 static GstFlowReturn
 process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_ptr<CapsState> &state, GstBuffer *inbuf,
     GstBuffer *outbuf)
@@ -483,10 +446,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
   const bool temporal = route.op.temporal;
   if (ok) {
     route.previous_view = temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
-    {
-      LaunchGuard launching;
-      ret = route.op.transform_cuda (self, &fin, &fout, stream);
-    }
+    ret = route.op.transform_cuda (self, &fin, &fout, stream);
     route.previous_view = nullptr;
     ok = ret == GST_FLOW_OK;
   }
