@@ -9,7 +9,9 @@ namespace cuv {
 
 /* SMs x resident blocks per SM of @kernel with @threads threads and no dynamic shared memory, on
  * the current device. Computed once per device and kernel: the occupancy query costs microseconds
- * of host time, and a launch that waits for it leaves the GPU idle that long. Thread-safe. */
+ * of host time, and a launch that waits for it leaves the GPU idle that long. Thread-safe; after
+ * a thread's first question for a kernel on a device it takes no lock (the streaming path takes
+ * no process-wide lock, DESIGN.md). */
 cudaError_t resident_blocks (const void *kernel, int threads, int *blocks);
 
 }  // namespace cuv
