@@ -244,8 +244,9 @@ gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self)
 {
   while (cuv::has_frame_in_flight (gst_cuda_vision_filter_impl (self)->route)) {
     GstBuffer *buf = nullptr;
+    /* a frame that failed is gone from the route (its error posted): the next one still leaves */
     if (finish_frame_in_flight (self, &buf) != GST_FLOW_OK || !buf)
-      return;
+      continue;
     GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
@@ -479,6 +480,10 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
       cudaStreamSynchronize (priv->route.last_stream);
   }
 #endif
+  /* nothing of the element's is in use on the GPU any more: the subclass frees what it keeps */
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (trans);
+  if (klass->release)
+    klass->release (GST_CUDA_VISION_FILTER (trans));
   priv->drop_own_output_pool ();
   priv->route.set_state (nullptr);
 #if CUV_HAVE_CUDA
@@ -551,6 +556,10 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  /* GstBaseTransform renegotiates from its chain function too (a RECONFIGURE from downstream)
+   * while a frame is in flight: that frame and its results leave first, with the caps they were
+   * made for, so that set_info may free what they used (docs/design.md, "A frame's lifetime") */
+  gst_cuda_vision_filter_drain_frames (self);
   auto state = std::make_shared<CapsState> ();
 
   if (!gst_video_info_from_caps (&state->in_info, incaps) || !gst_video_info_from_caps (&state->out_info, outcaps) ||

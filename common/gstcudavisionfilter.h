@@ -61,9 +61,18 @@ struct _GstCudaVisionFilterClass {
    * consumer waits (cuvsync.h). */
   gboolean host_results;
 
-  /* Optional: called from set_caps with the negotiated infos. */
+  /* Optional: called from set_caps with the negotiated infos, once the frames in flight have
+   * left (their work finished, their buffers pushed with the old caps): it may free or resize
+   * anything the element keeps (docs/design.md, "A frame's lifetime"). */
   gboolean (*set_info) (GstCudaVisionFilter *self, const GstVideoInfo *in_info,
       const GstVideoInfo *out_info);
+
+  /* Optional: at stop, once every frame in flight is finished or dropped and the GPU is done
+   * with the last frame's streams: frees what the operation keeps between frames (device
+   * buffers, tables, results). The context is still the element's. A subclass never frees such
+   * things in its own GstBaseTransform::stop, which runs before the base class has finished the
+   * frames. */
+  void (*release) (GstCudaVisionFilter *self);
 
   /* The operation on host views. */
   GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const cuv::Frame *in,

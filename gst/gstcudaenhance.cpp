@@ -148,16 +148,16 @@ gst_cuda_enhance_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *, co
   return TRUE;
 }
 
-static gboolean
-gst_cuda_enhance_stop (GstBaseTransform *trans)
+/* After the base class has finished the frames in flight (its stop). */
+static void
+gst_cuda_enhance_release (GstCudaVisionFilter *filter)
 {
-  GstCudaEnhanceImpl *impl = GST_CUDA_ENHANCE (trans)->impl;
+  GstCudaEnhanceImpl *impl = GST_CUDA_ENHANCE (filter)->impl;
 #if CUV_HAVE_CUDA
   impl->device_tables.reset ();
   impl->pinned_tables.reset ();
 #endif
   impl->tables.reset ();
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 static void
@@ -225,7 +225,6 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE);
@@ -274,9 +273,9 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, ENHANCE_FORMATS, ENHANCE_FORMATS);
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_enhance_stop);
   filter_class->supports_in_place = TRUE;
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_enhance_set_info);
+  filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_enhance_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_enhance_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_enhance_transform_cuda);

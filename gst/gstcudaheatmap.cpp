@@ -170,17 +170,17 @@ gst_cuda_heatmap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_i
   return TRUE;
 }
 
-static gboolean
-gst_cuda_heatmap_stop (GstBaseTransform *trans)
+/* After the base class has finished the frames in flight (its stop). */
+static void
+gst_cuda_heatmap_release (GstCudaVisionFilter *filter)
 {
-  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (trans)->impl;
+  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
 #if CUV_HAVE_CUDA
   impl->device_table.reset ();
   impl->results.reset ();
 #endif
   impl->device_table_stale = true;
   impl->result = nullptr;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 /* ---- properties ---- */
@@ -302,9 +302,9 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
   gst_cuda_vision_filter_class_add_templates (element_class, HEATMAP_FORMATS, HEATMAP_FORMATS);
 
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_caps);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_stop);
   filter_class->temporal = TRUE;
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_set_info);
+  filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cuda);

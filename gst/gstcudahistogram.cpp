@@ -119,15 +119,15 @@ gst_cuda_histogram_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
   return TRUE;
 }
 
-static gboolean
-gst_cuda_histogram_stop (GstBaseTransform *trans)
+/* After the base class has finished the frames in flight (its stop). */
+static void
+gst_cuda_histogram_release (GstCudaVisionFilter *filter)
 {
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (trans)->impl;
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
 #if CUV_HAVE_CUDA
   impl->results.reset ();
 #endif
   impl->result = nullptr;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 /* ---- properties ---- */
@@ -208,7 +208,6 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
@@ -305,11 +304,11 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, HISTOGRAM_CUDA_FORMATS, HISTOGRAM_SYSTEM_FORMATS);
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_histogram_stop);
   filter_class->supports_in_place = TRUE;
   filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_writes_frame);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_histogram_set_info);
+  filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_histogram_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cuda);

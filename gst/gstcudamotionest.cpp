@@ -151,17 +151,17 @@ gst_cuda_motionest_sink_event (GstBaseTransform *trans, GstEvent *event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
-static gboolean
-gst_cuda_motionest_stop (GstBaseTransform *trans)
+/* After the base class has finished the frames in flight (its stop). */
+static void
+gst_cuda_motionest_release (GstCudaVisionFilter *filter)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (trans)->impl;
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
 #if CUV_HAVE_CUDA
   gst_cuda_motionest_release_buffers (impl);
 #endif
   gst_cuda_motionest_release_vectors (impl);
   impl->processed = false;
-  gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (trans), "stop");
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  gst_cuda_motionest_reset (GST_CUDA_MOTIONEST (filter), "stop");
 }
 
 /* ---- properties ---- */
@@ -312,11 +312,11 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   gst_cuda_vision_filter_class_add_templates (element_class, MOTIONEST_CUDA_FORMATS, MOTIONEST_SYSTEM_FORMATS);
 
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_motionest_sink_event);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_motionest_stop);
   filter_class->supports_in_place = TRUE;
   filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_writes_frame);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_motionest_set_info);
+  filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_motionest_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cuda);

@@ -101,15 +101,15 @@ gst_cuda_noisemap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_
   return TRUE;
 }
 
-static gboolean
-gst_cuda_noisemap_stop (GstBaseTransform *trans)
+/* After the base class has finished the frames in flight (its stop). */
+static void
+gst_cuda_noisemap_release (GstCudaVisionFilter *filter)
 {
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (trans)->impl;
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
 #if CUV_HAVE_CUDA
   impl->results.reset ();
 #endif
   impl->result = nullptr;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 /* ---- properties ---- */
@@ -172,7 +172,6 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
@@ -227,9 +226,9 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
       "gst-cudavision developers");
   gst_cuda_vision_filter_class_add_templates (element_class, NOISEMAP_FORMATS, NOISEMAP_FORMATS);
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_stop);
   filter_class->temporal = TRUE;
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_set_info);
+  filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cuda);
