@@ -19,9 +19,11 @@ Messenger::post_now (GstElement *element, Pending &p)
 void
 Messenger::post (GstStructure *s, ResultWriter write)
 {
-  /* a few threads for every element of the process: a message costs microseconds, and each
-   * element's messages go out one after another anyway */
-  static GThreadPool *pool = g_thread_pool_new (run, nullptr, CLAMP (g_get_num_processors () / 4, 1, 4), FALSE, nullptr);
+  /* threads shared by every element of the process, as many as are posting at once: a message
+   * costs microseconds, so a few serve many elements, but a bus handler that is slow (or stops
+   * its pipeline) holds only its own element's thread, never another pipeline's messages; idle
+   * threads go after GLib's pool timeout */
+  static GThreadPool *pool = g_thread_pool_new (run, nullptr, -1, FALSE, nullptr);
   std::unique_lock<std::mutex> lk (lock_);
   pending_.push_back ({s, std::move (write)});
   if (scheduled_)
@@ -46,6 +48,8 @@ Messenger::post_pending ()
 {
   GstElement *element = element_;
   std::unique_lock<std::mutex> lk (lock_);
+  /* a drain () on the streaming thread may be posting this element's messages itself */
+  idle_.wait (lk, [this] { return !poster_; });
   poster_ = g_thread_self ();
   while (!pending_.empty ()) {
     Pending p = std::move (pending_.front ());
@@ -68,7 +72,22 @@ Messenger::drain (GstPad *pad)
   std::unique_lock<std::mutex> lk (lock_);
   if (poster_ == g_thread_self ())
     return;
-  while (scheduled_ && !(pad && GST_PAD_IS_FLUSHING (pad)))
+  /* messages that no thread has begun (the pool's threads may all be busy with other elements'
+   * messages, or with a slow bus handler) go out from here, in order: no element waits for
+   * another's */
+  if (!poster_ && !pending_.empty ()) {
+    std::deque<Pending> mine;
+    mine.swap (pending_);
+    poster_ = g_thread_self ();
+    lk.unlock ();
+    for (Pending &p : mine)
+      post_now (element_, p);
+    lk.lock ();
+    poster_ = nullptr;
+    idle_.notify_all ();
+  }
+  /* what a thread of the pool is posting now: this element's own message, to its own bus */
+  while (poster_ && !(pad && GST_PAD_IS_FLUSHING (pad)))
     idle_.wait_for (lk, std::chrono::milliseconds (10));
 }
 
@@ -81,7 +100,9 @@ Messenger::stop ()
   pending_.clear ();
   if (poster_ == g_thread_self ())
     return;
-  idle_.wait (lk, [this] { return !scheduled_; });
+  /* a task that has not begun finds nothing to post; only a message being posted now is waited
+   * for */
+  idle_.wait (lk, [this] { return !poster_; });
 }
 
 }  // namespace cuv

@@ -3,7 +3,7 @@
  *
  * An analyser posts one message per interval, by default every frame. Building it (cudahistogram's
  * holds an array of 256 GValues) and posting it (two buses, a wake-up of the application's thread)
- * cost the streaming thread as much as the frame's whole GPU work at 1920x1080 (issue 16). Here
+ * cost the streaming thread as much as the frame's whole GPU work at 1920x1080. Here
  * the streaming thread only hands over what the message says; a thread of a pool shared by all
  * elements writes the fields and posts the message, one element's messages in the order given.
  * drain () returns when every message given so far is on the bus: the analyser calls it before
@@ -37,12 +37,14 @@ class Messenger {
 
   /* Returns once every message given so far is posted (at once on the pool's own thread, where a
    * bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
-   * is shut down may wait for this thread. */
+   * is shut down may wait for this thread. Messages that no thread of the pool has begun are
+   * posted by the caller, so that an element never waits for other elements' messages. */
   void drain (GstPad *pad = nullptr);
 
-  /* At stop: the messages not yet begun are dropped, and the one being posted is waited for (not
-   * on the pool's own thread), so that nothing is posted once the element has stopped, when its
-   * bin may be going away. */
+  /* At stop: the messages not yet begun are dropped, and the one being posted now is waited for
+   * (not on the pool's own thread), so that nothing is posted once the element has stopped, when
+   * its bin may be going away. A task of the pool that has not begun is not waited for: it finds
+   * nothing to post. */
   void stop ();
 
  private:
@@ -59,7 +61,7 @@ class Messenger {
   std::condition_variable idle_;
   std::deque<Pending> pending_;
   bool scheduled_ = false; /* a thread of the pool has this messenger, or will */
-  GThread *poster_ = nullptr; /* the thread posting now */
+  GThread *poster_ = nullptr; /* the thread posting now: the pool's, or drain ()'s caller */
 };
 
 }  // namespace cuv
