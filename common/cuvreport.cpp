@@ -15,10 +15,16 @@ IntervalClock::add (GstClockTime pts, GstClockTime duration, guint64 interval)
     end_ = pts;
   }
   frames_++;
-  if (GST_CLOCK_TIME_IS_VALID (pts))
-    end_ = GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts;
-  if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (start_) || !GST_CLOCK_TIME_IS_VALID (pts))
+  if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (start_) || !GST_CLOCK_TIME_IS_VALID (pts)) {
+    if (GST_CLOCK_TIME_IS_VALID (pts))
+      end_ = MAX (end_, GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts);
     return true;
+  }
+  /* a timestamp before the interval's start (a source that restarts, a splice without a flush)
+   * ends the interval with the frames before it; this frame is its last */
+  if (pts < start_)
+    return true;
+  end_ = MAX (end_, GST_CLOCK_TIME_IS_VALID (duration) ? pts + duration : pts);
   return end_ - start_ >= interval;
 }
 

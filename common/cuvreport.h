@@ -16,7 +16,8 @@ class IntervalClock {
   void reset () { frames_ = 0; }
 
   /* Adds a frame; TRUE when the interval that it belongs to is complete. @interval 0 completes
-   * every frame, and so does a frame without a timestamp. */
+   * every frame, and so does a frame without a timestamp or one stamped before the interval's
+   * start (the interval then spans the frames before it). */
   bool add (GstClockTime pts, GstClockTime duration, guint64 interval);
 
   guint frames () const { return frames_; }
