@@ -1,0 +1,719 @@
+/* Pipelines that change while they play (docs/design.md, "A frame's lifetime"): every element, on
+ * the CPU backend everywhere and, where a GPU is present, on CUDA with system memory and with CUDA
+ * memory on its pads:
+ * - downstream caps switched from another thread every millisecond (CUDA memory <-> system memory
+ *   on a GPU machine, else a capsfilter that only renegotiates): every frame comes out, each equal
+ *   to the same frame of a run without the switching, meta included;
+ * - the element swapped for another while PLAYING (the pad-probe pattern of GStreamer's dynamic
+ *   pipelines documentation), and tee branches holding it added and removed while PLAYING;
+ * - input-selector switching between sources of two sizes in front of it: every frame leaves with
+ *   its own caps, whole;
+ * - a pipeline set to NULL from its bus sync handler, and one whose handler is slow, while other
+ *   pipelines of the process play on and reach EOS;
+ * - interval messages of a stream whose timestamps go backwards;
+ * - on a GPU: stopping an element and ramping cudasobel's scale while another stream of the device
+ *   is busy never waits for that stream.
+ * Its meson test runs with the leaks tracer, as the stress suite does.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "cuvcheck.h"
+
+using namespace cuvcheck;
+
+namespace {
+
+struct Element {
+  const char *name;
+  const char *props; /* away from the defaults, so that each works on every frame */
+  const char *meta;
+};
+
+const Element kElements[] = {
+  {"cudasobel", "scale=1.5", nullptr},
+  {"cudaenhance", "contrast=1.3 saturation=1.4", nullptr},
+  {"cudahistogram", "overlay=true", "CudaHistogramMeta"},
+  {"cudaheatmap", "blend=0.7", "CudaHeatmapMeta"},
+  {"cudanoisemap", "threshold=10 mode=overlay", "CudaNoisemapMeta"},
+  {"cudamotionest", "draw=arrows search-range=4", "CudaMotionMeta"},
+};
+
+/* Where the element runs: its backend and what surrounds it. */
+struct Route {
+  const char *backend;
+  const char *before; /* in front of the element */
+  const char *after;  /* between the element's downstream neighbour and the sink */
+};
+
+std::vector<Route> routes ()
+{
+  std::vector<Route> r = {{"cpu", "", ""}};
+  if (cuvtest::have_gpu ()) {
+    r.push_back ({"cuda", "", "cudadownload ! video/x-raw ! "});
+    r.push_back ({"cuda", "cudaupload ! ", "cudadownload ! video/x-raw ! "});
+  }
+  return r;
+}
+
+std::string describe (const Element &e, const Route &r)
+{
+  return std::string (e.name) + " backend=" + r.backend + (*r.before ? " from CUDA memory" : " from system memory");
+}
+
+struct Sample {
+  GstBuffer *buffer;
+  GstVideoInfo info;
+};
+
+/* Every sample @appsink receives until none comes for @wait (or EOS). */
+std::vector<Sample> pull_samples (GstElement *appsink, GstClockTime wait = 10 * GST_SECOND)
+{
+  std::vector<Sample> out;
+  while (GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (appsink), wait)) {
+    Sample x{gst_buffer_ref (gst_sample_get_buffer (s)), {}};
+    fail_unless (gst_video_info_from_caps (&x.info, gst_sample_get_caps (s)));
+    out.push_back (x);
+    gst_sample_unref (s);
+  }
+  return out;
+}
+
+void free_samples (std::vector<Sample> &v)
+{
+  for (Sample &s : v)
+    gst_buffer_unref (s.buffer);
+  v.clear ();
+}
+
+/* The error on @pipe's bus, if there is one now, as text (empty without one). */
+std::string pending_error (GstElement *pipe)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  std::string what;
+  if (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+    GError *err = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (m, &err, &dbg);
+    what = std::string (err->message) + " (" + (dbg ? dbg : "") + ")";
+    g_error_free (err);
+    g_free (dbg);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return what;
+}
+
+/* Waits for EOS or an error on @pipe's bus; the error's text, or empty at EOS. */
+std::string wait_eos (GstElement *pipe, GstClockTime timeout = 20 * GST_SECOND)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, timeout, static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  gst_object_unref (bus);
+  if (!m)
+    return "neither EOS nor an error within the time";
+  std::string what;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError *err = nullptr;
+    gst_message_parse_error (m, &err, nullptr);
+    what = err->message;
+    g_error_free (err);
+  }
+  gst_message_unref (m);
+  return what;
+}
+
+/* A thread that keeps setting a capsfilter's caps to each of @caps in turn, @period apart. */
+class CapsSwitcher {
+ public:
+  CapsSwitcher (GstElement *capsfilter, std::vector<std::string> caps, std::chrono::microseconds period)
+  {
+    for (const std::string &c : caps)
+      caps_.push_back (gst_caps_from_string (c.c_str ()));
+    thread_ = std::thread ([this, capsfilter, period] {
+      for (size_t i = 0; !stop_; i++) {
+        g_object_set (capsfilter, "caps", caps_[i % caps_.size ()], nullptr);
+        switches_++;
+        std::this_thread::sleep_for (period);
+      }
+    });
+  }
+  ~CapsSwitcher ()
+  {
+    stop_ = true;
+    thread_.join ();
+    for (GstCaps *c : caps_)
+      gst_caps_unref (c);
+  }
+  int switches () const { return switches_; }
+
+ private:
+  std::vector<GstCaps *> caps_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> switches_{0};
+  std::thread thread_;
+};
+
+}  // namespace
+
+/* The caps downstream of the element change every millisecond while frames flow: on a GPU between
+ * CUDA memory and system memory (the element switches the memory it writes; with frames in flight
+ * on the GPU, cudamotionest used to free the vectors a frame still read), elsewhere to caps that
+ * only renegotiate. Every frame comes out, equal to the run without switching. */
+GST_START_TEST (test_renegotiation_while_frames_flow)
+{
+  const int frames = 60;
+  const std::string source = "videotestsrc num-buffers=" + std::to_string (frames) +
+      " pattern=ball ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! ";
+  const std::vector<std::string> switching = cuvtest::have_gpu ()
+      ? std::vector<std::string>{"video/x-raw(memory:CUDAMemory)", "video/x-raw"}
+      : std::vector<std::string>{"video/x-raw", "video/x-raw,pixel-aspect-ratio=1/1"};
+  for (const Element &e : kElements) {
+    const std::string element = std::string (e.name) + " " + e.props;
+    auto ref = collect (source + element + " backend=cpu ! video/x-raw ! appsink name=sink sync=false");
+    fail_unless_equals_int (ref.size (), frames);
+    for (const Route &r : routes ()) {
+      const std::string what = describe (e, r);
+      /* 3 ms a frame, so that the caps switch several times a frame */
+      GstElement *pipe = new_pipeline (source + "identity sleep-time=3000 ! " + r.before + element + " backend=" + r.backend +
+          " ! capsfilter name=cf ! " + r.after + "appsink name=sink sync=false");
+      fail_unless (pipe != nullptr);
+      GstElement *cf = gst_bin_get_by_name (GST_BIN (pipe), "cf");
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+      std::vector<Sample> got;
+      {
+        CapsSwitcher switcher (cf, switching, std::chrono::microseconds (1000));
+        got = pull_samples (sink);
+        fail_unless (switcher.switches () > frames, "%s: only %d caps switches", what.c_str (), switcher.switches ());
+      }
+      const std::string error = pending_error (pipe);
+      fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
+      fail_unless_equals_int (got.size (), frames);
+      for (size_t i = 0; i < got.size (); i++) {
+        const std::string frame = what + ", frame " + std::to_string (i);
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (got[i].buffer), GST_BUFFER_PTS (ref[i]));
+        fail_unless_equals_int (buffer_diff (got[i].buffer, ref[i], got[i].info, frame), 0);
+        if (e.meta)
+          fail_unless (same_meta (got[i].buffer, ref[i], e.meta), "%s: meta differs", frame.c_str ());
+      }
+      free_samples (got);
+      gst_element_set_state (pipe, GST_STATE_NULL);
+      gst_object_unref (cf);
+      gst_object_unref (sink);
+      gst_object_unref (pipe);
+    }
+    for (GstBuffer *b : ref)
+      gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
+
+namespace {
+
+/* Counts the buffers that pass a pad. */
+GstPadProbeReturn
+count_buffer (GstPad *, GstPadProbeInfo *, gpointer counter)
+{
+  static_cast<std::atomic<int> *> (counter)->fetch_add (1);
+  return GST_PAD_PROBE_OK;
+}
+
+bool
+wait_for (const std::atomic<int> &counter, int at_least, std::chrono::seconds limit = std::chrono::seconds (10))
+{
+  const auto end = std::chrono::steady_clock::now () + limit;
+  while (counter < at_least && std::chrono::steady_clock::now () < end)
+    std::this_thread::sleep_for (std::chrono::milliseconds (2));
+  return counter >= at_least;
+}
+
+/* What the blocking probe of a swap does: the element between @queue and @next leaves, @incoming
+ * takes its place (GStreamer's dynamic-pipelines pattern). */
+struct Swap {
+  GstElement *pipe;
+  GstElement *queue;
+  GstElement *next;
+  GstElement *current;
+  GstElement *incoming;
+  std::atomic<bool> done{false};
+};
+
+GstPadProbeReturn
+swap_element (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  auto *s = static_cast<Swap *> (data);
+  gst_pad_remove_probe (pad, GST_PAD_PROBE_INFO_ID (info));
+  gst_element_unlink_many (s->queue, s->current, s->next, nullptr);
+  gst_element_set_state (s->current, GST_STATE_NULL);
+  gst_bin_remove (GST_BIN (s->pipe), s->current);
+  gst_bin_add (GST_BIN (s->pipe), s->incoming);
+  fail_unless (gst_element_link_many (s->queue, s->incoming, s->next, nullptr));
+  gst_element_sync_state_with_parent (s->incoming);
+  s->current = s->incoming;
+  s->done = true;
+  return GST_PAD_PROBE_OK;
+}
+
+}  // namespace
+
+/* Each element in turn takes the place of the one before while the pipeline plays, twice round. */
+GST_START_TEST (test_elements_swapped_while_playing)
+{
+  for (const Route &r : routes ()) {
+    GstElement *pipe = new_pipeline (std::string ("videotestsrc is-live=true pattern=ball ! "
+        "video/x-raw,format=NV12,width=64,height=48,framerate=200/1 ! ") + r.before +
+        "queue name=q ! identity name=slot ! " + r.after + "fakesink name=sink sync=false");
+    fail_unless (pipe != nullptr);
+    Swap s{pipe, gst_bin_get_by_name (GST_BIN (pipe), "q"), nullptr, gst_bin_get_by_name (GST_BIN (pipe), "slot"),
+        nullptr};
+    /* the pipeline holds each element in the slot; the swap drops it */
+    gst_object_unref (s.current);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    /* the element after the slot: cudadownload or the sink */
+    GstPad *slot_src = gst_element_get_static_pad (s.current, "src");
+    GstPad *peer = gst_pad_get_peer (slot_src);
+    s.next = gst_pad_get_parent_element (peer);
+    gst_object_unref (peer);
+    gst_object_unref (slot_src);
+    std::atomic<int> frames{0};
+    GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &frames, nullptr);
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    fail_unless (wait_for (frames, 5), "backend=%s: no frames", r.backend);
+    GstPad *q_src = gst_element_get_static_pad (s.queue, "src");
+    for (int round = 0; round < 2; round++) {
+      for (const Element &e : kElements) {
+        const std::string what = describe (e, r);
+        GError *err = nullptr;
+        s.incoming = gst_parse_bin_from_description (
+            (std::string (e.name) + " backend=" + r.backend + " " + e.props).c_str (), TRUE, &err);
+        fail_unless (s.incoming != nullptr);
+        s.done = false;
+        gst_pad_add_probe (q_src, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, swap_element, &s, nullptr);
+        const auto start = std::chrono::steady_clock::now ();
+        while (!s.done && std::chrono::steady_clock::now () - start < std::chrono::seconds (10))
+          std::this_thread::sleep_for (std::chrono::milliseconds (1));
+        fail_unless (s.done, "%s: the swap did not happen", what.c_str ());
+        const int before = frames;
+        fail_unless (wait_for (frames, before + 5), "%s: no frames after the swap", what.c_str ());
+        const std::string error = pending_error (pipe);
+        fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
+      }
+    }
+    gst_object_unref (q_src);
+    gst_element_send_event (pipe, gst_event_new_eos ());
+    const std::string end = wait_eos (pipe);
+    fail_unless (end.empty (), "backend=%s: %s", r.backend, end.c_str ());
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (sink_pad);
+    gst_object_unref (sink);
+    gst_object_unref (s.next);
+    gst_object_unref (s.queue);
+    gst_object_unref (pipe);
+  }
+}
+GST_END_TEST;
+
+namespace {
+
+/* A tee branch `queue ! <element> ! ... ! fakesink` added to a playing pipeline. */
+struct Branch {
+  GstElement *bin;
+  GstPad *tee_pad;
+  std::atomic<int> frames{0};
+};
+
+Branch *
+add_branch (GstElement *pipe, GstElement *tee, const std::string &description)
+{
+  auto *b = new Branch;
+  GError *err = nullptr;
+  b->bin = gst_parse_bin_from_description (("queue ! " + description + " ! fakesink name=bsink sync=false").c_str (),
+      TRUE, &err);
+  fail_unless (b->bin != nullptr, "%s", err ? err->message : "");
+  GstElement *bsink = gst_bin_get_by_name (GST_BIN (b->bin), "bsink");
+  GstPad *pad = gst_element_get_static_pad (bsink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &b->frames, nullptr);
+  gst_object_unref (pad);
+  gst_object_unref (bsink);
+  gst_bin_add (GST_BIN (pipe), b->bin);
+  b->tee_pad = gst_element_request_pad_simple (tee, "src_%u");
+  GstPad *sink = gst_element_get_static_pad (b->bin, "sink");
+  fail_unless_equals_int (gst_pad_link (b->tee_pad, sink), GST_PAD_LINK_OK);
+  gst_object_unref (sink);
+  gst_element_sync_state_with_parent (b->bin);
+  return b;
+}
+
+/* Unlinked once the tee's pad is idle, then stopped and removed. */
+void
+remove_branch (GstElement *pipe, GstElement *tee, Branch *b)
+{
+  struct Unlink {
+    Branch *b;
+    std::atomic<bool> done{false};
+  } u{b};
+  gst_pad_add_probe (b->tee_pad, GST_PAD_PROBE_TYPE_IDLE,
+      [] (GstPad *pad, GstPadProbeInfo *, gpointer data) -> GstPadProbeReturn {
+        auto *u = static_cast<Unlink *> (data);
+        GstPad *peer = gst_pad_get_peer (pad);
+        gst_pad_unlink (pad, peer);
+        gst_object_unref (peer);
+        u->done = true;
+        return GST_PAD_PROBE_REMOVE;
+      },
+      &u, nullptr);
+  const auto start = std::chrono::steady_clock::now ();
+  while (!u.done && std::chrono::steady_clock::now () - start < std::chrono::seconds (10))
+    std::this_thread::sleep_for (std::chrono::milliseconds (1));
+  fail_unless (u.done, "the tee's pad never became idle");
+  gst_element_release_request_pad (tee, b->tee_pad);
+  gst_object_unref (b->tee_pad);
+  gst_element_set_state (b->bin, GST_STATE_NULL);
+  gst_bin_remove (GST_BIN (pipe), b->bin);
+  delete b;
+}
+
+}  // namespace
+
+/* Branches with each element come and go on a tee of a playing pipeline; two overlap each time. */
+GST_START_TEST (test_tee_branches_added_and_removed)
+{
+  for (const Route &r : routes ()) {
+    GstElement *pipe = new_pipeline (std::string ("videotestsrc is-live=true pattern=ball ! "
+        "video/x-raw,format=NV12,width=64,height=48,framerate=200/1 ! ") + r.before +
+        "tee name=t allow-not-linked=true ! queue ! fakesink sync=false");
+    fail_unless (pipe != nullptr);
+    GstElement *tee = gst_bin_get_by_name (GST_BIN (pipe), "t");
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    Branch *previous = nullptr;
+    for (int round = 0; round < 2; round++) {
+      for (const Element &e : kElements) {
+        const std::string what = describe (e, r);
+        Branch *b = add_branch (pipe, tee, std::string (e.name) + " backend=" + r.backend + " " + e.props + " ! " + r.after +
+            "queue");
+        fail_unless (wait_for (b->frames, 5), "%s: no frames in the new branch", what.c_str ());
+        if (previous)
+          remove_branch (pipe, tee, previous);
+        previous = b;
+        const std::string error = pending_error (pipe);
+        fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
+      }
+    }
+    remove_branch (pipe, tee, previous);
+    gst_element_send_event (pipe, gst_event_new_eos ());
+    const std::string end = wait_eos (pipe);
+    fail_unless (end.empty (), "backend=%s: %s", r.backend, end.c_str ());
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (tee);
+    gst_object_unref (pipe);
+  }
+}
+GST_END_TEST;
+
+/* input-selector switches between a 64x48 and a 40x30 source in front of the element every 15
+ * ms: every frame leaves whole with its own caps, and the temporal elements start over at each
+ * size. */
+GST_START_TEST (test_input_selector_switching_sizes)
+{
+  for (const Element &e : kElements) {
+    for (const Route &r : routes ()) {
+      const std::string what = describe (e, r);
+      GstElement *pipe = new_pipeline (std::string (
+          "videotestsrc is-live=true pattern=ball ! video/x-raw,format=NV12,width=64,height=48,framerate=200/1 ! "
+          "sel.sink_0 videotestsrc is-live=true pattern=snow ! video/x-raw,format=NV12,width=40,height=30,framerate=200/1 ! "
+          "sel.sink_1 input-selector name=sel ! ") + r.before + e.name + " backend=" + r.backend + " " + e.props + " ! " +
+          r.after + "appsink name=sink sync=false max-buffers=1000");
+      fail_unless (pipe != nullptr);
+      GstElement *sel = gst_bin_get_by_name (GST_BIN (pipe), "sel");
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+      GstPad *pads[2] = {gst_element_get_static_pad (sel, "sink_0"), gst_element_get_static_pad (sel, "sink_1")};
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+      for (int i = 0; i < 16; i++) {
+        g_object_set (sel, "active-pad", pads[i % 2], nullptr);
+        std::this_thread::sleep_for (std::chrono::milliseconds (15));
+      }
+      /* no EOS: a live source that input-selector blocks would not take it; paused, the live
+       * sources stop and what the appsink holds is all */
+      gst_element_set_state (pipe, GST_STATE_PAUSED);
+      std::vector<Sample> got = pull_samples (sink, 200 * GST_MSECOND);
+      const std::string error = pending_error (pipe);
+      fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
+      fail_unless (got.size () > 8, "%s: %zu frames", what.c_str (), got.size ());
+      int sizes[2] = {0, 0};
+      for (Sample &s : got) {
+        const int w = GST_VIDEO_INFO_WIDTH (&s.info);
+        fail_unless (w == 64 || w == 40, "%s: a frame %d wide", what.c_str (), w);
+        sizes[w == 40]++;
+        GstVideoFrame vf;
+        fail_unless (gst_video_frame_map (&vf, &s.info, s.buffer, GST_MAP_READ), "%s: a frame smaller than its caps",
+            what.c_str ());
+        gst_video_frame_unmap (&vf);
+        if (e.meta)
+          fail_unless (gst_buffer_get_custom_meta (s.buffer, e.meta) != nullptr, "%s: a frame without its meta",
+              what.c_str ());
+      }
+      fail_unless (sizes[0] > 0 && sizes[1] > 0, "%s: %d and %d frames of each size", what.c_str (), sizes[0], sizes[1]);
+      free_samples (got);
+      gst_element_set_state (pipe, GST_STATE_NULL);
+      gst_object_unref (pads[0]);
+      gst_object_unref (pads[1]);
+      gst_object_unref (sel);
+      gst_object_unref (sink);
+      gst_object_unref (pipe);
+    }
+  }
+}
+GST_END_TEST;
+
+namespace {
+
+/* A pipeline whose bus sync handler sleeps @sleep_ms at each of its element's messages and, with
+ * @stop_at > 0, sets the pipeline to NULL at that message (the handler runs on the thread that
+ * posts the analysers' messages, not a streaming thread). */
+struct HandledPipeline {
+  GstElement *pipe;
+  int sleep_ms;
+  int stop_at;
+  std::atomic<int> messages{0};
+  std::atomic<bool> stopped{false};
+};
+
+GstBusSyncReply
+handle_message (GstBus *, GstMessage *msg, gpointer data)
+{
+  auto *p = static_cast<HandledPipeline *> (data);
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+    return GST_BUS_PASS;
+  const int n = ++p->messages;
+  if (p->sleep_ms)
+    std::this_thread::sleep_for (std::chrono::milliseconds (p->sleep_ms));
+  if (p->stop_at > 0 && n == p->stop_at) {
+    gst_element_set_state (p->pipe, GST_STATE_NULL);
+    p->stopped = true;
+  }
+  /* a sync handler that drops a message unrefs it */
+  gst_message_unref (msg);
+  return GST_BUS_DROP;
+}
+
+std::string analyser_pipeline (const char *element, const Route &r, int frames, bool live)
+{
+  return std::string ("videotestsrc num-buffers=") + std::to_string (frames) + (live ? " is-live=true" : "") +
+      " ! video/x-raw,format=NV12,width=32,height=24,framerate=100/1 ! " + r.before + element + " backend=" + r.backend +
+      " ! " + r.after + "fakesink sync=false";
+}
+
+}  // namespace
+
+/* One pipeline's slow bus handler, and another set to NULL from its handler, while others play:
+ * those reach EOS with all their messages, without waiting for the slow one. */
+GST_START_TEST (test_bus_handlers_do_not_hold_other_pipelines)
+{
+  for (const Route &r : routes ()) {
+    HandledPipeline slow{new_pipeline (analyser_pipeline ("cudahistogram", r, 100000, false)), 300, 0};
+    HandledPipeline stopping{new_pipeline (analyser_pipeline ("cudanoisemap", r, 100000, true)), 0, 5};
+    for (HandledPipeline *p : {&slow, &stopping}) {
+      GstBus *bus = gst_element_get_bus (p->pipe);
+      gst_bus_set_sync_handler (bus, handle_message, p, nullptr);
+      gst_object_unref (bus);
+      fail_unless (gst_element_set_state (p->pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    }
+    fail_unless (wait_for (slow.messages, 1), "backend=%s: the slow pipeline posted nothing", r.backend);
+    /* while the slow handler sleeps, others run to their end */
+    for (const char *element : {"cudahistogram", "cudaheatmap", "cudamotionest"}) {
+      const int frames = 20;
+      GstElement *pipe = new_pipeline (analyser_pipeline (element, r, frames, false));
+      GstBus *bus = gst_element_get_bus (pipe);
+      const auto start = std::chrono::steady_clock::now ();
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+      int messages = 0;
+      bool eos = false;
+      while (!eos) {
+        GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+            static_cast<GstMessageType> (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        fail_unless (m != nullptr, "%s backend=%s: no EOS within 5 s beside a slow bus handler", element, r.backend);
+        fail_unless (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ERROR, "%s backend=%s: an error", element, r.backend);
+        eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+        messages += GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT;
+        gst_message_unref (m);
+      }
+      const double s = std::chrono::duration<double> (std::chrono::steady_clock::now () - start).count ();
+      fail_unless_equals_int (messages, frames);
+      fail_unless (s < 2.0, "%s backend=%s: %.2f s to EOS beside a slow bus handler", element, r.backend, s);
+      gst_element_set_state (pipe, GST_STATE_NULL);
+      gst_object_unref (bus);
+      gst_object_unref (pipe);
+    }
+    fail_unless (wait_for (stopping.messages, 5), "backend=%s: the stopping pipeline posted %d messages", r.backend,
+        stopping.messages.load ());
+    const auto start = std::chrono::steady_clock::now ();
+    while (!stopping.stopped && std::chrono::steady_clock::now () - start < std::chrono::seconds (5))
+      std::this_thread::sleep_for (std::chrono::milliseconds (1));
+    fail_unless (stopping.stopped, "backend=%s: set_state (NULL) from the bus handler did not return", r.backend);
+    const auto stop_start = std::chrono::steady_clock::now ();
+    gst_element_set_state (slow.pipe, GST_STATE_NULL);
+    const double stop_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - stop_start).count ();
+    fail_unless (stop_s < 1.0, "backend=%s: stopping the slow pipeline took %.2f s", r.backend, stop_s);
+    for (HandledPipeline *p : {&slow, &stopping}) {
+      gst_element_set_state (p->pipe, GST_STATE_NULL);
+      GstBus *bus = gst_element_get_bus (p->pipe);
+      gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
+      gst_object_unref (bus);
+      gst_object_unref (p->pipe);
+    }
+  }
+}
+GST_END_TEST;
+
+/* Timestamps that go backwards (a source that restarts, a splice without a flush) end the
+ * interval there: no duration of 584 years, no message stamped after its frames. */
+GST_START_TEST (test_interval_with_timestamps_going_backwards)
+{
+  const GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 16, 8);
+  for (const Element &e : kElements) {
+    if (!e.meta)
+      continue;
+    BusHarness bh (std::string (e.name) + " backend=cpu interval=100000000");
+    gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+    /* the third frame completes an interval; the fifth goes back before the next one's start */
+    const GstClockTime pts[] = {0, 40 * GST_MSECOND, 80 * GST_MSECOND, 120 * GST_MSECOND, 10 * GST_MSECOND,
+        50 * GST_MSECOND, 90 * GST_MSECOND, 130 * GST_MSECOND};
+    for (GstClockTime t : pts) {
+      GstBuffer *b = make_buffer (info, 0, 7);
+      GST_BUFFER_PTS (b) = t;
+      GST_BUFFER_DURATION (b) = 40 * GST_MSECOND;
+      gst_buffer_unref (push_pull (bh.h, b));
+    }
+    std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
+    fail_unless (!msgs.empty (), "%s: no message", e.name);
+    guint frames = 0;
+    for (GstMessage *m : msgs) {
+      const GstStructure *s = gst_message_get_structure (m);
+      guint64 ts = 0, duration = 0;
+      guint n = 0;
+      fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts) && gst_structure_get_uint64 (s, "duration", &duration) &&
+          gst_structure_get_uint (s, "frames", &n));
+      fail_unless (duration <= 210 * GST_MSECOND, "%s: an interval of %" GST_TIME_FORMAT, e.name, GST_TIME_ARGS (duration));
+      fail_unless (ts <= 170 * GST_MSECOND, "%s: an interval stamped %" GST_TIME_FORMAT, e.name, GST_TIME_ARGS (ts));
+      frames += n;
+      gst_message_unref (m);
+    }
+    fail_unless (frames <= G_N_ELEMENTS (pts), "%s: %u frames in the messages", e.name, frames);
+  }
+}
+GST_END_TEST;
+
+#if CUV_HAVE_CUDA
+namespace {
+
+/* Keeps a stream of the device busy for @ms from now: a host function that sleeps, as another
+ * pipeline's long work would. */
+struct BusyDevice {
+  cudaStream_t stream = nullptr;
+  explicit BusyDevice (int ms)
+  {
+    fail_unless (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking) == cudaSuccess);
+    static int sleep_ms;
+    sleep_ms = ms;
+    fail_unless (cudaLaunchHostFunc (stream, [] (void *) { std::this_thread::sleep_for (std::chrono::milliseconds (sleep_ms)); },
+        nullptr) == cudaSuccess);
+  }
+  ~BusyDevice ()
+  {
+    cudaStreamSynchronize (stream);
+    cudaStreamDestroy (stream);
+  }
+};
+
+double
+seconds_since (std::chrono::steady_clock::time_point t)
+{
+  return std::chrono::duration<double> (std::chrono::steady_clock::now () - t).count ();
+}
+
+}  // namespace
+
+/* Another pipeline's long GPU work does not hold up this one's start, frames and stop: nothing on
+ * those paths waits for the whole device (cudaMalloc, cudaFree and cudaFreeHost do). */
+GST_START_TEST (test_no_device_wide_waits)
+{
+  if (!cuvtest::have_gpu ())
+    return;
+  const int busy_ms = 1500;
+  for (const Element &e : kElements) {
+    for (const char *up : {"", "cudaupload ! "}) {
+      const std::string what = std::string (e.name) + (*up ? " from CUDA memory" : " from system memory");
+      GstHarness *h = new_harness (std::string (up) + e.name + " backend=cuda " + e.props);
+      const GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 64, 48);
+      gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+      gst_buffer_unref (push_pull (h, make_buffer (info, 0, 1)));
+      BusyDevice busy (busy_ms);
+      const auto start = std::chrono::steady_clock::now ();
+      for (int i = 0; i < 3; i++)
+        gst_buffer_unref (push_pull (h, make_buffer (info, 0, 2 + i)));
+      const double frames_s = seconds_since (start);
+      const auto stop_start = std::chrono::steady_clock::now ();
+      gst_harness_teardown (h);
+      const double stop_s = seconds_since (stop_start);
+      GST_INFO ("%s: 3 frames in %.3f s, stop in %.3f s beside a busy stream", what.c_str (), frames_s, stop_s);
+      fail_unless (frames_s < 0.5, "%s: 3 frames took %.3f s beside another stream's work", what.c_str (), frames_s);
+      fail_unless (stop_s < 0.5, "%s: its stop took %.3f s beside another stream's work", what.c_str (), stop_s);
+    }
+  }
+  /* a controller ramp: a new scale every frame */
+  GstHarness *h = new_harness ("cudasobel backend=cuda");
+  const GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 64, 48);
+  gst_harness_set_src_caps_str (h, caps_for (info).c_str ());
+  gst_buffer_unref (push_pull (h, make_buffer (info, 0, 1)));
+  {
+    BusyDevice busy (busy_ms);
+    const auto start = std::chrono::steady_clock::now ();
+    for (int i = 0; i < 10; i++) {
+      gst_harness_set (h, "cudasobel", "scale", 1.0 + 0.1 * i, nullptr);
+      gst_buffer_unref (push_pull (h, make_buffer (info, 0, 3)));
+    }
+    const double s = seconds_since (start);
+    fail_unless (s < 0.5, "cudasobel: 10 frames with a new scale each took %.3f s beside another stream's work", s);
+  }
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+#endif
+
+/* Before gst_check_run_suite's gst_deinit (), where the leaks tracer looks for live objects. */
+static void
+release_context (void)
+{
+  release_shared_cuda_context ();
+}
+
+static Suite *
+dynamic_suite (void)
+{
+  Suite *s = suite_create ("dynamic");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_unchecked_fixture (tc, nullptr, release_context);
+  tcase_add_test (tc, test_renegotiation_while_frames_flow);
+  tcase_add_test (tc, test_elements_swapped_while_playing);
+  tcase_add_test (tc, test_tee_branches_added_and_removed);
+  tcase_add_test (tc, test_input_selector_switching_sizes);
+  tcase_add_test (tc, test_bus_handlers_do_not_hold_other_pipelines);
+  tcase_add_test (tc, test_interval_with_timestamps_going_backwards);
+#if CUV_HAVE_CUDA
+  tcase_add_test (tc, test_no_device_wide_waits);
+#endif
+  return s;
+}
+
+/* gst_check_run_suite () ends with gst_deinit (): with GST_TRACERS=leaks, a GStreamer object
+ * still alive there is a g_warning, which gst-check makes fatal. */
+GST_CHECK_MAIN (dynamic);
