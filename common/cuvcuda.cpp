@@ -41,6 +41,48 @@ bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *fil
   return false;
 }
 
+namespace {
+
+/* Whether the current device allocates stream-ordered (cudaMallocAsync): not every device or
+ * driver does (some virtual GPUs). */
+bool
+stream_ordered_allocation ()
+{
+  int device = 0, pools = 0;
+  return cudaGetDevice (&device) == cudaSuccess &&
+      cudaDeviceGetAttribute (&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && pools;
+}
+
+struct HostFree {
+  GstCudaContext *ctx;
+  void *ptr;
+};
+
+void
+free_host_now (gpointer data, gpointer)
+{
+  auto *f = static_cast<HostFree *> (data);
+  {
+    ContextGuard guard (f->ctx);
+    const cudaError_t err = guard.ok () ? cudaFreeHost (f->ptr) : cudaErrorDeviceUninitialized;
+    if (err != cudaSuccess)
+      GST_CAT_WARNING (gst_cuda_vision_debug, "could not free page-locked memory %p: %s", f->ptr, cudaGetErrorString (err));
+  }
+  gst_object_unref (f->ctx);
+  delete f;
+}
+
+}  // namespace
+
+void free_host_later (GstCudaContext *ctx, void *ptr)
+{
+  /* one thread, started when there is something to free and gone after GLib's idle timeout */
+  static GThreadPool *pool = g_thread_pool_new (free_host_now, nullptr, 1, FALSE, nullptr);
+  auto *f = new HostFree{static_cast<GstCudaContext *> (gst_object_ref (ctx)), ptr};
+  if (!pool || !g_thread_pool_push (pool, f, nullptr))
+    free_host_now (f, nullptr);
+}
+
 cudaError_t CudaBuffer::allocate (GstCudaContext *ctx, Kind kind, size_t size)
 {
   reset ();
@@ -48,13 +90,25 @@ cudaError_t CudaBuffer::allocate (GstCudaContext *ctx, Kind kind, size_t size)
   if (!guard.ok ())
     return cudaErrorDeviceUninitialized;
   void *p = nullptr;
-  cudaError_t err = kind == Kind::Device ? cudaMalloc (&p, size) : cudaMallocHost (&p, size);
+  bool ordered = false;
+  cudaError_t err;
+  if (kind == Kind::Pinned) {
+    err = cudaMallocHost (&p, size);
+  } else if ((ordered = stream_ordered_allocation ())) {
+    /* ordered on this thread's default stream: ready for any stream once that has run */
+    err = cudaMallocAsync (&p, size, cudaStreamPerThread);
+    if (err == cudaSuccess && (err = cudaStreamSynchronize (cudaStreamPerThread)) != cudaSuccess)
+      cudaFreeAsync (p, cudaStreamPerThread);
+  } else {
+    err = cudaMalloc (&p, size);
+  }
   if (err != cudaSuccess)
     return err;
   ctx_ = static_cast<GstCudaContext *> (gst_object_ref (ctx));
   ptr_ = p;
   size_ = size;
   kind_ = kind;
+  stream_ordered_ = ordered;
   return cudaSuccess;
 }
 
@@ -62,12 +116,17 @@ void CudaBuffer::reset ()
 {
   if (!ptr_)
     return;
-  {
+  if (kind_ == Kind::Pinned) {
+    free_host_later (ctx_, ptr_);
+  } else {
     ContextGuard guard (ctx_);
-    if (kind_ == Kind::Device)
-      cudaFree (ptr_);
+    if (!guard.ok ())
+      GST_CAT_ERROR (gst_cuda_vision_debug, "cannot make the context of %zu bytes of device memory current: "
+          "they stay allocated", size_);
+    else if (stream_ordered_)
+      cudaFreeAsync (ptr_, cudaStreamPerThread);
     else
-      cudaFreeHost (ptr_);
+      cudaFree (ptr_);
   }
   gst_object_unref (ctx_);
   ctx_ = nullptr;

@@ -46,8 +46,19 @@ class ContextGuard {
   bool ok_;
 };
 
-/* Device memory (cudaMalloc) or page-locked host memory (cudaMallocHost) of one context, freed
- * with that context current. */
+/* Frees page-locked host memory (cudaMallocHost, cudaHostAlloc) of @ctx on a thread of its own:
+ * cudaFreeHost waits for every stream of the device, other pipelines' too, so no streaming or
+ * state-changing thread calls it (docs/design.md, "A frame's lifetime"). The GPU must be done
+ * with @ptr. Takes a reference to @ctx until the block is freed. */
+void free_host_later (GstCudaContext *ctx, void *ptr);
+
+/* Device memory or page-locked host memory of one context, allocated and freed with that context
+ * current and without waiting for the device: device memory is stream-ordered (cudaMallocAsync
+ * and cudaFreeAsync on the calling thread's default stream, where the device has memory pools;
+ * cudaMalloc and cudaFree wait for every stream of the device), host memory goes to
+ * free_host_later (). The GPU must be done with the memory when it is freed: the base class's
+ * order (release after the frames in flight) sees to that. A buffer whose context cannot be made
+ * current is left allocated, with an error in the log. */
 class CudaBuffer {
  public:
   enum class Kind { Device, Pinned };
@@ -63,6 +74,7 @@ class CudaBuffer {
       std::swap (ptr_, o.ptr_);
       std::swap (size_, o.size_);
       std::swap (kind_, o.kind_);
+      std::swap (stream_ordered_, o.stream_ordered_);
     }
     return *this;
   }
@@ -82,6 +94,7 @@ class CudaBuffer {
   void *ptr_ = nullptr;
   size_t size_ = 0;
   Kind kind_ = Kind::Device;
+  bool stream_ordered_ = false;
 };
 #endif
 

@@ -5,6 +5,7 @@
 
 #include "cuvpinned.h"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -65,9 +66,8 @@ pinned_free (GstAllocator *allocator, GstMemory *mem)
 {
   auto *m = reinterpret_cast<PinnedMemory *> (mem);
   if (!mem->parent) {
-    cuv::ContextGuard guard (m->context);
-    if (!guard.ok () || !CUV_CUDA_OK (allocator, cudaFreeHost (m->data)))
-      GST_WARNING_OBJECT (allocator, "could not free a pinned block of %" G_GSIZE_FORMAT " bytes", mem->maxsize);
+    /* cudaFreeHost waits for the whole device: off this thread, which may be a streaming one */
+    cuv::free_host_later (m->context, m->data);
     gst_object_unref (m->context);
   }
   g_free (m);
@@ -175,9 +175,29 @@ cuv_pinned_pool_init (CuvPinnedPool *)
 
 /* all registrations of the process together, so that page-locking never starves the system */
 constexpr gsize kMaxRegisteredBytes = gsize (4) << 30;
-std::mutex g_register_lock;
-gsize g_registered_bytes = 0;
-long g_registered_blocks = 0;
+std::atomic<gsize> g_registered_bytes{0};
+std::atomic<long> g_registered_blocks{0};
+
+/* A memory's registration is read and changed under a lock chosen by its address: frames of
+ * different sources (other pipelines) take different locks, and no lock is process-wide. */
+std::mutex &
+registration_lock (const void *root)
+{
+  static std::mutex locks[64];
+  return locks[(reinterpret_cast<guintptr> (root) >> 6) % G_N_ELEMENTS (locks)];
+}
+
+/* Counts @bytes against kMaxRegisteredBytes; false (nothing counted) past it. */
+bool
+reserve_registered (gsize bytes)
+{
+  gsize now = g_registered_bytes.load ();
+  do {
+    if (now + bytes > kMaxRegisteredBytes)
+      return false;
+  } while (!g_registered_bytes.compare_exchange_weak (now, now + bytes));
+  return true;
+}
 
 /* What we know of a root system memory, in its qdata: how often it came, and its registration. */
 struct Registration {
@@ -208,11 +228,8 @@ forget_registration (gpointer data)
       GST_WARNING ("could not unregister a page-locked block of %" G_GSIZE_FORMAT " bytes", r->bytes);
     if (pushed)
       gst_cuda_context_pop (nullptr);
-    {
-      std::lock_guard<std::mutex> lk (g_register_lock);
-      g_registered_bytes -= r->bytes;
-      g_registered_blocks--;
-    }
+    g_registered_bytes -= r->bytes;
+    g_registered_blocks--;
     gst_object_unref (r->context);
   }
   delete r;
@@ -250,7 +267,7 @@ lock_memory_pages (GstCudaContext *ctx, GstMemory *mem)
     root = root->parent;
   if (!gst_memory_is_type (root, GST_ALLOCATOR_SYSMEM))
     return false;
-  std::lock_guard<std::mutex> lk (g_register_lock);
+  std::lock_guard<std::mutex> lk (registration_lock (root));
   auto *r = static_cast<Registration *> (gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (root), registration_quark ()));
   if (!r) {
     r = new Registration;
@@ -270,9 +287,9 @@ lock_memory_pages (GstCudaContext *ctx, GstMemory *mem)
   void *block = map.data - root->offset;
   const gsize bytes = root->maxsize;
   gst_memory_unmap (root, &map);
-  if (g_registered_bytes + bytes > kMaxRegisteredBytes) {
+  if (!reserve_registered (bytes)) {
     GST_INFO ("%" G_GSIZE_FORMAT " bytes page-locked already: a block of %" G_GSIZE_FORMAT " stays pageable",
-        g_registered_bytes, bytes);
+        g_registered_bytes.load (), bytes);
     r->failed = true;
     return false;
   }
@@ -285,13 +302,13 @@ lock_memory_pages (GstCudaContext *ctx, GstMemory *mem)
     /* memory the driver cannot lock (a mapping of a file or a device): the pageable copy it is */
     GST_INFO ("a block of %" G_GSIZE_FORMAT " bytes stays pageable: %s", bytes, cudaGetErrorString (err));
     cudaGetLastError ();
+    g_registered_bytes -= bytes;
     r->failed = true;
     return false;
   }
   r->context = static_cast<GstCudaContext *> (gst_object_ref (ctx));
   r->block = block;
   r->bytes = bytes;
-  g_registered_bytes += bytes;
   g_registered_blocks++;
   GST_DEBUG ("page-locked a block of %" G_GSIZE_FORMAT " bytes that came a second time", bytes);
   return true;
@@ -313,7 +330,6 @@ cuv::lock_pages (GstCudaContext *ctx, GstBuffer *buf)
  * cuv_host_waits. */
 extern "C" G_MODULE_EXPORT long cuv_page_locked_blocks ()
 {
-  std::lock_guard<std::mutex> lk (g_register_lock);
   return g_registered_blocks;
 }
 

@@ -6,8 +6,10 @@
  *
  * The memory is system memory to everyone else (mapping gives the host pointer; no caps feature);
  * it is allocated with cudaHostAllocPortable on the element's context and freed with that
- * context current, from whichever thread drops the last buffer, after the element may have
- * stopped: the allocator holds the context.
+ * context current once the last buffer holding it goes, after the element may have stopped (the
+ * allocator holds the context), on cuv::free_host_later ()'s thread, since cudaFreeHost waits
+ * for the whole device. Unregistering others' memory (below) waits for the device too; it happens
+ * when their owner frees the memory, which the owner does on its own thread.
  *
  * System memory that is not ours (upstream ignored our pool: v4l2src's, a decoder's, appsrc's
  * buffers) is page-locked in place (cudaHostRegister) once the same memory comes a second time,
