@@ -413,6 +413,19 @@ cudaError_t sobel_output_table_cuda (float scale, int threshold, bool fast_root,
   return cudaGetLastError ();
 }
 
+cudaError_t sobel_fast_root_check_cuda (float scale, unsigned int *device_wrong, unsigned int *host_wrong,
+    cudaStream_t stream)
+{
+  const int count = kSobelMaxEnergy + 1;
+  cudaError_t err = cudaMemsetAsync (device_wrong, 0, sizeof (*device_wrong), stream);
+  if (err != cudaSuccess)
+    return err;
+  fast_root_check_kernel<<<div_up (count, 256), 256, 0, stream>>> (scale, count, device_wrong);
+  if ((err = cudaGetLastError ()) != cudaSuccess)
+    return err;
+  return cudaMemcpyAsync (host_wrong, device_wrong, sizeof (*host_wrong), cudaMemcpyDeviceToHost, stream);
+}
+
 cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t stream)
 {
   *exact = false;

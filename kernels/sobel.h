@@ -54,9 +54,16 @@ cudaError_t sobel_output_table_cuda (float scale, int threshold, bool fast_root,
 /* Whether the approximate square root gives the exact magnitude bytes for @scale on the current
  * device, checked there on every energy 0..kSobelMaxEnergy. It does for scale 1 (the default):
  * sqrt(e) for integer e < 255.5^2 is never within 4.8e-4 of a half integer, far more than the
- * approximation's error. Launches on @stream and synchronizes it once: call it when the scale
- * changes, not per frame. */
+ * approximation's error. Launches on @stream, allocates and synchronizes: for tests and
+ * benchmarks. */
 cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t stream);
+
+/* The same check without a wait, for the streaming thread: launches on @stream and copies the
+ * count of energies the approximate root gets wrong into @host_wrong (page-locked), which is
+ * final once @stream has passed this point (an event); the root is exact when it is 0.
+ * @device_wrong: one device word. */
+cudaError_t sobel_fast_root_check_cuda (float scale, unsigned int *device_wrong, unsigned int *host_wrong,
+    cudaStream_t stream);
 #endif
 
 }  // namespace cuv
