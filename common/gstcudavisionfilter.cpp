@@ -424,6 +424,11 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
         ("valid values are -1 (any device) and 0..%d", count - 1));
     return FALSE;
   }
+  /* the CPU backend takes a context only where CUDA memory is negotiated (set_caps) */
+  if (backend == GST_CUDA_VISION_BACKEND_CPU) {
+    priv->cuda_memory_possible = true;
+    return TRUE;
+  }
   /* libgstcuda 1.22 creates contexts through its driver loader without loading it first */
   if (!gst_cuda_load_library () || !gst_cuda_ensure_element_context (element, device_id, &priv->route.context)) {
     if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
@@ -438,8 +443,6 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
     return TRUE;
   }
   priv->cuda_memory_possible = true;
-  if (backend == GST_CUDA_VISION_BACKEND_CPU)
-    return TRUE;
 
   auto pool = cuv::StreamPool::for_context (priv->route.context);
   priv->route.stream = pool->acquire (&err);
@@ -497,6 +500,28 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 }
 
 /* ---- caps ---- */
+
+/* The CPU backend makes no CUDA context at start: it takes its neighbours' (or a new one) when a
+ * pad negotiates CUDA memory, which it copies through the host. */
+static bool
+ensure_context_for_cuda_memory (GstCudaVisionFilter *self)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  if (priv->route.context)
+    return true;
+#if CUV_HAVE_CUDA
+  gint device_id;
+  {
+    std::lock_guard<std::mutex> lk (priv->lock);
+    device_id = priv->device_id;
+  }
+  if (gst_cuda_load_library () && gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id, &priv->route.context))
+    return true;
+#endif
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("Could not create a CUDA context for CUDA memory on a pad"),
+      ("backend=cpu copies CUDA memory through the host, which needs the memory's CUDA context"));
+  return false;
+}
 
 /* The same caps in CUDA memory first, then in system memory; the operation keeps format and size.
  * With keeps_caps: the very same caps first, memory type included (the frame passes through in
@@ -570,6 +595,8 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   }
   state->in_cuda_caps = cuv::caps_are_cuda (incaps);
   state->out_cuda_caps = cuv::caps_are_cuda (outcaps);
+  if ((state->in_cuda_caps || state->out_cuda_caps) && !ensure_context_for_cuda_memory (self))
+    return FALSE;
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
   priv->drop_own_output_pool ();
