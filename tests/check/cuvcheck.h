@@ -488,14 +488,12 @@ inline void check_nvh264dec_into (const std::string &source, int n, const std::s
   fail_unless_equals_int (bad, 0);
 }
 
-/* main () of a test that needs a GPU: exits 77 (skipped) without one. */
+/* main () of a test that needs a GPU: exits 77 (skipped) without one, 1 with CUV_REQUIRE_GPU set. */
 inline int run_gpu_suite (int argc, char **argv, Suite *(*make_suite) (), const char *name, const char *file)
 {
   gst_check_init (&argc, &argv);
-  if (!cuvtest::have_gpu ()) {
-    g_print ("no usable CUDA device: skipped\n");
-    return cuvtest::kSkip;
-  }
+  if (!cuvtest::have_gpu ())
+    return cuvtest::no_gpu ();
   return gst_check_run_suite (make_suite (), name, file);
 }
 

@@ -95,10 +95,8 @@ int main (int argc, char **argv)
 {
   g_log_set_default_handler (watch_warnings, nullptr);
   gst_init (&argc, &argv);
-  if (!cuvtest::have_gpu ()) {
-    std::printf ("no usable CUDA device: skipped\n");
-    return cuvtest::kSkip;
-  }
+  if (!cuvtest::have_gpu ())
+    return cuvtest::no_gpu ();
   /* --memory=system or --memory=cuda picks the memory on the element's pads (both by default) */
   std::vector<bool> memories = {false, true};
   std::vector<const char *> names;

@@ -156,7 +156,9 @@ int main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   int devices = 0;
-  if (!cuvtest::have_gpu () || cudaGetDeviceCount (&devices) != cudaSuccess || devices < 2) {
+  if (!cuvtest::have_gpu ())
+    return cuvtest::no_gpu ();
+  if (cudaGetDeviceCount (&devices) != cudaSuccess || devices < 2) {
     std::printf ("fewer than two CUDA devices (%d): skipped\n", devices);
     return cuvtest::kSkip;
   }

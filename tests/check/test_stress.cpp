@@ -47,6 +47,7 @@ struct Route {
 std::vector<Route> routes ()
 {
   std::vector<Route> r = {{"cpu", "", "", false}};
+  fail_unless (cuvtest::have_gpu () || !cuvtest::gpu_required (), "no usable CUDA device, and CUV_REQUIRE_GPU is set");
   if (cuvtest::have_gpu ()) {
     r.push_back ({"cuda", "", "", false});
     r.push_back ({"cuda", "cudaupload ! ", " ! cudadownload", true});

@@ -35,7 +35,7 @@ namespace cuvtest {
 
 constexpr int kSkip = 77; /* meson's exit code for a skipped test */
 
-/* True when a CUDA device works here; GPU tests exit kSkip otherwise. */
+/* True when a CUDA device works here; GPU tests exit no_gpu () otherwise. */
 inline bool have_gpu ()
 {
 #if CUV_HAVE_CUDA
@@ -44,6 +44,30 @@ inline bool have_gpu ()
 #else
   return false;
 #endif
+}
+
+/* CUV_REQUIRE_GPU=1 says that a GPU is there (the GPU machine's runs): a test that would skip
+ * its GPU part fails instead, so that a broken driver does not read as "0 failed". */
+inline bool gpu_required ()
+{
+  const char *v = std::getenv ("CUV_REQUIRE_GPU");
+  return v && *v && std::strcmp (v, "0") != 0;
+}
+
+/* The exit code of a GPU test that found no usable device: skipped (kSkip), or a failure with
+ * CUV_REQUIRE_GPU. Says which on stdout. */
+inline int no_gpu ()
+{
+  const bool required = gpu_required ();
+#if CUV_HAVE_CUDA
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount (&n);
+  std::printf ("no usable CUDA device (%s, %d devices): %s\n", cudaGetErrorString (err), n,
+      required ? "FAILED, CUV_REQUIRE_GPU is set" : "skipped");
+#else
+  std::printf ("a build without CUDA: %s\n", required ? "FAILED, CUV_REQUIRE_GPU is set" : "skipped");
+#endif
+  return required ? 1 : kSkip;
 }
 
 struct Size {

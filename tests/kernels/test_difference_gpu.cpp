@@ -151,10 +151,8 @@ void test_noisemap (Checker &c)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ()) {
-    std::printf ("no usable CUDA device: skipped\n");
-    return kSkip;
-  }
+  if (!have_gpu ())
+    return no_gpu ();
   Checker c;
   return run_parts (argc, argv, "difference-gpu", c, {
       {"heatmap", [&] { test_heatmap (c); }},

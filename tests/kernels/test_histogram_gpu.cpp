@@ -153,10 +153,8 @@ void test_overlay (Checker &c, DeviceResult &dres)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ()) {
-    std::printf ("no usable CUDA device: skipped\n");
-    return kSkip;
-  }
+  if (!have_gpu ())
+    return no_gpu ();
   Checker c;
   DeviceResult dres;
   return run_parts (argc, argv, "test_histogram_gpu", c, {

@@ -195,10 +195,8 @@ void test_yuv_vector_edges (Checker &c)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ()) {
-    std::printf ("no usable CUDA device: skipped\n");
-    return kSkip;
-  }
+  if (!have_gpu ())
+    return no_gpu ();
   Checker c;
   return run_parts (argc, argv, "test_kernels_gpu", c, {
       {"sobel_every_energy", [&] { test_sobel_every_energy (c); }},

@@ -180,10 +180,8 @@ void test_draw (Checker &c)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ()) {
-    std::printf ("no usable CUDA device: skipped\n");
-    return kSkip;
-  }
+  if (!have_gpu ())
+    return no_gpu ();
   Checker c;
   return run_parts (argc, argv, "motion-gpu", c, {
       {"luma", [&] { test_luma (c); }},
