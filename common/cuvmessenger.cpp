@@ -100,9 +100,10 @@ Messenger::stop ()
   pending_.clear ();
   if (poster_ == g_thread_self ())
     return;
-  /* a task that has not begun finds nothing to post; only a message being posted now is waited
-   * for */
-  idle_.wait (lk, [this] { return !poster_; });
+  /* the pool has a thread for every element posting at once, so the task ends at once unless it
+   * posts a message now (this element's own); waiting for it keeps the element's last reference
+   * on this side of stop */
+  idle_.wait (lk, [this] { return !scheduled_; });
 }
 
 }  // namespace cuv

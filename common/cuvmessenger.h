@@ -41,10 +41,10 @@ class Messenger {
    * posted by the caller, so that an element never waits for other elements' messages. */
   void drain (GstPad *pad = nullptr);
 
-  /* At stop: the messages not yet begun are dropped, and the one being posted now is waited for
-   * (not on the pool's own thread), so that nothing is posted once the element has stopped, when
-   * its bin may be going away. A task of the pool that has not begun is not waited for: it finds
-   * nothing to post. */
+  /* At stop: the messages not yet begun are dropped, and the pool's task ends (not waited for on
+   * the pool's own thread), so that nothing is posted once the element has stopped, when its bin
+   * may be going away. The task has a thread of its own, so this waits for no other element's
+   * messages, at most for the one message of this element being posted now. */
   void stop ();
 
  private:

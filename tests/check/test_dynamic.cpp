@@ -21,6 +21,7 @@
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudacontext.h>
 #endif
 
 #include "cuvcheck.h"
@@ -54,6 +55,7 @@ struct Route {
 std::vector<Route> routes ()
 {
   std::vector<Route> r = {{"cpu", "", ""}};
+  fail_unless (cuvtest::have_gpu () || !cuvtest::gpu_required (), "no usable CUDA device, and CUV_REQUIRE_GPU is set");
   if (cuvtest::have_gpu ()) {
     r.push_back ({"cuda", "", "cudadownload ! video/x-raw ! "});
     r.push_back ({"cuda", "cudaupload ! ", "cudadownload ! video/x-raw ! "});
@@ -334,7 +336,9 @@ add_branch (GstElement *pipe, GstElement *tee, const std::string &description)
 {
   auto *b = new Branch;
   GError *err = nullptr;
-  b->bin = gst_parse_bin_from_description (("queue ! " + description + " ! fakesink name=bsink sync=false").c_str (),
+  /* async=false: a sink that waits to preroll would take the playing pipeline back to PAUSED,
+   * where the live source stops */
+  b->bin = gst_parse_bin_from_description (("queue ! " + description + " ! fakesink name=bsink sync=false async=false").c_str (),
       TRUE, &err);
   fail_unless (b->bin != nullptr, "%s", err ? err->message : "");
   GstElement *bsink = gst_bin_get_by_name (GST_BIN (b->bin), "bsink");
@@ -685,6 +689,54 @@ GST_START_TEST (test_no_device_wide_waits)
   gst_harness_teardown (h);
 }
 GST_END_TEST;
+
+namespace {
+
+/* Whether @element answers a CUDA context query (it holds a context). */
+bool
+holds_context (GstElement *element)
+{
+  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstPad *pad = gst_element_get_static_pad (element, "src");
+  const bool answered = gst_pad_query (pad, q);
+  gst_object_unref (pad);
+  gst_query_unref (q);
+  return answered;
+}
+
+}  // namespace
+
+/* backend=cpu between system-memory neighbours makes no CUDA context (a context costs device
+ * memory and start time on every GPU machine); next to CUDA memory it takes its neighbour's. */
+GST_START_TEST (test_cpu_backend_makes_no_context)
+{
+  if (!cuvtest::have_gpu ())
+    return;
+  for (const Element &e : kElements) {
+    for (const char *backend : {"cpu", "cuda"}) {
+      for (const char *up : {"", "cudaupload ! "}) {
+        const std::string launch = std::string ("videotestsrc is-live=true ! video/x-raw,format=NV12,width=64,height=48 ! ") +
+            up + e.name + " name=e backend=" + backend + " ! fakesink";
+        /* not new_pipeline (): the shared context would be handed to the element */
+        GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
+        fail_unless (pipe != nullptr);
+        GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "e");
+        GstPad *pad = gst_element_get_static_pad (el, "sink");
+        std::atomic<int> frames{0};
+        gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &frames, nullptr);
+        fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+        fail_unless (wait_for (frames, 3), "%s: no frames", launch.c_str ());
+        const bool expected = std::string (backend) == "cuda" || *up;
+        fail_unless_equals_int (holds_context (el), expected);
+        gst_element_set_state (pipe, GST_STATE_NULL);
+        gst_object_unref (pad);
+        gst_object_unref (el);
+        gst_object_unref (pipe);
+      }
+    }
+  }
+}
+GST_END_TEST;
 #endif
 
 /* Before gst_check_run_suite's gst_deinit (), where the leaks tracer looks for live objects. */
@@ -710,6 +762,7 @@ dynamic_suite (void)
   tcase_add_test (tc, test_interval_with_timestamps_going_backwards);
 #if CUV_HAVE_CUDA
   tcase_add_test (tc, test_no_device_wide_waits);
+  tcase_add_test (tc, test_cpu_backend_makes_no_context);
 #endif
   return s;
 }
