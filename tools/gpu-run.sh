@@ -30,6 +30,8 @@ source "$bundle/env.sh"
 [ -e "$b/meson-info" ] || ln -sfn ".devbuild/$b" "$b"
 export GST_PLUGIN_PATH_1_0=$PWD/$b/gst GST_PLUGIN_PATH=$PWD/$b/gst
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1 || true
+# a GPU test that finds no usable device fails here instead of skipping (tests/common/cuvtest.h)
+export CUV_REQUIRE_GPU=1
 case $mode in
   suite)
     CUV_TEST_TIMES=$out/times.txt "$bundle/gpu-tests" -j 6 --timeout 300 "$b" "$@" > "$out/suite.log" 2>&1 || true

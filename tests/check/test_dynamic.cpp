@@ -111,7 +111,7 @@ std::string pending_error (GstElement *pipe)
   return what;
 }
 
-/* Waits for EOS or an error on @pipe's bus; the error's text, or empty at EOS. */
+/* Waits for EOS or an error on @pipe's bus; the error's text and debug text, or empty at EOS. */
 std::string wait_eos (GstElement *pipe, GstClockTime timeout = 20 * GST_SECOND)
 {
   GstBus *bus = gst_element_get_bus (pipe);
@@ -122,9 +122,11 @@ std::string wait_eos (GstElement *pipe, GstClockTime timeout = 20 * GST_SECOND)
   std::string what;
   if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
     GError *err = nullptr;
-    gst_message_parse_error (m, &err, nullptr);
-    what = err->message;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (m, &err, &dbg);
+    what = std::string (err->message) + " (" + (dbg ? dbg : "") + ")";
     g_error_free (err);
+    g_free (dbg);
   }
   gst_message_unref (m);
   return what;
@@ -263,6 +265,43 @@ swap_element (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 }
 
 }  // namespace
+
+/* Downstream asks for another size mid-stream, which none of the elements makes (as identity and
+ * videoconvert do not): a clean not-negotiated error, as upstream's elements give, and a clean
+ * shutdown; the frames before it are whole. */
+GST_START_TEST (test_downstream_size_change_is_not_negotiated)
+{
+  for (const Element &e : kElements) {
+    for (const Route &r : routes ()) {
+      const std::string what = describe (e, r);
+      GstElement *pipe = new_pipeline (std::string ("videotestsrc is-live=true pattern=ball ! "
+          "video/x-raw,format=NV12,width=64,height=48,framerate=200/1 ! ") + r.before + e.name + " backend=" + r.backend +
+          " " + e.props + " ! capsfilter name=cf ! " + r.after + "fakesink name=sink sync=false");
+      fail_unless (pipe != nullptr);
+      GstElement *cf = gst_bin_get_by_name (GST_BIN (pipe), "cf");
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+      std::atomic<int> frames{0};
+      GstPad *pad = gst_element_get_static_pad (sink, "sink");
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &frames, nullptr);
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+      fail_unless (wait_for (frames, 5), "%s: no frames", what.c_str ());
+      GstCaps *other = gst_caps_from_string ("video/x-raw,width=32,height=24");
+      g_object_set (cf, "caps", other, nullptr);
+      gst_caps_unref (other);
+      const std::string error = wait_eos (pipe, 10 * GST_SECOND);
+      fail_unless (error.find ("not-negotiated") != std::string::npos,
+          "%s: '%s' where not-negotiated was expected", what.c_str (), error.c_str ());
+      fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+      gst_object_unref (pad);
+      gst_object_unref (sink);
+      gst_object_unref (cf);
+      gst_object_unref (pipe);
+    }
+  }
+}
+GST_END_TEST;
+
+/* Counts the buffers that pass a pad. */
 
 /* Each element in turn takes the place of the one before while the pipeline plays, twice round. */
 GST_START_TEST (test_elements_swapped_while_playing)
@@ -755,6 +794,7 @@ dynamic_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_unchecked_fixture (tc, nullptr, release_context);
   tcase_add_test (tc, test_renegotiation_while_frames_flow);
+  tcase_add_test (tc, test_downstream_size_change_is_not_negotiated);
   tcase_add_test (tc, test_elements_swapped_while_playing);
   tcase_add_test (tc, test_tee_branches_added_and_removed);
   tcase_add_test (tc, test_input_selector_switching_sizes);
