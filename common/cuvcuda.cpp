@@ -6,7 +6,9 @@
 #include "cuvcuda.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 
 GST_DEBUG_CATEGORY (gst_cuda_vision_debug);
 
@@ -58,29 +60,74 @@ struct HostFree {
   void *ptr;
 };
 
+std::mutex free_lock;
+std::condition_variable frees_done;
+GThreadPool *free_pool = nullptr;
+bool free_pool_closed = false;
+long frees_pending = 0;
+
 void
 free_host_now (gpointer data, gpointer)
 {
   auto *f = static_cast<HostFree *> (data);
-  {
-    ContextGuard guard (f->ctx);
-    const cudaError_t err = guard.ok () ? cudaFreeHost (f->ptr) : cudaErrorDeviceUninitialized;
-    if (err != cudaSuccess)
-      GST_CAT_WARNING (gst_cuda_vision_debug, "could not free page-locked memory %p: %s", f->ptr, cudaGetErrorString (err));
-  }
+  /* not a ContextGuard: this thread's calls would take turns in the fault sweep's count
+   * (CUV_CUDA_FAIL_AT) at times of their own */
+  const bool pushed = gst_cuda_context_push (f->ctx);
+  const cudaError_t err = pushed ? cudaFreeHost (f->ptr) : cudaErrorDeviceUninitialized;
+  if (pushed)
+    gst_cuda_context_pop (nullptr);
+  if (err != cudaSuccess)
+    GST_CAT_WARNING (gst_cuda_vision_debug, "could not free page-locked memory %p: %s", f->ptr, cudaGetErrorString (err));
   gst_object_unref (f->ctx);
   delete f;
+  std::lock_guard<std::mutex> lk (free_lock);
+  if (--frees_pending == 0)
+    frees_done.notify_all ();
+}
+
+}  // namespace
+
+namespace {
+
+/* At exit, before the CUDA runtime's own teardown (registered earlier, so run later): the frees
+ * still queued are done, and later ones are done on the caller's thread. */
+void
+finish_host_frees ()
+{
+  GThreadPool *pool;
+  {
+    std::lock_guard<std::mutex> lk (free_lock);
+    pool = free_pool;
+    free_pool = nullptr;
+    free_pool_closed = true;
+  }
+  if (pool)
+    g_thread_pool_free (pool, FALSE, TRUE);
 }
 
 }  // namespace
 
 void free_host_later (GstCudaContext *ctx, void *ptr)
 {
-  /* one thread, started when there is something to free and gone after GLib's idle timeout */
-  static GThreadPool *pool = g_thread_pool_new (free_host_now, nullptr, 1, FALSE, nullptr);
   auto *f = new HostFree{static_cast<GstCudaContext *> (gst_object_ref (ctx)), ptr};
-  if (!pool || !g_thread_pool_push (pool, f, nullptr))
-    free_host_now (f, nullptr);
+  {
+    std::lock_guard<std::mutex> lk (free_lock);
+    if (!free_pool && !free_pool_closed) {
+      /* one thread, started when there is something to free and gone after GLib's idle timeout */
+      free_pool = g_thread_pool_new (free_host_now, nullptr, 1, FALSE, nullptr);
+      std::atexit (finish_host_frees);
+    }
+    frees_pending++;
+    if (free_pool && g_thread_pool_push (free_pool, f, nullptr))
+      return;
+  }
+  free_host_now (f, nullptr);
+}
+
+void finish_host_frees_now ()
+{
+  std::unique_lock<std::mutex> lk (free_lock);
+  frees_done.wait (lk, [] { return frees_pending == 0; });
 }
 
 cudaError_t CudaBuffer::allocate (GstCudaContext *ctx, Kind kind, size_t size)
@@ -145,6 +192,13 @@ extern "C" G_MODULE_EXPORT void cuv_cuda_fail_at_set (long n)
 {
   cuv::checked_calls = 0;
   cuv::fail_at = n;
+}
+
+/* Returns once every free_host_later () so far is done: tests call it before gst_deinit (), where
+ * the leaks tracer would count the contexts that queued frees hold. */
+extern "C" G_MODULE_EXPORT void cuv_finish_host_frees ()
+{
+  cuv::finish_host_frees_now ();
 }
 
 /* The checked calls counted since cuv_cuda_fail_at_set () (only while N > 0). */

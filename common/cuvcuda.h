@@ -51,6 +51,8 @@ class ContextGuard {
  * state-changing thread calls it (docs/design.md, "A frame's lifetime"). The GPU must be done
  * with @ptr. Takes a reference to @ctx until the block is freed. */
 void free_host_later (GstCudaContext *ctx, void *ptr);
+/* Returns once every free_host_later () so far is done. */
+void finish_host_frees_now ();
 
 /* Device memory or page-locked host memory of one context, allocated and freed with that context
  * current and without waiting for the device: device memory is stream-ordered (cudaMallocAsync

@@ -249,7 +249,7 @@ gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self)
       continue;
     GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
     if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
+      GST_WARNING_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
   }
 }
 

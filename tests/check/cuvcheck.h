@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cuvplugin.h"
 #include "cuvtest.h"
 #include "gstcudavisionfilter.h"
 
@@ -126,13 +127,15 @@ inline GstContext *shared_cuda_context ()
   return shared_cuda_context_slot ();
 }
 
-/* Drops the shared context, before gst_deinit () (where the leaks tracer counts what is alive). */
+/* Drops the shared context and waits for the plugin's queued frees of page-locked memory, before
+ * gst_deinit () (where the leaks tracer counts what is alive). */
 inline void release_shared_cuda_context ()
 {
   if (GstContext *&c = shared_cuda_context_slot ()) {
     gst_context_unref (c);
     c = nullptr;
   }
+  cuvtest::finish_host_frees ();
 }
 
 /* @launch as a pipeline on the shared CUDA context (NULL when it does not parse). */
