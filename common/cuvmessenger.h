@@ -41,10 +41,11 @@ class Messenger {
    * posted by the caller, so that an element never waits for other elements' messages. */
   void drain (GstPad *pad = nullptr);
 
-  /* At stop: the messages not yet begun are dropped, and the pool's task ends (not waited for on
-   * the pool's own thread), so that nothing is posted once the element has stopped, when its bin
-   * may be going away. The task has a thread of its own, so this waits for no other element's
-   * messages, at most for the one message of this element being posted now. */
+  /* At stop: the messages not yet begun are dropped, and the one being posted now is waited for
+   * (not on the pool's own thread), so that nothing is posted once the element has stopped, when
+   * its bin may be going away. A task of the pool that has not begun is not waited for (it may
+   * be queued behind other elements' messages): it finds nothing to post, and holds a reference
+   * to the element until it has run. */
   void stop ();
 
  private:

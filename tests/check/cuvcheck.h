@@ -127,7 +127,7 @@ inline GstContext *shared_cuda_context ()
   return shared_cuda_context_slot ();
 }
 
-/* Drops the shared context and waits for the plugin's queued frees of page-locked memory, before
+/* Drops the shared context and waits for the plugin's own threads (cuvplugin.h), before
  * gst_deinit () (where the leaks tracer counts what is alive). */
 inline void release_shared_cuda_context ()
 {
@@ -135,7 +135,7 @@ inline void release_shared_cuda_context ()
     gst_context_unref (c);
     c = nullptr;
   }
-  cuvtest::finish_host_frees ();
+  cuvtest::finish_plugin_work ();
 }
 
 /* @launch as a pipeline on the shared CUDA context (NULL when it does not parse). */

@@ -148,7 +148,7 @@ int main (int argc, char **argv)
   }
   /* the leaks tracer reports at gst_deinit (): a warning, which watch_warnings notes */
   const int failures = c.finish ("test_faults");
-  cuvtest::finish_host_frees ();
+  cuvtest::finish_plugin_work ();
   gst_deinit ();
   if (g_leaked) {
     std::printf ("test_faults: the leaks tracer found GStreamer objects alive at gst_deinit ()\n");

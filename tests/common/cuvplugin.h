@@ -24,13 +24,14 @@ inline gpointer plugin_symbol (const char *name)
   return symbol;
 }
 
-/* Waits until the page-locked memory the plugin frees on a thread of its own (cuvcuda.h:
- * free_host_later) is freed: before gst_deinit (), where the leaks tracer would count the CUDA
- * contexts those frees hold. Nothing to wait for in a build without CUDA. */
-inline void finish_host_frees ()
+/* Waits until the work the plugin does on threads of its own is done: page-locked memory freed
+ * (cuvcuda.h: free_host_later) and the messages' tasks ended (cuvmessenger.h), which hold CUDA
+ * contexts and elements: before gst_deinit (), where the leaks tracer counts what is alive. */
+inline void finish_plugin_work ()
 {
-  if (auto finish = reinterpret_cast<void (*) ()> (plugin_symbol ("cuv_finish_host_frees")))
-    finish ();
+  for (const char *hook : {"cuv_finish_host_frees", "cuv_finish_messages"})
+    if (auto finish = reinterpret_cast<void (*) ()> (plugin_symbol (hook)))
+      finish ();
 }
 
 }  // namespace cuvtest
