@@ -93,21 +93,32 @@ void free_samples (std::vector<Sample> &v)
   v.clear ();
 }
 
-/* The error on @pipe's bus, if there is one now, as text (empty without one). */
-std::string pending_error (GstElement *pipe)
+/* The first error on @pipe's bus now, as text (empty without one), after taking every message
+ * there (gst_bus_pop_filtered would drop the others); with @negotiation_warnings, the number of
+ * GstBaseTransform "not negotiated" warnings among them, from any element. */
+std::string pending_error (GstElement *pipe, int *negotiation_warnings = nullptr)
 {
   GstBus *bus = gst_element_get_bus (pipe);
   std::string what;
-  if (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+  int warnings = 0;
+  while (GstMessage *m = gst_bus_pop (bus)) {
     GError *err = nullptr;
     gchar *dbg = nullptr;
-    gst_message_parse_error (m, &err, &dbg);
-    what = std::string (err->message) + " (" + (dbg ? dbg : "") + ")";
-    g_error_free (err);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, &dbg);
+      if (what.empty ())
+        what = std::string (err->message) + " (" + (dbg ? dbg : "") + ")";
+    } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (m, &err, &dbg);
+      warnings += strstr (err->message, "not negotiated") != nullptr;
+    }
+    g_clear_error (&err);
     g_free (dbg);
     gst_message_unref (m);
   }
   gst_object_unref (bus);
+  if (negotiation_warnings)
+    *negotiation_warnings = warnings;
   return what;
 }
 
@@ -165,23 +176,6 @@ class CapsSwitcher {
 
 }  // namespace
 
-/* The "not negotiated" warnings on @pipe's bus (GstBaseTransform's, of any element), popped. */
-int
-negotiation_warnings (GstElement *pipe)
-{
-  GstBus *bus = gst_element_get_bus (pipe);
-  int n = 0;
-  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING)) {
-    GError *err = nullptr;
-    gst_message_parse_warning (m, &err, nullptr);
-    n += err && strstr (err->message, "not negotiated") != nullptr;
-    g_clear_error (&err);
-    gst_message_unref (m);
-  }
-  gst_object_unref (bus);
-  return n;
-}
-
 /* The caps downstream of the element change every millisecond while frames flow: on a GPU between
  * CUDA memory and system memory (the element switches the memory it writes; with frames in flight
  * on the GPU, cudamotionest used to free the vectors a frame still read), elsewhere to caps that
@@ -217,8 +211,8 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
         got = pull_samples (sink);
         switches = switcher.switches ();
       }
-      const std::string error = pending_error (pipe);
-      const int lost_races = negotiation_warnings (pipe);
+      int lost_races = 0;
+      const std::string error = pending_error (pipe, &lost_races);
       GST_INFO ("%s: %zu frames, %d caps switches, %d lost races", what.c_str (), got.size (), switches, lost_races);
       fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
       fail_unless (switches > frames, "%s: only %d caps switches", what.c_str (), switches);
