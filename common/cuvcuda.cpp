@@ -85,10 +85,6 @@ free_host_now (gpointer data, gpointer)
     frees_done.notify_all ();
 }
 
-}  // namespace
-
-namespace {
-
 /* At exit, before the CUDA runtime's own teardown (registered earlier, so run later): the frees
  * still queued are done, and later ones are done on the caller's thread. */
 void

@@ -429,19 +429,12 @@ cudaError_t sobel_fast_root_check_cuda (float scale, unsigned int *device_wrong,
 cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t stream)
 {
   *exact = false;
-  const int count = kSobelMaxEnergy + 1;
   unsigned int *wrong = nullptr, host_wrong = 1;
   /* plain cudaMalloc: stream-ordered allocation is not on every device, and this waits anyway */
   cudaError_t err = cudaMalloc (reinterpret_cast<void **> (&wrong), sizeof (*wrong));
   if (err != cudaSuccess)
     return err;
-  err = cudaMemsetAsync (wrong, 0, sizeof (*wrong), stream);
-  if (err == cudaSuccess) {
-    fast_root_check_kernel<<<div_up (count, 256), 256, 0, stream>>> (scale, count, wrong);
-    err = cudaGetLastError ();
-  }
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync (&host_wrong, wrong, sizeof (host_wrong), cudaMemcpyDeviceToHost, stream);
+  err = sobel_fast_root_check_cuda (scale, wrong, &host_wrong, stream);
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (stream);
   cudaError_t free_err = cudaFree (wrong);

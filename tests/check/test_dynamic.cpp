@@ -251,6 +251,16 @@ count_buffer (GstPad *, GstPadProbeInfo *, gpointer counter)
   return GST_PAD_PROBE_OK;
 }
 
+/* Whether @flag is set within @limit. */
+bool
+wait_until (const std::atomic<bool> &flag, std::chrono::seconds limit = std::chrono::seconds (10))
+{
+  const auto end = std::chrono::steady_clock::now () + limit;
+  while (!flag && std::chrono::steady_clock::now () < end)
+    std::this_thread::sleep_for (std::chrono::milliseconds (1));
+  return flag;
+}
+
 bool
 wait_for (const std::atomic<int> &counter, int at_least, std::chrono::seconds limit = std::chrono::seconds (10))
 {
@@ -360,10 +370,7 @@ GST_START_TEST (test_elements_swapped_while_playing)
         fail_unless (s.incoming != nullptr);
         s.done = false;
         gst_pad_add_probe (q_src, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, swap_element, &s, nullptr);
-        const auto start = std::chrono::steady_clock::now ();
-        while (!s.done && std::chrono::steady_clock::now () - start < std::chrono::seconds (10))
-          std::this_thread::sleep_for (std::chrono::milliseconds (1));
-        fail_unless (s.done, "%s: the swap did not happen", what.c_str ());
+        fail_unless (wait_until (s.done), "%s: the swap did not happen", what.c_str ());
         const int before = frames;
         fail_unless (wait_for (frames, before + 5), "%s: no frames after the swap", what.c_str ());
         const std::string error = pending_error (pipe);
@@ -435,10 +442,7 @@ remove_branch (GstElement *pipe, GstElement *tee, Branch *b)
         return GST_PAD_PROBE_REMOVE;
       },
       &u, nullptr);
-  const auto start = std::chrono::steady_clock::now ();
-  while (!u.done && std::chrono::steady_clock::now () - start < std::chrono::seconds (10))
-    std::this_thread::sleep_for (std::chrono::milliseconds (1));
-  fail_unless (u.done, "the tee's pad never became idle");
+  fail_unless (wait_until (u.done), "the tee's pad never became idle");
   gst_element_release_request_pad (tee, b->tee_pad);
   gst_object_unref (b->tee_pad);
   gst_element_set_state (b->bin, GST_STATE_NULL);
@@ -619,10 +623,7 @@ GST_START_TEST (test_bus_handlers_do_not_hold_other_pipelines)
     }
     fail_unless (wait_for (stopping.messages, 5), "backend=%s: the stopping pipeline posted %d messages", r.backend,
         stopping.messages.load ());
-    const auto start = std::chrono::steady_clock::now ();
-    while (!stopping.stopped && std::chrono::steady_clock::now () - start < std::chrono::seconds (5))
-      std::this_thread::sleep_for (std::chrono::milliseconds (1));
-    fail_unless (stopping.stopped, "backend=%s: set_state (NULL) from the bus handler did not return", r.backend);
+    fail_unless (wait_until (stopping.stopped, std::chrono::seconds (5)), "backend=%s: set_state (NULL) from the bus handler did not return", r.backend);
     const auto stop_start = std::chrono::steady_clock::now ();
     gst_element_set_state (slow.pipe, GST_STATE_NULL);
     const double stop_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - stop_start).count ();
