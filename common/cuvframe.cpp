@@ -41,6 +41,22 @@ gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *vf, cuv::PixelLayou
 
 namespace cuv {
 
+bool
+map_caps_frame (GstVideoFrame *vf, const GstVideoInfo *info, GstBuffer *buf, GstMapFlags flags)
+{
+  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (meta && (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
+                  meta->width < static_cast<guint> (GST_VIDEO_INFO_WIDTH (info)) ||
+                  meta->height < static_cast<guint> (GST_VIDEO_INFO_HEIGHT (info))))
+    return false;
+  GstVideoInfo i = *info;
+  if (!gst_video_frame_map (vf, &i, buf, flags))
+    return false;
+  GST_VIDEO_INFO_WIDTH (&vf->info) = GST_VIDEO_INFO_WIDTH (info);
+  GST_VIDEO_INFO_HEIGHT (&vf->info) = GST_VIDEO_INFO_HEIGHT (info);
+  return true;
+}
+
 /* Whether every plane of @vf lies inside the memory mapped for it, rows apart by at least a row:
  * a video meta (a source's or an application's) can describe planes that the buffer does not
  * hold, and gst_video_frame_map () does not check that. Without a meta the mapping already

@@ -44,7 +44,7 @@ PreviousFrame::begin (const GstVideoInfo *info, PixelLayout layout, bool device)
   if (kind_ != Kind::Held)
     return nullptr;
   const int flags = device ? GST_MAP_READ | GST_MAP_CUDA : GST_MAP_READ;
-  if (!gst_video_frame_map (&map_, info, held_, static_cast<GstMapFlags> (flags))) {
+  if (!map_caps_frame (&map_, info, held_, static_cast<GstMapFlags> (flags))) {
     GST_WARNING ("could not map the previous frame again; starting over from this one");
     reset ();
     return nullptr;

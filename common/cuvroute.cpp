@@ -33,16 +33,9 @@ static bool
 map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *info, cuv::PixelLayout layout,
     GstBuffer *buf, GstMapFlags flags, bool device, const char *side, cuv::Frame *view)
 {
-  GstVideoInfo i = *info;
   if (device)
     flags = static_cast<GstMapFlags> (flags | GST_MAP_CUDA);
-  /* a video meta of another frame than the caps say (a buffer of the size before or after a caps
-   * change, seen with input-selector switching sizes) is an error, not gst_video_frame_map's
-   * critical */
-  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  if ((meta && (meta->format != GST_VIDEO_INFO_FORMAT (info) || meta->width < GST_VIDEO_INFO_WIDTH (info) ||
-          meta->height < GST_VIDEO_INFO_HEIGHT (info))) ||
-      !gst_video_frame_map (vf, &i, buf, flags)) {
+  if (!cuv::map_caps_frame (vf, info, buf, flags)) {
     post_map_error (self, buf, info, side);
     return false;
   }

@@ -80,17 +80,17 @@ inline GstBuffer *make_buffer (const GstVideoInfo &info, int pad, uint32_t seed)
   return buf;
 }
 
-/* Largest per-byte difference between two buffers of @info (-1 when one cannot be mapped). */
+/* Largest per-byte difference between the @info frames of two buffers (-1 when one cannot be
+ * mapped); a buffer whose video meta is larger holds it in its top-left corner. */
 inline int buffer_diff (GstBuffer *a, GstBuffer *b, const GstVideoInfo &info, const std::string &what)
 {
   cuv::PixelLayout layout;
   if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&info), &layout))
     return -1;
   GstVideoFrame fa, fb;
-  GstVideoInfo i = info;
-  if (!gst_video_frame_map (&fa, &i, a, GST_MAP_READ))
+  if (!cuv::map_caps_frame (&fa, &info, a, GST_MAP_READ))
     return -1;
-  if (!gst_video_frame_map (&fb, &i, b, GST_MAP_READ)) {
+  if (!cuv::map_caps_frame (&fb, &info, b, GST_MAP_READ)) {
     gst_video_frame_unmap (&fa);
     return -1;
   }

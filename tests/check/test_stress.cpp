@@ -541,6 +541,36 @@ GstBuffer *buffer_with_meta (const GstVideoInfo &info, int row_pad, gsize size)
   return buf;
 }
 
+/* The frame of @in (@info) in the top-left corner of a frame 16 pixels wider and 12 taller, whose
+ * video meta says so. */
+GstBuffer *in_larger_frame (GstBuffer *in, const GstVideoInfo &info)
+{
+  GstVideoInfo big;
+  gst_video_info_set_format (&big, GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (&info) + 16,
+      GST_VIDEO_INFO_HEIGHT (&info) + 12);
+  GstBuffer *out = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&big), nullptr);
+  gst_buffer_memset (out, 0, 0x33, GST_VIDEO_INFO_SIZE (&big));
+  add_video_meta (out, big, big.offset, big.stride);
+  GstVideoFrame src, dst;
+  GstVideoInfo i = info;
+  fail_unless (gst_video_frame_map (&src, &i, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, &big, out, GST_MAP_WRITE));
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    int comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info.finfo, p, comp);
+    const int rows = GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]);
+    const int row_bytes = GST_VIDEO_INFO_COMP_WIDTH (&info, comp[0]) * GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp[0]);
+    for (int y = 0; y < rows; y++)
+      memcpy (static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&dst, p)) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&dst, p),
+          static_cast<const guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&src, p)) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&src, p),
+          row_bytes);
+  }
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  gst_buffer_copy_into (out, in, GST_BUFFER_COPY_METADATA, 0, -1);
+  return out;
+}
+
 /* The bytes of @buf in @parts separate memories, the last one from a foreign allocation. */
 GstBuffer *split_into_memories (GstBuffer *buf, int parts)
 {
@@ -636,6 +666,14 @@ GST_START_TEST (test_broken_and_foreign_buffers)
         fail_unless_equals_int (buffer_diff (got, want, out, launch + " longer buffer"), 0);
         gst_buffer_unref (got);
         gst_buffer_unref (longer);
+        /* a video meta of a larger frame (a buffer from before a caps change, as input-selector
+         * hands on): the caps' frame in its top-left corner */
+        GstBuffer *larger = in_larger_frame (in, info);
+        got = run_once (launch, info, larger);
+        fail_unless (got != nullptr, "%s: a buffer of a larger frame gave nothing", launch.c_str ());
+        fail_unless_equals_int (buffer_diff (got, want, out, launch + " larger frame"), 0);
+        gst_buffer_unref (got);
+        gst_buffer_unref (larger);
         /* the frame in three memories of foreign allocations */
         GstBuffer *split = split_into_memories (in, 3);
         got = run_once (launch, info, split);
