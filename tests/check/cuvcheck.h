@@ -10,6 +10,8 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 
+#include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -139,12 +141,53 @@ inline void release_shared_cuda_context ()
 }
 
 /* @launch as a pipeline on the shared CUDA context (NULL when it does not parse). */
+/* The pipelines new_pipeline () made that are still alive. */
+inline std::vector<GstElement *> &live_pipelines ()
+{
+  static std::vector<GstElement *> pipelines;
+  return pipelines;
+}
+
+inline std::mutex &live_pipelines_lock ()
+{
+  static std::mutex lock;
+  return lock;
+}
+
 inline GstElement *new_pipeline (const std::string &launch)
 {
   GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
-  if (pipe && shared_cuda_context ())
+  if (!pipe)
+    return nullptr;
+  if (shared_cuda_context ())
     gst_element_set_context (pipe, shared_cuda_context ());
+  std::lock_guard<std::mutex> lk (live_pipelines_lock ());
+  live_pipelines ().push_back (pipe);
+  g_object_weak_ref (G_OBJECT (pipe),
+      [] (gpointer, GObject *gone) {
+        std::lock_guard<std::mutex> lk (live_pipelines_lock ());
+        auto &v = live_pipelines ();
+        v.erase (std::remove (v.begin (), v.end (), reinterpret_cast<GstElement *> (gone)), v.end ());
+      },
+      nullptr);
   return pipe;
+}
+
+/* A checked teardown: a failed check leaves the test's pipelines playing (CK_FORK=no jumps out
+ * of the test), and their streaming threads would then hang gst_deinit (); this stops them, so
+ * that the failure is reported instead of a timeout. */
+inline void stop_pipelines_left_playing ()
+{
+  std::vector<GstElement *> left;
+  {
+    std::lock_guard<std::mutex> lk (live_pipelines_lock ());
+    for (GstElement *p : live_pipelines ())
+      left.push_back (GST_ELEMENT (gst_object_ref (p)));
+  }
+  for (GstElement *p : left) {
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+  }
 }
 
 /* gst_harness_new_parse () on the shared CUDA context: the harness starts a filter as it wraps
