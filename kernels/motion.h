@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 #include "image.h"
 
@@ -141,8 +142,33 @@ CUV_HD MotionVector motion_vector_from_key (uint32_t key, int size)
       static_cast<uint8_t> (size), key >> 16};
 }
 
-/* Searches every block of @cur against @prev (luma planes of the same size; any pitch) and writes
- * motion_grid ().count () vectors to @out, row by row. */
+/* The plain definition: searches every block of @cur against @prev (luma planes of the same size;
+ * any pitch) and writes motion_grid ().count () vectors to @out, row by row. The tests hold the
+ * fast search below and the kernel to it. */
+void motion_search_reference (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out);
+
+/* The previous luma plane with its edge pixels repeated around it (R rows above and below, R
+ * columns left, R plus a vector's width right): the fast search reads it where the definition
+ * clamps. Kept between frames to reuse its memory. */
+struct MotionReference {
+  std::vector<uint8_t> storage;
+  Plane plane{};  /* the frame inside the margins: plane.data[-R * pitch - R] is the first byte */
+  int range = 0;
+};
+void motion_prepare_reference (const Plane &prev, int range, MotionReference *ref);
+
+/* Rows of search blocks (8 pixels for variable blocks) that motion_search_rows_cpu () takes. */
+inline int motion_search_block_rows (MotionBlock b, int height) { return height / motion_search_size (b); }
+
+/* The fast search (SIMD, the widest the CPU has, chosen at run time) of search-block rows
+ * [@row_begin, @row_end) of @cur against @ref (motion_prepare_reference () of the previous plane
+ * with params.range); writes those rows' units of @out, where the whole grid's vectors go. The
+ * same vectors and costs as motion_search_reference (); bands of rows may run on several threads
+ * at once. */
+void motion_search_rows_cpu (const Plane &cur, const MotionReference &ref, const MotionParams &params,
+    MotionVector *out, int row_begin, int row_end);
+
+/* The fast search of every block on this thread. */
 void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out);
 
 #if CUV_HAVE_CUDA

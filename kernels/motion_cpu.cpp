@@ -1,8 +1,10 @@
-/* gst-cudavision: the CPU reference of the motion search; motion.h states the semantics.
+/* gst-cudavision: the plain definition of the motion search (motion.h states the semantics) and
+ * the reference plane the fast search (motion_cpu_simd.cpp) reads.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "motion.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cuv {
 
@@ -71,13 +73,44 @@ void search_variable (const Plane &cur, const Plane &prev, const MotionParams &p
 
 }  // namespace
 
-void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out)
+void motion_search_reference (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out)
 {
   const MotionGrid g = motion_grid (params.block, cur.width, cur.height);
   if (params.block == MotionBlock::Variable)
     search_variable (cur, prev, params, out, g);
   else
     search_fixed (cur, prev, motion_search_size (params.block), params.range, out, g);
+}
+
+/* Right of the frame: R columns and a vector's width, for the loads of the last candidates. */
+constexpr int kVectorSlack = 256;
+
+void motion_prepare_reference (const Plane &prev, int range, MotionReference *ref)
+{
+  ref->range = range;
+  if (prev.width <= 0 || prev.height <= 0) {
+    ref->plane = Plane{nullptr, 0, 0, 0};
+    return;
+  }
+  const int left = range, right = range + kVectorSlack;
+  const int pitch = (prev.width + left + right + 63) / 64 * 64;
+  const int rows = prev.height + 2 * range;
+  ref->storage.resize (static_cast<size_t> (pitch) * rows);
+  ref->plane = Plane{ref->storage.data () + static_cast<size_t> (range) * pitch + left, pitch, prev.width, prev.height};
+  for (int y = -range; y < prev.height + range; y++) {
+    const uint8_t *src = prev.data + static_cast<size_t> (std::clamp (y, 0, prev.height - 1)) * prev.pitch;
+    uint8_t *dst = ref->plane.data + static_cast<ptrdiff_t> (y) * pitch;
+    std::memset (dst - left, src[0], left);
+    std::memcpy (dst, src, prev.width);
+    std::memset (dst + prev.width, src[prev.width - 1], right);
+  }
+}
+
+void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out)
+{
+  MotionReference ref;
+  motion_prepare_reference (prev, params.range, &ref);
+  motion_search_rows_cpu (cur, ref, params, out, 0, motion_search_block_rows (params.block, cur.height));
 }
 
 }  // namespace cuv

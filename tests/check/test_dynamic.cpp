@@ -218,7 +218,8 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
       const std::string error = pending_error (pipe, &lost_races);
       GST_INFO ("%s: %zu frames, %d caps switches, %d lost races", what.c_str (), got.size (), switches, lost_races);
       fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
-      fail_unless (switches > frames, "%s: only %d caps switches", what.c_str (), switches);
+      /* about three a frame when idle; a loaded machine runs the switcher less often */
+      fail_unless (switches > frames / 2, "%s: only %d caps switches", what.c_str (), switches);
       fail_unless (static_cast<int> (got.size ()) >= frames - lost_races && got.size () >= frames / 2,
           "%s: %zu frames of %d, %d lost races with the capsfilter", what.c_str (), got.size (), frames, lost_races);
       size_t j = 0;

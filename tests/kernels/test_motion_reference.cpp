@@ -7,6 +7,8 @@
 #include <cstring>
 #include <tuple>
 
+#include <hwy/targets.h>
+
 #include "cuvmotion.h"
 #include "difference.h"
 #include "luma.h"
@@ -57,13 +59,71 @@ void test_grid (Checker &c)
   }
 }
 
+using SearchFn = void (*) (const cuv::Plane &, const cuv::Plane &, const cuv::MotionParams &, cuv::MotionVector *);
+
+/* The plain definition unless the test names the fast search. */
 std::vector<cuv::MotionVector> search (const LumaImage &cur, const LumaImage &prev, cuv::MotionBlock b, int range,
-    int penalty = 16)
+    int penalty = 16, SearchFn fn = cuv::motion_search_reference)
 {
   const cuv::MotionGrid g = cuv::motion_grid (b, cur.plane.width, cur.plane.height);
   std::vector<cuv::MotionVector> v (g.count ());
-  cuv::motion_search_cpu (cur.plane, prev.plane, cuv::MotionParams{b, range, penalty}, v.data ());
+  fn (cur.plane, prev.plane, cuv::MotionParams{b, range, penalty}, v.data ());
   return v;
+}
+
+bool same_vectors (const std::vector<cuv::MotionVector> &a, const std::vector<cuv::MotionVector> &b)
+{
+  return a.size () == b.size () && (a.empty () || std::memcmp (a.data (), b.data (), a.size () * sizeof (a[0])) == 0);
+}
+
+/* The fast search (every SIMD target this CPU runs, as Highway dispatches them) gives the plain
+ * definition's vectors and costs: noisy related and unrelated content, odd sizes and pitches,
+ * every block mode, ranges from 1 to the largest, in one call and in bands of block rows. */
+void test_fast_equals_definition (Checker &c)
+{
+  const struct {
+    int w, h, pad;
+  } sizes[] = {{1, 1, 0}, {3, 9, 1}, {8, 8, 0}, {17, 13, 3}, {40, 24, 0}, {67, 45, 5}, {96, 64, 32}, {130, 70, 7}};
+  for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
+    hwy::SetSupportedTargetsForTest (target);
+    int wrong = 0, cases = 0;
+    for (const auto &sz : sizes) {
+      LumaImage prev (sz.w, sz.h, sz.pad, 1), cur (sz.w, sz.h, sz.pad + 2, 3);
+      fill_texture (prev, 17 + sz.w);
+      fill_shifted (cur, prev, 2, -1);
+      std::mt19937 rng (sz.w * 31 + sz.h);
+      for (int y = 0; y < sz.h; y++)
+        for (int x = 0; x < sz.w; x++)
+          if (rng () % 3 == 0)
+            cur.at (x, y) = static_cast<uint8_t> (rng ());
+      for (cuv::MotionBlock b : kBlocks) {
+        for (int range : {1, 2, 5, 16, 33, cuv::kMotionMaxRange}) {
+          if (range > 16 && sz.w > 70)
+            continue; /* the definition's time grows with R squared */
+          const int penalty = range * 3 % 50;
+          const std::vector<cuv::MotionVector> want = search (cur, prev, b, range, penalty);
+          cases++;
+          wrong += !same_vectors (search (cur, prev, b, range, penalty, cuv::motion_search_cpu), want);
+          /* in bands of one and of three block rows, as threads run it */
+          const cuv::MotionParams params{b, range, penalty};
+          cuv::MotionReference ref;
+          cuv::motion_prepare_reference (prev.plane, range, &ref);
+          const int rows = cuv::motion_search_block_rows (b, sz.h);
+          for (int band : {1, 3}) {
+            std::vector<cuv::MotionVector> got (want.size ());
+            for (int r = 0; r < rows; r += band)
+              cuv::motion_search_rows_cpu (cur.plane, ref, params, got.data (), r, std::min (rows, r + band));
+            cases++;
+            wrong += !same_vectors (got, want);
+          }
+        }
+      }
+    }
+    std::printf ("fast search %s: %d searches\n", hwy::TargetName (target), cases);
+    c.expect (wrong == 0, std::string ("fast search (") + hwy::TargetName (target) + ") equals the definition: " +
+        std::to_string (wrong) + " of " + std::to_string (cases) + " searches differ");
+  }
+  hwy::SetSupportedTargetsForTest (0);
 }
 
 /* Every block whose content lies inside the previous frame finds the shift at SAD 0. */
@@ -360,6 +420,7 @@ int main ()
   test_direct (c, 48, 32, 4, 0, true);
   test_direct (c, 41, 27, 3, 60, true);
   test_partitions (c);
+  test_fast_equals_definition (c);
   test_luma (c);
   test_wheel (c);
   test_arrows (c);
