@@ -12,6 +12,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -24,17 +25,20 @@ enum {
   PROP_DEVICE_ID,
   PROP_BACKEND,
   PROP_MAX_FRAMES_IN_FLIGHT,
+  PROP_N_THREADS,
 };
 
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
 #define DEFAULT_MAX_FRAMES_IN_FLIGHT -1
+#define DEFAULT_N_THREADS 0
 
 struct GstCudaVisionFilterImpl {
   std::mutex lock; /* the properties */
   gint device_id = DEFAULT_DEVICE_ID;
   GstCudaVisionBackend backend = DEFAULT_BACKEND;
   gint max_frames_in_flight = DEFAULT_MAX_FRAMES_IN_FLIGHT;
+  std::atomic<guint> n_threads{DEFAULT_N_THREADS};
   /* streaming thread: whether upstream is live (asked at each caps event) */
   bool upstream_live = true;
   /* streaming thread: a finished frame that generate_output gives at its next call, after the
@@ -174,6 +178,9 @@ gst_cuda_vision_filter_set_property (GObject *object, guint prop_id, const GValu
     case PROP_MAX_FRAMES_IN_FLIGHT:
       priv->max_frames_in_flight = g_value_get_int (value);
       break;
+    case PROP_N_THREADS:
+      priv->n_threads = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -194,6 +201,9 @@ gst_cuda_vision_filter_get_property (GObject *object, guint prop_id, GValue *val
       break;
     case PROP_MAX_FRAMES_IN_FLIGHT:
       g_value_set_int (value, priv->max_frames_in_flight);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, priv->n_threads);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -834,6 +844,21 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
           -1, 1, DEFAULT_MAX_FRAMES_IN_FLIGHT,
           static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
 
+  /**
+   * GstCudaVisionFilter:n-threads:
+   *
+   * The CPU backend splits each frame into this many bands and runs them at once (0 = one per
+   * core), as videoconvert's property does. The worker threads are one set for the whole process,
+   * shared by every element in it, so a chain of elements does not oversubscribe the machine.
+   * The output is the same for every value. The CUDA backend ignores it.
+   */
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "CPU backend: bands each frame is split into and run at once, on worker threads every element "
+          "of the process shares (0 = one per core); the output is the same for any value",
+          0, G_MAXINT, DEFAULT_N_THREADS,
+          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_context);
 
   trans_class->passthrough_on_same_caps = FALSE;
@@ -857,4 +882,10 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_FILTER, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, static_cast<GstPluginAPIFlags> (0));
   gst_cuda_memory_init_once ();
+}
+
+guint
+gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self)
+{
+  return gst_cuda_vision_filter_impl (self)->n_threads;
 }

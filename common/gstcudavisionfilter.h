@@ -110,6 +110,10 @@ const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *se
  * them and before the event calls it first). */
 void gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self);
 
+/* Inside transform_cpu: the bands to split the frame into (n-threads; 0 = one per core), for
+ * cuv::parallel_bands () (cuvcpupool.h). */
+guint gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self);
+
 /* Passthrough when @identity and both pads carry the same caps; call on property changes and from
  * set_info. */
 void gst_cuda_vision_filter_update_passthrough (GstCudaVisionFilter *self, gboolean identity);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "copy.h"
+#include "cuvcpupool.h"
 #include "luma.h"
 
 GType
@@ -122,7 +123,12 @@ gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
   auto *vectors = reinterpret_cast<cuv::MotionVector *> (
       vector_target (impl, nullptr, reinterpret_cast<uint8_t *> (impl->cpu_vectors.data ())));
   /* without a previous frame the frame is searched against itself: (0, 0) at cost 0 everywhere */
-  cuv::motion_search_cpu (cur, prev, motion_params (impl), vectors);
+  const cuv::MotionParams params = motion_params (impl);
+  cuv::motion_prepare_reference (prev, params.range, &impl->cpu_reference);
+  cuv::parallel_bands (cuv::motion_search_block_rows (params.block, cur.height),
+      static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter)), [&] (int begin, int end) {
+        cuv::motion_search_rows_cpu (cur, impl->cpu_reference, params, vectors, begin, end);
+      });
   if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
     cuv::motion_arrows_cpu (vectors, impl->grid, impl->arrow_colors, *out);
   } else if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR) {

@@ -61,6 +61,7 @@ struct GstCudaMotionestImpl {
   int table_range = 0;
   std::vector<uint8_t> cpu_luma[2];
   std::vector<cuv::MotionVector> cpu_vectors;
+  cuv::MotionReference cpu_reference; /* the previous luma plane with its edges repeated */
   /* host blocks the vectors land in and the meta takes without a copy (page-locked for CUDA) */
   std::shared_ptr<cuv::BytesPool> vector_pool;
   cuv::BytesPool::Block *vector_block = nullptr; /* this frame's, until the meta takes it */

@@ -315,6 +315,41 @@ GST_START_TEST (test_live_source)
 }
 GST_END_TEST;
 
+/* The CPU backend's bands (n-threads) change nothing: frames and vectors of 1, 2, 3 and 7 bands
+ * are the same bytes, for every block mode, on a frame whose block rows do not divide evenly. */
+GST_START_TEST (test_threads_give_the_same_output)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 328, 250);
+  for (const char *block : {"variable", "4x4", "8x8", "16x16"}) {
+    std::vector<GstBuffer *> want;
+    for (int threads : {1, 2, 3, 7}) {
+      const std::string launch = "videotestsrc num-buffers=4 pattern=ball motion=sweep ! video/x-raw,format=NV12,width=328,"
+          "height=250 ! cudamotionest backend=cpu search-range=9 draw=arrows block-size=" + std::string (block) +
+          " n-threads=" + std::to_string (threads) + " ! appsink name=sink sync=false";
+      std::vector<GstBuffer *> got = collect (launch);
+      fail_unless_equals_int (got.size (), 4);
+      if (want.empty ()) {
+        want = got;
+        continue;
+      }
+      for (size_t i = 0; i < got.size (); i++) {
+        fail_unless_equals_int (buffer_diff (got[i], want[i], info, launch), 0);
+        guint c1 = 0, r1 = 0, u1 = 0, c2 = 0, r2 = 0, u2 = 0;
+        const GstCudaMotionVector *a = gst_cuda_motion_meta_get_vectors (got[i], &c1, &r1, &u1);
+        const GstCudaMotionVector *b = gst_cuda_motion_meta_get_vectors (want[i], &c2, &r2, &u2);
+        fail_unless (a && b && c1 == c2 && r1 == r2 && u1 == u2 && c1 * r1 > 0, "%s: no vectors", launch.c_str ());
+        fail_unless (std::memcmp (a, b, sizeof (*a) * c1 * r1) == 0, "%s: frame %zu: other vectors than one band's",
+            launch.c_str (), i);
+        gst_buffer_unref (got[i]);
+      }
+    }
+    for (GstBuffer *b : want)
+      gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
+
 /* On buffers that others hold too: drawing, the frame is copied into a buffer of the element's
  * pool and drawn on there; with draw=none the output shares the input's memory (no copy). */
 GST_START_TEST (test_shared_buffers)
@@ -393,6 +428,7 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_live_source);
   tcase_add_test (tc, test_vectors_outlive_the_element);
   tcase_add_test (tc, test_shared_buffers);
+  tcase_add_test (tc, test_threads_give_the_same_output);
   return s;
 }
 

@@ -65,7 +65,7 @@ void compare_search (Checker &c, cuv::MotionBlock b, int w, int h, int range, St
   const cuv::MotionParams params{b, range, 16};
   const cuv::MotionGrid g = cuv::motion_grid (b, w, h);
   std::vector<cuv::MotionVector> want (g.count ());
-  cuv::motion_search_cpu (cur.plane, prev.plane, params, want.data ());
+  cuv::motion_search_reference (cur.plane, prev.plane, params, want.data ());
 
   DevicePlane dcur (cur), dprev (prev);
   DeviceArray<cuv::MotionVector> out (g.count () + kTail);
