@@ -24,8 +24,10 @@
 
 #include "gstcudasobel.h"
 
+#include <algorithm>
 #include <mutex>
 
+#include "cuvcpupool.h"
 #include "sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
@@ -110,7 +112,11 @@ gst_cuda_sobel_params (GstCudaSobel *self)
 static GstFlowReturn
 gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
-  cuv::sobel_cpu (*in, *out, gst_cuda_sobel_params (GST_CUDA_SOBEL (filter)));
+  const cuv::SobelParams params = gst_cuda_sobel_params (GST_CUDA_SOBEL (filter));
+  const cuv::SobelOutput output = cuv::sobel_output (params.scale, params.threshold);
+  /* bands of row pairs: whole chroma rows of 4:2:0 */
+  cuv::parallel_bands ((in->height + 1) / 2, static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter)),
+      [&] (int begin, int end) { cuv::sobel_rows_cpu (*in, *out, params, output, 2 * begin, std::min (in->height, 2 * end)); });
   return GST_FLOW_OK;
 }
 

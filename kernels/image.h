@@ -85,6 +85,22 @@ inline Frame make_frame (PixelLayout l, int width, int height, uint8_t *base, co
   return f;
 }
 
+/* Rows [@y0, @y1) of @f as a frame of their own; each plane keeps the rows that cover them (for
+ * 4:2:0 layouts @y0 and @y1 are even, or @y1 is the frame's height). For operations on each pixel
+ * alone, run on bands of a frame. */
+inline Frame frame_rows (const Frame &f, int y0, int y1)
+{
+  Frame r = f;
+  r.height = y1 - y0;
+  for (int p = 0; p < f.n_planes; p++) {
+    const Plane &pl = f.planes[p];
+    const int p0 = static_cast<int> (static_cast<long long> (y0) * pl.height / f.height);
+    const int p1 = static_cast<int> (static_cast<long long> (y1) * pl.height / f.height);
+    r.planes[p] = Plane{pl.data + static_cast<ptrdiff_t> (p0) * pl.pitch, pl.pitch, pl.width, p1 - p0};
+  }
+  return r;
+}
+
 /* Bytes of the block make_frame() describes. */
 inline size_t frame_bytes (const Frame &f)
 {

@@ -11,6 +11,8 @@
  * GRAY8: the single plane. NV12/I420: the luma plane; chroma is set to 128 (neutral grey). */
 #pragma once
 
+#include <vector>
+
 #include "image.h"
 
 #if CUV_HAVE_CUDA
@@ -33,7 +35,24 @@ struct SobelParams {
   bool fast_root = false;
 };
 
-/* src and dst have the same layout and size and must not overlap. */
+/* The plain definition, per pixel as sobel_math.h states it: src and dst have the same layout and
+ * size and must not overlap. The tests hold the fast version below and the kernels to it. */
+void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &params);
+
+/* The output byte of each energy, from the energies where it steps up (sobel_threshold_energy):
+ * table[e] below table.size (), @above from there on. Built once for a frame's bands. */
+struct SobelOutput {
+  std::vector<uint8_t> table;
+  uint8_t above = 255;
+};
+SobelOutput sobel_output (float scale, int threshold);
+
+/* Rows [@y0, @y1) of the frame, reading the rows around them: the same bytes as the definition;
+ * bands of rows may run on several threads at once. */
+void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &params, const SobelOutput &output, int y0,
+    int y1);
+
+/* The whole frame on this thread. */
 void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params);
 
 /* The largest gx^2 + gy^2 of 8-bit samples. */

@@ -71,7 +71,7 @@ void sobel_output_table_cpu (float scale, int threshold, uint8_t *out)
     out[e] = static_cast<uint8_t> (sobel_output_host (e, scale, threshold));
 }
 
-void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params)
+void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &params)
 {
   if (layout_is_rgb (src.layout)) {
     sobel_rgb (src, dst, params);
@@ -80,6 +80,118 @@ void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params)
   sobel_plane (src.planes[0], dst.planes[0], params.scale, params.threshold);
   for (int p = 1; p < src.n_planes; p++)
     fill_plane (dst.planes[p], plane_sample_bytes (src.layout, p), 128);
+}
+
+namespace {
+
+/* One output row (samples @out_stride bytes apart) of one channel (@stride bytes apart), from the
+ * rows above (@t), at (@m) and below (@b), edges replicated. */
+inline void sobel_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, uint8_t *d, int w, int stride,
+    int out_stride, const SobelOutput &o)
+{
+  const int n = static_cast<int> (o.table.size ());
+  auto out = [&] (int e) { return e < n ? o.table[e] : o.above; };
+  auto at = [&] (int xl, int x, int xr) {
+    return out (sobel_energy (t[xl * stride], t[x * stride], t[xr * stride], m[xl * stride], m[xr * stride],
+        b[xl * stride], b[x * stride], b[xr * stride]));
+  };
+  if (w == 1) {
+    d[0] = at (0, 0, 0);
+    return;
+  }
+  d[0] = at (0, 0, 1);
+  for (int x = 1; x < w - 1; x++)
+    d[x * out_stride] = at (x - 1, x, x + 1);
+  d[(w - 1) * out_stride] = at (w - 2, w - 1, w - 1);
+}
+
+const uint8_t *row_at (const Plane &p, int y)
+{
+  return p.data + static_cast<size_t> (std::clamp (y, 0, p.height - 1)) * p.pitch;
+}
+
+void luma_row (const uint8_t *px, int w, bool bgr, uint8_t *out)
+{
+  for (int x = 0; x < w; x++, px += 4)
+    out[x] = static_cast<uint8_t> (bgr ? luma_bt601 (px[2], px[1], px[0]) : luma_bt601 (px[0], px[1], px[2]));
+}
+
+}  // namespace
+
+SobelOutput sobel_output (float scale, int threshold)
+{
+  SobelOutput o;
+  if (threshold > 0) {
+    const int e = sobel_threshold_energy (scale, threshold);
+    o.table.assign (e == 0x7fffffff ? 0 : e, 0);
+    o.above = e == 0x7fffffff ? 0 : 255;
+    return o;
+  }
+  /* the energies where the magnitude reaches 1, 2, ... 255 */
+  const int full = sobel_threshold_energy (scale, 255);
+  o.table.assign (full == 0x7fffffff ? kSobelMaxEnergy + 1 : full, 0);
+  int from = sobel_threshold_energy (scale, 1);
+  for (int v = 1; v < 255 && from < static_cast<int> (o.table.size ()); v++) {
+    const int to = std::min (sobel_threshold_energy (scale, v + 1), static_cast<int> (o.table.size ()));
+    std::fill (o.table.begin () + from, o.table.begin () + to, static_cast<uint8_t> (v));
+    from = std::max (from, to);
+  }
+  return o;
+}
+
+void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &params, const SobelOutput &output, int y0,
+    int y1)
+{
+  const Plane &s = src.planes[0], &d = dst.planes[0];
+  const int w = s.width;
+  if (!layout_is_rgb (src.layout)) {
+    for (int y = y0; y < y1; y++)
+      sobel_row (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), d.data + static_cast<size_t> (y) * d.pitch, w, 1,
+          1, output);
+    /* chroma: neutral, in the rows of the chroma planes these luma rows cover */
+    for (int p = 1; p < src.n_planes; p++) {
+      const Plane &c = dst.planes[p];
+      const int c0 = static_cast<int> (static_cast<long long> (y0) * c.height / s.height);
+      const int c1 = static_cast<int> (static_cast<long long> (y1) * c.height / s.height);
+      for (int y = c0; y < c1; y++)
+        std::memset (c.data + static_cast<size_t> (y) * c.pitch, 128,
+            static_cast<size_t> (c.width) * plane_sample_bytes (src.layout, p));
+    }
+    return;
+  }
+  if (params.mode == SobelMode::Color) {
+    for (int y = y0; y < y1; y++) {
+      uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
+      const uint8_t *t = row_at (s, y - 1), *m = row_at (s, y), *b = row_at (s, y + 1);
+      for (int c = 0; c < 3; c++)
+        sobel_row (t + c, m + c, b + c, o + c, w, 4, 4, output);
+      for (int x = 0; x < w; x++)
+        o[4 * x + 3] = m[4 * x + 3];
+    }
+    return;
+  }
+  /* luma mode: the luma of three rows, rolled down the band */
+  const bool bgr = layout_is_bgr (src.layout);
+  std::vector<uint8_t> rows (3 * static_cast<size_t> (w));
+  uint8_t *l[3] = {rows.data (), rows.data () + w, rows.data () + 2 * w};
+  luma_row (row_at (s, y0 - 1), w, bgr, l[0]);
+  luma_row (row_at (s, y0), w, bgr, l[1]);
+  for (int y = y0; y < y1; y++) {
+    luma_row (row_at (s, y + 1), w, bgr, l[2]);
+    uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
+    const uint8_t *m = row_at (s, y);
+    sobel_row (l[0], l[1], l[2], o, w, 1, 4, output);
+    for (int x = 0; x < w; x++) {
+      o[4 * x + 1] = o[4 * x + 2] = o[4 * x];
+      o[4 * x + 3] = m[4 * x + 3];
+    }
+    std::rotate (l, l + 1, l + 3);
+  }
+}
+
+void sobel_cpu (const Frame &src, const Frame &dst, const SobelParams &params)
+{
+  sobel_rows_cpu (src, dst, params, sobel_output (params.scale, params.threshold), 0, src.height);
 }
 
 }  // namespace cuv

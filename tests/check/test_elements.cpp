@@ -35,7 +35,7 @@ GST_START_TEST (test_sobel_cpu_matches_reference)
           fail_unless (gst_video_frame_map (&vref, &info, ref, GST_MAP_WRITE));
           cuv::PixelLayout l;
           fail_unless (gst_cuda_vision_layout_from_format (f, &l));
-          cuv::sobel_cpu (gst_cuda_vision_frame_from_video_frame (&vin, l), gst_cuda_vision_frame_from_video_frame (&vref, l),
+          cuv::sobel_reference (gst_cuda_vision_frame_from_video_frame (&vin, l), gst_cuda_vision_frame_from_video_frame (&vref, l),
               {g_str_equal (mode, "luma") ? cuv::SobelMode::Luma : cuv::SobelMode::Color, 1.5f, 0});
           gst_video_frame_unmap (&vref);
           gst_video_frame_unmap (&vin);
@@ -212,6 +212,52 @@ GST_END_TEST;
 
 /* Without a GPU, backend=cuda must fail at start naming the cause; with one, a device id past the
  * count must. Each machine checks the case it can produce. */
+/* The CPU backend's bands (n-threads) change nothing: every element gives the same frames and
+ * metas with 1, 2, 3 and 7 bands, in each layout family, on a frame of odd height. */
+GST_START_TEST (test_cpu_threads_give_the_same_output)
+{
+  const struct {
+    const char *element, *meta;
+  } elements[] = {
+    {"cudasobel scale=1.5", nullptr}, {"cudasobel mode=luma threshold=60", nullptr},
+    {"cudaenhance contrast=1.3 saturation=1.4 brightness=0.1", nullptr}, {"cudahistogram overlay=true", "CudaHistogramMeta"},
+    {"cudaheatmap blend=0.7", "CudaHeatmapMeta"}, {"cudanoisemap threshold=10 mode=overlay", "CudaNoisemapMeta"},
+    {"cudamotionest draw=arrows search-range=5", "CudaMotionMeta"},
+  };
+  for (const char *format : {"NV12", "I420", "RGBA", "BGRx"}) {
+    for (const auto &e : elements) {
+      std::vector<GstBuffer *> want;
+      for (int threads : {1, 2, 3, 7}) {
+        const std::string launch = std::string ("videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=") + format +
+            ",width=130,height=97 ! " + e.element + " backend=cpu n-threads=" + std::to_string (threads) +
+            " ! appsink name=sink sync=false";
+        std::vector<GstBuffer *> got = collect (launch);
+        fail_unless_equals_int (got.size (), 3);
+        if (want.empty ()) {
+          want = got;
+          continue;
+        }
+        /* the heat map of NV12 and I420 is RGBA */
+        const bool yuv = g_str_equal (format, "NV12") || g_str_equal (format, "I420");
+        GstVideoInfo info;
+        gst_video_info_set_format (&info,
+            g_str_has_prefix (e.element, "cudaheatmap") && yuv ? GST_VIDEO_FORMAT_RGBA : gst_video_format_from_string (format),
+            130, 97);
+        for (size_t i = 0; i < got.size (); i++) {
+          const int diff = buffer_diff (got[i], want[i], info, launch);
+          fail_unless (diff == 0, "%s: frame %zu differs by %d", launch.c_str (), i, diff);
+          if (e.meta)
+            fail_unless (same_meta (got[i], want[i], e.meta), "%s: frame %zu: another meta than one band's", launch.c_str (), i);
+          gst_buffer_unref (got[i]);
+        }
+      }
+      for (GstBuffer *b : want)
+        gst_buffer_unref (b);
+    }
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_missing_device_is_a_resource_error)
 {
   GstMessage *msg;
@@ -243,6 +289,7 @@ cudavision_elements_suite (void)
   tcase_add_test (tc, test_state_cycling);
   tcase_add_test (tc, test_property_changes_while_flowing);
   tcase_add_test (tc, test_missing_device_is_a_resource_error);
+  tcase_add_test (tc, test_cpu_threads_give_the_same_output);
   return s;
 }
 

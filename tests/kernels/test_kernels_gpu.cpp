@@ -77,7 +77,7 @@ void test_sobel (Checker &c)
                 std::to_string (p.scale) + " threshold " + std::to_string (p.threshold) + (fast_root ? " fast root" : "");
             compare (c, l, s, st, seed++, false, what,
                 [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::sobel_cuda (a, b, p, nullptr); },
-                [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_cpu (a, b, p); });
+                [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_reference (a, b, p); });
           }
         }
       }
@@ -179,7 +179,7 @@ void test_yuv_vector_edges (Checker &c)
           const cuv::SobelParams p{mode, 1.0f, 0, fast};
           compare (c, l, s, st, seed++, false, mode == cuv::SobelMode::Luma ? "sobel luma" : "sobel color",
               [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::sobel_cuda (a, b, p, nullptr); },
-              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_cpu (a, b, p); });
+              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::sobel_reference (a, b, p); });
         }
         for (bool in_place : {false, true})
           compare (c, l, s, st, seed++, in_place, "enhance",
