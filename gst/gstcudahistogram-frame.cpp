@@ -5,7 +5,12 @@
 
 #include "gstcudahistogram-frame.h"
 
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
 #include "copy.h"
+#include "cuvcpupool.h"
 #include "cuvreport.h"
 
 GType
@@ -43,9 +48,24 @@ GstFlowReturn
 gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  if (in->planes[0].data != out->planes[0].data)
-    cuv::copy_frame_cpu (*in, *out);
-  cuv::histogram_cpu (*in, impl->roi, static_cast<int> (impl->frame.bins), &impl->cpu_result);
+  const int threads = static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter));
+  if (in->planes[0].data != out->planes[0].data) {
+    cuv::parallel_bands ((in->height + 1) / 2, threads, [&] (int begin, int end) {
+      const int y0 = 2 * begin, y1 = std::min (in->height, 2 * end);
+      cuv::copy_frame_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*out, y0, y1));
+    });
+  }
+  /* bands of the region's rows, their counts and sums added */
+  const cuv::Roi roi = impl->roi;
+  std::memset (&impl->cpu_result, 0, sizeof (impl->cpu_result));
+  std::mutex lock;
+  cuv::parallel_bands (roi.height, threads, [&] (int begin, int end) {
+    cuv::HistogramResult band;
+    cuv::histogram_cpu (*in, cuv::Roi{roi.x, roi.y + begin, roi.width, end - begin}, static_cast<int> (impl->frame.bins),
+        &band);
+    std::lock_guard<std::mutex> lk (lock);
+    cuv::add_band_result (&impl->cpu_result, band);
+  });
   if (impl->frame.overlay)
     cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame.bins),
         impl->cpu_result, roi_pixels (impl->roi));

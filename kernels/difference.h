@@ -17,6 +17,14 @@ struct DiffStats {
   unsigned int reserved;
 };
 
+/* Adds the statistics of one band of a frame to the frame's. */
+inline void add_band_stats (DiffStats *frame, const DiffStats &band)
+{
+  frame->sum_difference += band.sum_difference;
+  frame->changed += band.changed;
+  frame->max_difference = band.max_difference > frame->max_difference ? band.max_difference : frame->max_difference;
+}
+
 /* Where a difference kernel's statistics go (results.h). */
 using DiffResults = ResultsTo<DiffStats, DiffStats>;
 

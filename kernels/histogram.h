@@ -38,6 +38,18 @@ struct HistogramResult {
   uint64_t sum_y2;
 };
 
+/* Adds the result of one band of the region to the region's. */
+inline void add_band_result (HistogramResult *region, const HistogramResult &band)
+{
+  for (int i = 0; i < kHistogramMaxBins; i++)
+    region->counts[i] += band.counts[i];
+  region->sum_r += band.sum_r;
+  region->sum_g += band.sum_g;
+  region->sum_b += band.sum_b;
+  region->sum_y += band.sum_y;
+  region->sum_y2 += band.sum_y2;
+}
+
 /* What the GPU kernel's blocks add into: kHistogramCopies partial counts of the 256 luma values
  * and partial sums of pixel bytes 0, 1, 2 (RGB layouts); the block that ends last sums them into
  * the frame's HistogramResult (results.h). Thousands of blocks add their counts into one of the

@@ -15,7 +15,8 @@
  *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--no-many]
  *                   [--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]
  *                   [--ring N] [--idle-streams N] [--pipeline ELEMENTS]...
- * --quick: 1920x1080 only, 60 frames a run, one run of the many-pipeline rows, for a smoke run;
+ * --quick: 1920x1080 only, 60 frames a run (20 without a GPU, and at most 4 pipelines), one run of
+ * the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
  * pipelines, always 1920x1080 NV12 or the smaller --size, as issue 16 defines them; --format does
@@ -653,6 +654,9 @@ int main (int argc, char **argv)
     }
   }
   const bool gpu = cuvtest::have_gpu () && gst_cuda_load_library ();
+  /* a quick run's frames a row: fewer on the CPU backend, so that it ends within 2 minutes on a
+   * 2-core machine */
+  const int quick_frames = gpu ? 60 : 20;
   std::vector<std::string> memories = {"host", "fresh"};
   std::map<std::string, double> kernels;
   if (gpu) {
@@ -766,8 +770,8 @@ int main (int argc, char **argv)
             continue;
           bool ok = true;
           /* a short run sets the length of the timed ones: about @seconds each */
-          double fps = run_once (c, info, memory, 30, per_row, &ok) / per_row;
-          const int n = quick ? 60 : std::clamp (static_cast<int> (fps * seconds), 60, 5000);
+          double fps = run_once (c, info, memory, quick && !gpu ? 10 : 30, per_row, &ok) / per_row;
+          const int n = quick ? quick_frames : std::clamp (static_cast<int> (fps * seconds), 60, 5000);
           std::vector<double> r;
           const long waits_before = host_waits (), late_before = in_flight_waits ();
           for (int i = 0; ok && i < (quick ? 1 : 3); i++)
@@ -819,7 +823,7 @@ int main (int argc, char **argv)
     GST_VIDEO_INFO_FPS_D (&info) = 1;
     const Config &chain = many_chain;
     for (int p : counts) {
-      if (quick && p > 16)
+      if (quick && p > (gpu ? 16 : 4))
         break;
       double worst = 0;
       Phases phases, slowest;
@@ -827,7 +831,7 @@ int main (int argc, char **argv)
       std::string each; /* every run's fps, to see a collapse */
       /* a short run, not counted, sets the timed runs' length: at least 3000 frames a pipeline,
        * and a few seconds a run (issue 16), so that a burst of a few ms weighs little in it */
-      int n = 60;
+      int n = quick ? quick_frames : 60;
       if (!quick) {
         const double fps = run_once (chain, info, memories.front (), 300, p, &ok);
         n = std::clamp (static_cast<int> (fps * std::max (seconds, kManySeconds) / p), 3000, 30000);
