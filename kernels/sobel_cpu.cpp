@@ -84,25 +84,40 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
 
 namespace {
 
-/* One output row (samples @out_stride bytes apart) of one channel (@stride bytes apart), from the
- * rows above (@t), at (@m) and below (@b), edges replicated. */
-inline void sobel_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, uint8_t *d, int w, int stride,
-    int out_stride, const SobelOutput &o)
+/* One output row (samples OS bytes apart) of one channel (samples S bytes apart), from the rows
+ * above (@t), at (@m) and below (@b), edges replicated. Adjacent samples: the energies first into
+ * @e (a loop the compiler vectorizes), then their output bytes. */
+template <int S, int OS>
+void sobel_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, uint8_t *d, int w, int *e, const SobelOutput &o)
 {
-  const int n = static_cast<int> (o.table.size ());
-  auto out = [&] (int e) { return e < n ? o.table[e] : o.above; };
-  auto at = [&] (int xl, int x, int xr) {
-    return out (sobel_energy (t[xl * stride], t[x * stride], t[xr * stride], m[xl * stride], m[xr * stride],
-        b[xl * stride], b[x * stride], b[xr * stride]));
+  auto energy = [&] (int xl, int x, int xr) {
+    return sobel_energy (t[xl * S], t[x * S], t[xr * S], m[xl * S], m[xr * S], b[xl * S], b[x * S], b[xr * S]);
   };
-  if (w == 1) {
-    d[0] = at (0, 0, 0);
+  const int n = static_cast<int> (o.table.size ());
+  const uint8_t *table = o.table.data ();
+  if constexpr (S != 1) {
+    /* samples apart: the loads do not vectorize, the table is read at once (measured faster) */
+    auto out = [&] (int v) { return v < n ? table[v] : o.above; };
+    if (w == 1) {
+      d[0] = out (energy (0, 0, 0));
+      return;
+    }
+    d[0] = out (energy (0, 0, 1));
+    for (int x = 1; x < w - 1; x++)
+      d[x * OS] = out (energy (x - 1, x, x + 1));
+    d[(w - 1) * OS] = out (energy (w - 2, w - 1, w - 1));
     return;
   }
-  d[0] = at (0, 0, 1);
-  for (int x = 1; x < w - 1; x++)
-    d[x * out_stride] = at (x - 1, x, x + 1);
-  d[(w - 1) * out_stride] = at (w - 2, w - 1, w - 1);
+  if (w == 1) {
+    e[0] = energy (0, 0, 0);
+  } else {
+    e[0] = energy (0, 0, 1);
+    for (int x = 1; x < w - 1; x++)
+      e[x] = energy (x - 1, x, x + 1);
+    e[w - 1] = energy (w - 2, w - 1, w - 1);
+  }
+  for (int x = 0; x < w; x++)
+    d[x * OS] = e[x] < n ? table[e[x]] : o.above;
 }
 
 const uint8_t *row_at (const Plane &p, int y)
@@ -144,10 +159,12 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
 {
   const Plane &s = src.planes[0], &d = dst.planes[0];
   const int w = s.width;
+  std::vector<int> energies (static_cast<size_t> (std::max (w, 1)));
+  int *e = energies.data ();
   if (!layout_is_rgb (src.layout)) {
     for (int y = y0; y < y1; y++)
-      sobel_row (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), d.data + static_cast<size_t> (y) * d.pitch, w, 1,
-          1, output);
+      sobel_row<1, 1> (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), d.data + static_cast<size_t> (y) * d.pitch, w,
+          e, output);
     /* chroma: neutral, in the rows of the chroma planes these luma rows cover */
     for (int p = 1; p < src.n_planes; p++) {
       const Plane &c = dst.planes[p];
@@ -164,7 +181,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
       uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
       const uint8_t *t = row_at (s, y - 1), *m = row_at (s, y), *b = row_at (s, y + 1);
       for (int c = 0; c < 3; c++)
-        sobel_row (t + c, m + c, b + c, o + c, w, 4, 4, output);
+        sobel_row<4, 4> (t + c, m + c, b + c, o + c, w, e, output);
       for (int x = 0; x < w; x++)
         o[4 * x + 3] = m[4 * x + 3];
     }
@@ -180,7 +197,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
     luma_row (row_at (s, y + 1), w, bgr, l[2]);
     uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
     const uint8_t *m = row_at (s, y);
-    sobel_row (l[0], l[1], l[2], o, w, 1, 4, output);
+    sobel_row<1, 4> (l[0], l[1], l[2], o, w, e, output);
     for (int x = 0; x < w; x++) {
       o[4 * x + 1] = o[4 * x + 2] = o[4 * x];
       o[4 * x + 3] = m[4 * x + 3];
