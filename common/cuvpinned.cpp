@@ -62,7 +62,7 @@ pinned_alloc (GstAllocator *allocator, gsize size, GstAllocationParams *params)
 }
 
 void
-pinned_free (GstAllocator *allocator, GstMemory *mem)
+pinned_free (GstAllocator *, GstMemory *mem)
 {
   auto *m = reinterpret_cast<PinnedMemory *> (mem);
   if (!mem->parent) {
