@@ -3,7 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <algorithm>
 #include <functional>
+#include <mutex>
 
 namespace cuv {
 
@@ -16,5 +18,39 @@ int cpu_cores ();
  * pool: at most one per core beside the callers, and none left once idle), so that a chain of
  * elements does not start a thread set each. */
 void parallel_bands (int n, int threads, const std::function<void (int begin, int end)> &fn);
+
+/* parallel_bands () over the rows of a frame @height rows tall, in pairs so that the chroma rows
+ * of 4:2:0 stay whole: @fn (y0, y1) for rows [y0, y1) (cuv::frame_rows () gives their frame). */
+inline void
+parallel_row_pairs (int height, int threads, const std::function<void (int y0, int y1)> &fn)
+{
+  parallel_bands ((height + 1) / 2, threads,
+      [&] (int begin, int end) { fn (2 * begin, std::min (height, 2 * end)); });
+}
+
+/* parallel_bands () whose bands each give a Result (@band (begin, end)), added by @add
+ * (Result *total, const Result &band): statistics of a whole frame from its bands. */
+template <typename Result, typename Band, typename Add>
+Result
+sum_over_bands (int n, int threads, const Band &band, const Add &add)
+{
+  Result total{};
+  std::mutex lock;
+  parallel_bands (n, threads, [&] (int begin, int end) {
+    const Result r = band (begin, end);
+    std::lock_guard<std::mutex> lk (lock);
+    add (&total, r);
+  });
+  return total;
+}
+
+/* sum_over_bands () over row pairs, as parallel_row_pairs () runs them: @band (y0, y1). */
+template <typename Result, typename Band, typename Add>
+Result
+sum_over_row_pairs (int height, int threads, const Band &band, const Add &add)
+{
+  return sum_over_bands<Result> ((height + 1) / 2, threads,
+      [&] (int begin, int end) { return band (2 * begin, std::min (height, 2 * end)); }, add);
+}
 
 }  // namespace cuv

@@ -884,8 +884,9 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   gst_cuda_memory_init_once ();
 }
 
-guint
+gint
 gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self)
 {
-  return gst_cuda_vision_filter_impl (self)->n_threads;
+  /* the property's range ends at G_MAXINT */
+  return static_cast<gint> (gst_cuda_vision_filter_impl (self)->n_threads.load ());
 }

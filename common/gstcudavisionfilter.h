@@ -112,7 +112,7 @@ void gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self);
 
 /* Inside transform_cpu: the bands to split the frame into (n-threads; 0 = one per core), for
  * cuv::parallel_bands () (cuvcpupool.h). */
-guint gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self);
+gint gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self);
 
 /* Passthrough when @identity and both pads carry the same caps; call on property changes and from
  * set_info. */

@@ -98,15 +98,13 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
   cuv::EnhanceParams p = gst_cuda_enhance_params (self);
   const cuv::EnhanceTables *tables = p.is_identity () ? nullptr : &gst_cuda_enhance_tables (self, p);
   /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0) */
-  cuv::parallel_bands ((in->height + 1) / 2, static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter)),
-      [&] (int begin, int end) {
-        const int y0 = 2 * begin, y1 = std::min (in->height, 2 * end);
-        const cuv::Frame src = cuv::frame_rows (*in, y0, y1), dst = cuv::frame_rows (*out, y0, y1);
-        if (tables)
-          cuv::enhance_cpu (src, dst, *tables);
-        else
-          cuv::copy_frame_cpu (src, dst);
-      });
+  cuv::parallel_row_pairs (in->height, gst_cuda_vision_filter_get_n_threads (filter), [&] (int y0, int y1) {
+    const cuv::Frame src = cuv::frame_rows (*in, y0, y1), dst = cuv::frame_rows (*out, y0, y1);
+    if (tables)
+      cuv::enhance_cpu (src, dst, *tables);
+    else
+      cuv::copy_frame_cpu (src, dst);
+  });
   return GST_FLOW_OK;
 }
 

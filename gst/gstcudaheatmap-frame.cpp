@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 #include "cuvcpupool.h"
 
@@ -43,18 +42,15 @@ gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
   impl->first_frame = prev == nullptr;
   const cuv::Frame &before = prev ? *prev : *in;
   const cuv::HeatmapParams params = heatmap_params (impl, impl->table);
-  impl->cpu_result = cuv::DiffStats{};
-  std::mutex lock;
   /* each pixel alone (with its 2x2 chroma): bands of row pairs, their statistics added */
-  cuv::parallel_bands ((in->height + 1) / 2, static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter)),
-      [&] (int begin, int end) {
-        const int y0 = 2 * begin, y1 = std::min (in->height, 2 * end);
+  impl->cpu_result = cuv::sum_over_row_pairs<cuv::DiffStats> (in->height, gst_cuda_vision_filter_get_n_threads (filter),
+      [&] (int y0, int y1) {
         cuv::DiffStats band;
         cuv::heatmap_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (before, y0, y1), cuv::frame_rows (*out, y0, y1),
             params, &band);
-        std::lock_guard<std::mutex> lk (lock);
-        cuv::add_band_stats (&impl->cpu_result, band);
-      });
+        return band;
+      },
+      cuv::add_band_stats);
   impl->result = &impl->cpu_result;
   return GST_FLOW_OK;
 }

@@ -5,10 +5,6 @@
 
 #include "gstcudahistogram-frame.h"
 
-#include <algorithm>
-#include <cstring>
-#include <mutex>
-
 #include "copy.h"
 #include "cuvcpupool.h"
 #include "cuvreport.h"
@@ -48,24 +44,20 @@ GstFlowReturn
 gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  const int threads = static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter));
-  if (in->planes[0].data != out->planes[0].data) {
-    cuv::parallel_bands ((in->height + 1) / 2, threads, [&] (int begin, int end) {
-      const int y0 = 2 * begin, y1 = std::min (in->height, 2 * end);
-      cuv::copy_frame_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*out, y0, y1));
-    });
-  }
+  const int threads = gst_cuda_vision_filter_get_n_threads (filter);
+  if (in->planes[0].data != out->planes[0].data)
+    cuv::parallel_row_pairs (in->height, threads,
+        [&] (int y0, int y1) { cuv::copy_frame_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*out, y0, y1)); });
   /* bands of the region's rows, their counts and sums added */
   const cuv::Roi roi = impl->roi;
-  std::memset (&impl->cpu_result, 0, sizeof (impl->cpu_result));
-  std::mutex lock;
-  cuv::parallel_bands (roi.height, threads, [&] (int begin, int end) {
-    cuv::HistogramResult band;
-    cuv::histogram_cpu (*in, cuv::Roi{roi.x, roi.y + begin, roi.width, end - begin}, static_cast<int> (impl->frame.bins),
-        &band);
-    std::lock_guard<std::mutex> lk (lock);
-    cuv::add_band_result (&impl->cpu_result, band);
-  });
+  impl->cpu_result = cuv::sum_over_bands<cuv::HistogramResult> (roi.height, threads,
+      [&] (int begin, int end) {
+        cuv::HistogramResult band;
+        cuv::histogram_cpu (*in, cuv::Roi{roi.x, roi.y + begin, roi.width, end - begin},
+            static_cast<int> (impl->frame.bins), &band);
+        return band;
+      },
+      cuv::add_histogram);
   if (impl->frame.overlay)
     cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame.bins),
         impl->cpu_result, roi_pixels (impl->roi));
@@ -131,18 +123,6 @@ set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64
       nullptr);
 }
 
-static void
-add_result (cuv::HistogramResult *sum, const cuv::HistogramResult &r)
-{
-  for (int k = 0; k < cuv::kHistogramMaxBins; k++)
-    sum->counts[k] += r.counts[k];
-  sum->sum_r += r.sum_r;
-  sum->sum_g += r.sum_g;
-  sum->sum_b += r.sum_b;
-  sum->sum_y += r.sum_y;
-  sum->sum_y2 += r.sum_y2;
-}
-
 gboolean
 gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser)
 {
@@ -164,7 +144,7 @@ gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
   if (impl->sum_bins != impl->frame.bins)
     gst_cuda_vision_analyser_reset_interval (analyser);
   impl->sum_bins = impl->frame.bins;
-  add_result (&impl->sum, *impl->result);
+  cuv::add_histogram (&impl->sum, *impl->result);
   impl->sum_pixels += roi_pixels (impl->roi);
 }
 

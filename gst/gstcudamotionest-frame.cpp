@@ -126,7 +126,7 @@ gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
   const cuv::MotionParams params = motion_params (impl);
   cuv::motion_prepare_reference (prev, params.range, &impl->cpu_reference);
   cuv::parallel_bands (cuv::motion_search_block_rows (params.block, cur.height),
-      static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter)), [&] (int begin, int end) {
+      gst_cuda_vision_filter_get_n_threads (filter), [&] (int begin, int end) {
         cuv::motion_search_rows_cpu (cur, impl->cpu_reference, params, vectors, begin, end);
       });
   if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {

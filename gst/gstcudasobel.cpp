@@ -114,9 +114,8 @@ gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in,
 {
   const cuv::SobelParams params = gst_cuda_sobel_params (GST_CUDA_SOBEL (filter));
   const cuv::SobelOutput output = cuv::sobel_output (params.scale, params.threshold);
-  /* bands of row pairs: whole chroma rows of 4:2:0 */
-  cuv::parallel_bands ((in->height + 1) / 2, static_cast<int> (gst_cuda_vision_filter_get_n_threads (filter)),
-      [&] (int begin, int end) { cuv::sobel_rows_cpu (*in, *out, params, output, 2 * begin, std::min (in->height, 2 * end)); });
+  cuv::parallel_row_pairs (in->height, gst_cuda_vision_filter_get_n_threads (filter),
+      [&] (int y0, int y1) { cuv::sobel_rows_cpu (*in, *out, params, output, y0, y1); });
   return GST_FLOW_OK;
 }
 

@@ -38,16 +38,16 @@ struct HistogramResult {
   uint64_t sum_y2;
 };
 
-/* Adds the result of one band of the region to the region's. */
-inline void add_band_result (HistogramResult *region, const HistogramResult &band)
+/* Adds @r's counts and sums to @sum's (a band's to its frame's, a frame's to an interval's). */
+inline void add_histogram (HistogramResult *sum, const HistogramResult &r)
 {
   for (int i = 0; i < kHistogramMaxBins; i++)
-    region->counts[i] += band.counts[i];
-  region->sum_r += band.sum_r;
-  region->sum_g += band.sum_g;
-  region->sum_b += band.sum_b;
-  region->sum_y += band.sum_y;
-  region->sum_y2 += band.sum_y2;
+    sum->counts[i] += r.counts[i];
+  sum->sum_r += r.sum_r;
+  sum->sum_g += r.sum_g;
+  sum->sum_b += r.sum_b;
+  sum->sum_y += r.sum_y;
+  sum->sum_y2 += r.sum_y2;
 }
 
 /* What the GPU kernel's blocks add into: kHistogramCopies partial counts of the 256 luma values

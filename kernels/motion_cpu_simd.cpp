@@ -75,8 +75,8 @@ HWY_INLINE uint32_t lowest (V32 lo, V32 hi)
   return hn::GetLane (hn::MinOfLanes (d32, hn::Min (lo, hi)));
 }
 
-/* The SADs of the @n x @n block at (x, y) for the candidates of chunk @k (lanes from dx = -R + k N)
- * at @dy, added to @acc. */
+/* The SADs of the @n x @n block at (x, y) for one vector of candidates at @dy, lane l being
+ * dx = @left + l, added to @acc. */
 HWY_INLINE V16 block_sad (const Plane &cur, const Plane &ref, int x, int y, int n, int dy, int left, V16 acc)
 {
   const D16 d16;

@@ -166,14 +166,9 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
       sobel_row<1, 1> (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), d.data + static_cast<size_t> (y) * d.pitch, w,
           e, output);
     /* chroma: neutral, in the rows of the chroma planes these luma rows cover */
-    for (int p = 1; p < src.n_planes; p++) {
-      const Plane &c = dst.planes[p];
-      const int c0 = static_cast<int> (static_cast<long long> (y0) * c.height / s.height);
-      const int c1 = static_cast<int> (static_cast<long long> (y1) * c.height / s.height);
-      for (int y = c0; y < c1; y++)
-        std::memset (c.data + static_cast<size_t> (y) * c.pitch, 128,
-            static_cast<size_t> (c.width) * plane_sample_bytes (src.layout, p));
-    }
+    const Frame band = frame_rows (dst, y0, y1);
+    for (int p = 1; p < band.n_planes; p++)
+      fill_plane (band.planes[p], plane_sample_bytes (src.layout, p), 128);
     return;
   }
   if (params.mode == SobelMode::Color) {

@@ -143,6 +143,15 @@ std::string wait_eos (GstElement *pipe, GstClockTime timeout = 20 * GST_SECOND)
   return what;
 }
 
+/* Sends EOS into a playing @pipe, which must reach it without an error, and stops it. */
+void end_with_eos (GstElement *pipe, const char *backend)
+{
+  gst_element_send_event (pipe, gst_event_new_eos ());
+  const std::string end = wait_eos (pipe);
+  fail_unless (end.empty (), "backend=%s: %s", backend, end.c_str ());
+  gst_element_set_state (pipe, GST_STATE_NULL);
+}
+
 /* A thread that keeps setting a capsfilter's caps to each of @caps in turn, @period apart. */
 class CapsSwitcher {
  public:
@@ -382,10 +391,7 @@ GST_START_TEST (test_elements_swapped_while_playing)
       }
     }
     gst_object_unref (q_src);
-    gst_element_send_event (pipe, gst_event_new_eos ());
-    const std::string end = wait_eos (pipe);
-    fail_unless (end.empty (), "backend=%s: %s", r.backend, end.c_str ());
-    gst_element_set_state (pipe, GST_STATE_NULL);
+    end_with_eos (pipe, r.backend);
     gst_object_unref (sink_pad);
     gst_object_unref (sink);
     gst_object_unref (s.next);
@@ -485,10 +491,7 @@ GST_START_TEST (test_tee_branches_added_and_removed)
       }
     }
     remove_branch (pipe, tee, previous);
-    gst_element_send_event (pipe, gst_event_new_eos ());
-    const std::string end = wait_eos (pipe);
-    fail_unless (end.empty (), "backend=%s: %s", r.backend, end.c_str ());
-    gst_element_set_state (pipe, GST_STATE_NULL);
+    end_with_eos (pipe, r.backend);
     gst_object_unref (tee);
     gst_object_unref (pipe);
   }
