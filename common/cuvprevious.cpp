@@ -5,6 +5,8 @@
 
 #include "cuvprevious.h"
 
+#include <utility>
+
 #include <gst/cuda/gstcudamemory.h>
 
 #include "copy.h"
@@ -34,6 +36,23 @@ PreviousFrame::reset ()
   gst_clear_buffer (&held_);
   gst_clear_object (&checked_pool_);
   kind_ = Kind::None;
+}
+
+void
+PreviousFrame::take (PreviousFrame &from)
+{
+  g_return_if_fail (!mapped_ && !from.mapped_);
+  reset ();
+  kind_ = std::exchange (from.kind_, Kind::None);
+  held_ = std::exchange (from.held_, nullptr);
+  view_ = from.view_;
+  std::swap (checked_pool_, from.checked_pool_);
+  pool_ok_ = from.pool_ok_;
+  /* a moved vector or device buffer keeps its storage, which view_ points into */
+  host_ = std::move (from.host_);
+#if CUV_HAVE_CUDA
+  device_ = std::move (from.device_);
+#endif
 }
 
 const Frame *

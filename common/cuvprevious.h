@@ -9,7 +9,8 @@
  * - System memory with the CUDA backend: the staging buffer the frame was uploaded into; the
  *   base class alternates two of them, so this costs no copy either.
  * - The CPU backend: a host copy.
- * Forgotten on FLUSH_STOP, on a caps change (it lives in the caps state) and on a DISCONT buffer. */
+ * Forgotten on FLUSH_STOP, on a caps change of the frames (it lives in the caps state; a change of
+ * memory only hands it on, take ()) and on a DISCONT buffer. */
 #pragma once
 
 #include <gst/gst.h>
@@ -30,6 +31,10 @@ class PreviousFrame {
   PreviousFrame &operator= (const PreviousFrame &) = delete;
 
   void reset ();
+
+  /* Takes over @from's frame (and its storage, so that the view stays valid); @from is left
+   * empty. Neither may be between begin () and end (). */
+  void take (PreviousFrame &from);
 
   /* The view for this frame's transform (mapping a held buffer as @info describes, with
    * GST_MAP_CUDA when @device), or null when there is none; valid until end (). */

@@ -127,7 +127,8 @@ static gboolean
 gst_cuda_vision_analyser_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCaps *outcaps)
 {
   gboolean ok = GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps, outcaps);
-  gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
+  if (!ok || !gst_cuda_vision_filter_stream_continues (GST_CUDA_VISION_FILTER (trans)))
+    gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
   return ok;
 }
 

@@ -41,6 +41,8 @@ struct GstCudaVisionFilterImpl {
   std::atomic<guint> n_threads{DEFAULT_N_THREADS};
   /* streaming thread: whether upstream is live (asked at each caps event) */
   bool upstream_live = true;
+  /* streaming thread: whether the last caps change kept the frames as they were (another memory) */
+  bool stream_continues = false;
   /* streaming thread: a finished frame that generate_output gives at its next call, after the
    * frame that was in flight */
   GstBuffer *ready = nullptr;
@@ -120,6 +122,12 @@ gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar 
   gst_element_class_add_pad_template (klass, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (klass, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
+}
+
+gboolean
+gst_cuda_vision_filter_stream_continues (GstCudaVisionFilter *self)
+{
+  return gst_cuda_vision_filter_impl (self)->stream_continues;
 }
 
 const cuv::Frame *
@@ -610,8 +618,22 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
   priv->drop_own_output_pool ();
-  if (priv->route.set_state (state) && klass->temporal)
+  /* the same frames in another memory (downstream switching between CUDA and system memory) go
+   * on as one stream: the previous frame is handed on (docs/design.md, "Temporal elements") */
+  std::shared_ptr<CapsState> old = priv->route.state ();
+  priv->stream_continues = old && gst_video_info_is_equal (&old->in_info, &state->in_info) &&
+      gst_video_info_is_equal (&old->out_info, &state->out_info);
+  if (klass->temporal && priv->stream_continues) {
+    GST_DEBUG_OBJECT (self, "new caps, the same frames: keeping the previous frame");
+    state->previous.take (old->previous);
+#if CUV_HAVE_CUDA
+    state->prev_stage = std::move (old->prev_stage);
+#endif
+  } else if (klass->temporal && old) {
     GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
+  }
+  old.reset ();
+  priv->route.set_state (state);
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
     return FALSE;
   /* a live source's frames wait for no next frame unless the user says so (max-frames-in-flight);

@@ -102,8 +102,13 @@ GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
 
 /* For a temporal element, inside transform_cpu/transform_cuda: the previous input frame, in the
  * same kind of memory as @in (host or device), with its layout and size; NULL for the first frame
- * after start, a flush, a caps change or a DISCONT buffer. */
+ * after start, a flush, a caps change (not one of memory only) or a DISCONT buffer. */
 const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self);
+
+/* Inside set_info (and after the parent's set_caps): whether the new caps describe the frames
+ * the last ones did, only in another memory on a pad (downstream switching between CUDA and
+ * system memory): the stream goes on, and what the element keeps from frame to frame stays. */
+gboolean gst_cuda_vision_filter_stream_continues (GstCudaVisionFilter *self);
 
 /* Streaming thread, before a serialized event goes on: the frames in flight are finished and
  * pushed (the base class does it for every serialized event; a subclass that must act after

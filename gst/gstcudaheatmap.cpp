@@ -12,7 +12,8 @@
  * d = |dY| + |dU| + |dV| (each pixel with the U and V of its 2x2 group), and give RGBA; the
  * frame under a blend is converted with the stream's colorimetry. Alpha (or x) is 255.
  *
- * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame:
+ * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame
+ * (a change of memory only, downstream switching between CUDA and system memory, keeps it):
  * it is compared with itself, so the heat map shows no change (all blue with `sine`).
  *
  * Every buffer carries a GstCustomMeta "CudaHeatmapMeta" with pixels, mean-difference (0..765),

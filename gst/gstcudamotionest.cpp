@@ -17,8 +17,8 @@
  *
  * Blocks tile the frame from its top-left corner and only whole blocks are searched: pixels of a
  * partial block at the right or bottom edge have no vector, and a frame smaller than one block has
- * an empty grid. The first frame after start, a flush, a caps change or a DISCONT buffer has no
- * previous frame: all its vectors are (0, 0) at cost 0.
+ * an empty grid. The first frame after start, a flush, a caps change (not one of memory only) or a
+ * DISCONT buffer has no previous frame: all its vectors are (0, 0) at cost 0.
  *
  * Every buffer carries a GstCustomMeta "CudaMotionMeta" with the grid and one 8-byte record per
  * unit (gstcudamotionmeta.h has the layout and a C accessor). With `post-messages` on, an element
@@ -122,6 +122,9 @@ static gboolean
 gst_cuda_motionest_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_info, const GstVideoInfo *)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
+  /* the same frames in another memory: the luma planes and vectors stay */
+  if (gst_cuda_vision_filter_stream_continues (filter))
+    return TRUE;
   if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (in_info), &impl->layout))
     return FALSE;
   impl->width = GST_VIDEO_INFO_WIDTH (in_info);

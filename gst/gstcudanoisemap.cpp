@@ -10,8 +10,8 @@
  * The output keeps the input's format. In NV12/I420 a chroma sample is painted when any pixel
  * of its 2x2 group is noisy.
  *
- * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame:
- * nothing counts as changed (a black map; in overlay mode the frame unchanged).
+ * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame
+ * (a change of memory only keeps it): nothing counts as changed (a black map; in overlay mode the frame unchanged).
  *
  * Every buffer carries a GstCustomMeta "CudaNoisemapMeta" with pixels, changed-pixels,
  * changed-ratio (0..1), changed-bytes-estimate (changed pixels times the bytes of a pixel: 4 for
