@@ -49,6 +49,11 @@ inline PixelLayout heatmap_out_layout (PixelLayout in)
 
 /* @cur and @prev have the same layout and size (they may be the same frame); @out has
  * heatmap_out_layout () and the same size. */
+/* The definition, plain and scalar (heatmap_cpu.cpp): what the tests hold the others to. */
+void heatmap_reference (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
+    DiffStats *stats);
+
+/* The same bytes and statistics in SIMD (difference_cpu_simd.cpp), what the CPU backend runs. */
 void heatmap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params,
     DiffStats *stats);
 

@@ -114,7 +114,7 @@ void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const H
 
 }  // namespace
 
-void heatmap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params, DiffStats *stats)
+void heatmap_reference (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params, DiffStats *stats)
 {
   *stats = DiffStats{};
   if (layout_is_rgb (cur.layout))

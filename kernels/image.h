@@ -101,6 +101,21 @@ inline Frame frame_rows (const Frame &f, int y0, int y1)
   return r;
 }
 
+/* Columns [@x0, @x1) of @f as a frame of their own, as frame_rows () takes rows (for 4:2:0
+ * layouts @x0 and @x1 are even, or @x1 is the frame's width). */
+inline Frame frame_cols (const Frame &f, int x0, int x1)
+{
+  Frame r = f;
+  r.width = x1 - x0;
+  for (int p = 0; p < f.n_planes; p++) {
+    const Plane &pl = f.planes[p];
+    const int p0 = static_cast<int> (static_cast<long long> (x0) * pl.width / f.width);
+    const int p1 = static_cast<int> (static_cast<long long> (x1) * pl.width / f.width);
+    r.planes[p] = Plane{pl.data + static_cast<ptrdiff_t> (p0) * plane_sample_bytes (f.layout, p), pl.pitch, p1 - p0, pl.height};
+  }
+  return r;
+}
+
 /* Bytes of the block make_frame() describes. */
 inline size_t frame_bytes (const Frame &f)
 {

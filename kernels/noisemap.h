@@ -33,6 +33,11 @@ struct NoisemapParams {
 };
 
 /* @cur, @prev and @out have the same layout and size (@cur and @prev may be the same frame). */
+/* The definition, plain and scalar (noisemap_cpu.cpp): what the tests hold the others to. */
+void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
+    DiffStats *stats);
+
+/* The same bytes and statistics in SIMD (difference_cpu_simd.cpp), what the CPU backend runs. */
 void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
     DiffStats *stats);
 

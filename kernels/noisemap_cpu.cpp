@@ -58,7 +58,7 @@ void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const 
 
 }  // namespace
 
-void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params, DiffStats *stats)
+void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params, DiffStats *stats)
 {
   *stats = DiffStats{};
   if (layout_is_rgb (cur.layout))

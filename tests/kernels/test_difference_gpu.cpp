@@ -101,7 +101,7 @@ void test_heatmap (Checker &c)
       const cuv::HeatmapParams hp{table, s.blend, yuv}, dp{dtable, s.blend, yuv};
       compare (c, stats, k, ol, "heatmap blend " + std::to_string (s.blend),
           [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *st) {
-            cuv::heatmap_cpu (a, b, o, hp, st);
+            cuv::heatmap_reference (a, b, o, hp, st);
           },
           [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, const cuv::DiffResults &to) {
             return cuv::heatmap_cuda (a, b, o, dp, to, nullptr);
@@ -138,7 +138,7 @@ void test_noisemap (Checker &c)
           "noisemap threshold " + std::to_string (s.threshold) + (s.overlay ? " overlay" : " map") + " alpha " +
               std::to_string (s.alpha),
           [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, cuv::DiffStats *st) {
-            cuv::noisemap_cpu (a, b, o, p, st);
+            cuv::noisemap_reference (a, b, o, p, st);
           },
           [&] (const cuv::Frame &a, const cuv::Frame &b, const cuv::Frame &o, const cuv::DiffResults &to) {
             return cuv::noisemap_cuda (a, b, o, p, to, nullptr);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <hwy/targets.h>
+
 #include "cuvdiff.h"
 #include "heatmap.h"
 #include "noisemap.h"
@@ -65,7 +67,7 @@ void test_heatmap_direct (Checker &c, cuv::PixelLayout l, Size s, int blend)
   cuv::heatmap_build_table (cuv::Colormap::Jet, 2.5, ol, table);
   const cuv::YuvToRgb yuv = cuv::yuv_to_rgb_coefficients (0.299, 0.114, false);
   cuv::DiffStats st;
-  cuv::heatmap_cpu (cur.frame, prev.frame, out.frame, cuv::HeatmapParams{table, blend, yuv}, &st);
+  cuv::heatmap_reference (cur.frame, prev.frame, out.frame, cuv::HeatmapParams{table, blend, yuv}, &st);
 
   uint64_t sum = 0;
   unsigned max = 0;
@@ -129,7 +131,7 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
   make_previous (cur, prev, s.h * 3 + threshold);
   const cuv::NoisemapParams p = noise_params (l, threshold, overlay, 255);
   cuv::DiffStats st;
-  cuv::noisemap_cpu (cur.frame, prev.frame, out.frame, p, &st);
+  cuv::noisemap_reference (cur.frame, prev.frame, out.frame, p, &st);
 
   const bool rgb = cuv::layout_is_rgb (l);
   uint64_t changed = 0;
@@ -170,10 +172,10 @@ void test_static (Checker &c, cuv::PixelLayout l)
   HostImage cur (l, 33, 9, 4), out (l, 33, 9, 4);
   fill_pattern (cur.storage, 5);
   cuv::DiffStats st;
-  cuv::noisemap_cpu (cur.frame, cur.frame, out.frame, noise_params (l, 0, true, 255), &st);
+  cuv::noisemap_reference (cur.frame, cur.frame, out.frame, noise_params (l, 0, true, 255), &st);
   c.expect (st.changed == 0 && max_diff (out.frame, cur.frame, "static overlay") == 0,
       std::string ("static scene, overlay, threshold 0, ") + layout_name (l) + ": the frame unchanged, nothing counted");
-  cuv::noisemap_cpu (cur.frame, cur.frame, out.frame, noise_params (l, 0, false, 255), &st);
+  cuv::noisemap_reference (cur.frame, cur.frame, out.frame, noise_params (l, 0, false, 255), &st);
   HostImage black (l, 33, 9, 4);
   if (cuv::layout_is_rgb (l)) {
     for (int y = 0; y < 9; y++)
@@ -190,7 +192,7 @@ void test_static (Checker &c, cuv::PixelLayout l)
     return;
   uint32_t table[cuv::kHeatmapTableSize];
   cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, l, table);
-  cuv::heatmap_cpu (cur.frame, cur.frame, out.frame, cuv::HeatmapParams{table, 256, {}}, &st);
+  cuv::heatmap_reference (cur.frame, cur.frame, out.frame, cuv::HeatmapParams{table, 256, {}}, &st);
   bool all_blue = true;
   for (int y = 0; y < 9; y++)
     for (int x = 0; x < 33; x++)
@@ -216,7 +218,7 @@ void test_corners_and_boundary (Checker &c, cuv::PixelLayout l)
       else
         y_at (prev.frame, k[0], k[1]) = static_cast<uint8_t> (y_at (cur.frame, k[0], k[1]) + delta);
       cuv::DiffStats st;
-      cuv::noisemap_cpu (cur.frame, prev.frame, out.frame, noise_params (l, t, false, 255), &st);
+      cuv::noisemap_reference (cur.frame, prev.frame, out.frame, noise_params (l, t, false, 255), &st);
       const uint64_t want = delta > t ? 1 : 0;
       c.expect (st.changed == want, std::string ("noisemap ") + layout_name (l) + " corner " + std::to_string (k[0]) + "," +
           std::to_string (k[1]) + " changed by " + std::to_string (delta) + " at threshold 20: " +
@@ -224,7 +226,7 @@ void test_corners_and_boundary (Checker &c, cuv::PixelLayout l)
       uint32_t table[cuv::kHeatmapTableSize];
       cuv::heatmap_build_table (cuv::Colormap::Gray, 1.0, cuv::heatmap_out_layout (l), table);
       HostImage hout (cuv::heatmap_out_layout (l), w, h, 0);
-      cuv::heatmap_cpu (cur.frame, prev.frame, hout.frame,
+      cuv::heatmap_reference (cur.frame, prev.frame, hout.frame,
           cuv::HeatmapParams{table, 256, cuv::yuv_to_rgb_coefficients (0.299, 0.114, false)}, &st);
       c.expect (st.max_difference == static_cast<unsigned> (delta) && st.sum_difference == static_cast<unsigned> (delta),
           std::string ("heatmap ") + layout_name (l) + " one pixel changed by " + std::to_string (delta) + ": " +
@@ -242,7 +244,7 @@ void test_chroma_group (Checker &c, cuv::PixelLayout l)
   *cuv::chroma_at (prev.frame, 1, 1).v = 50;
   cuv::DiffStats st;
   const cuv::NoisemapParams p = noise_params (l, 20, true, 255);
-  cuv::noisemap_cpu (cur.frame, prev.frame, out.frame, p, &st);
+  cuv::noisemap_reference (cur.frame, prev.frame, out.frame, p, &st);
   const cuv::ChromaAt oc = cuv::chroma_at (out.frame, 1, 1), quiet = cuv::chroma_at (out.frame, 0, 0);
   c.expect (st.changed == 4 && y_at (out.frame, 2, 2) == p.yuv[0] && y_at (out.frame, 3, 3) == p.yuv[0] &&
       y_at (out.frame, 1, 1) == 100 && *oc.u == p.yuv[1] && *oc.v == p.yuv[2] && *quiet.u == 100,
@@ -273,6 +275,78 @@ void test_yuv_conversion (Checker &c)
   }
 }
 
+/* Whether two frames of one shape hold the same samples (padding ignored). */
+bool same_frames (const cuv::Frame &a, const cuv::Frame &b)
+{
+  return max_diff (a, b, "", false) == 0;
+}
+
+bool same_stats (const cuv::DiffStats &a, const cuv::DiffStats &b)
+{
+  return a.sum_difference == b.sum_difference && a.changed == b.changed && a.max_difference == b.max_difference;
+}
+
+/* The fast heat map and noise map (every SIMD target this CPU runs, as Highway dispatches them)
+ * give the definitions' bytes and statistics: every layout, widths around each vector length,
+ * odd sizes, padded and unaligned rows, each blend, threshold and mode, whole and in bands of
+ * row pairs as the element runs them. */
+void test_fast_equals_definition (Checker &c)
+{
+  const Size shapes[] = {{1, 1}, {2, 3}, {7, 5}, {16, 4}, {33, 9}, {64, 2}, {65, 7}, {129, 6}, {200, 11}};
+  uint32_t table[cuv::kHeatmapTableSize], bgr_table[cuv::kHeatmapTableSize];
+  cuv::heatmap_build_table (cuv::Colormap::Inferno, 3.0, cuv::PixelLayout::RGBA, table);
+  cuv::heatmap_build_table (cuv::Colormap::Jet, 1.5, cuv::PixelLayout::BGRA, bgr_table);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
+    hwy::SetSupportedTargetsForTest (target);
+    int wrong = 0, cases = 0;
+    for (cuv::PixelLayout l : kDiffLayouts) {
+      for (Size s : shapes) {
+        for (int pad : {0, 3}) {
+          HostImage cur (l, s.w, s.h, pad, pad), prev (l, s.w, s.h, 2 * pad, 1);
+          fill_pattern (cur.storage, s.w * 13 + s.h + pad);
+          make_previous (cur, prev, s.w + 5 * s.h);
+          const cuv::PixelLayout ol = cuv::heatmap_out_layout (l);
+          const uint32_t *t = cuv::layout_is_bgr (ol) ? bgr_table : table;
+          for (int blend : {256, 77, 0}) {
+            const cuv::HeatmapParams hp{t, blend, cuv::yuv_to_rgb_coefficients (0.2126, 0.0722, blend == 77)};
+            HostImage want (ol, s.w, s.h, 1), got (ol, s.w, s.h, pad + 2, 1), banded (ol, s.w, s.h, 0);
+            cuv::DiffStats sw, sg, sb{};
+            cuv::heatmap_reference (cur.frame, prev.frame, want.frame, hp, &sw);
+            cuv::heatmap_cpu (cur.frame, prev.frame, got.frame, hp, &sg);
+            for (int y = 0; y < s.h; y += 4) {
+              const int y1 = std::min (s.h, y + 4);
+              cuv::DiffStats band;
+              cuv::heatmap_cpu (cuv::frame_rows (cur.frame, y, y1), cuv::frame_rows (prev.frame, y, y1),
+                  cuv::frame_rows (banded.frame, y, y1), hp, &band);
+              cuv::add_band_stats (&sb, band);
+            }
+            cases += 2;
+            wrong += !same_frames (got.frame, want.frame) || !same_stats (sg, sw);
+            wrong += !same_frames (banded.frame, want.frame) || !same_stats (sb, sw);
+          }
+          for (int threshold : {0, 9, 255}) {
+            for (bool overlay : {false, true}) {
+              for (int alpha : {255, 90, 0}) {
+                const cuv::NoisemapParams np = noise_params (l, threshold, overlay, alpha);
+                HostImage want (l, s.w, s.h, 1), got (l, s.w, s.h, pad + 1, 3);
+                cuv::DiffStats sw, sg;
+                cuv::noisemap_reference (cur.frame, prev.frame, want.frame, np, &sw);
+                cuv::noisemap_cpu (cur.frame, prev.frame, got.frame, np, &sg);
+                cases++;
+                wrong += !same_frames (got.frame, want.frame) || !same_stats (sg, sw);
+              }
+            }
+          }
+        }
+      }
+    }
+    std::printf ("fast heat map and noise map %s: %d cases\n", hwy::TargetName (target), cases);
+    c.expect (wrong == 0, std::string ("fast heat map and noise map (") + hwy::TargetName (target) +
+        ") equal the definitions: " + std::to_string (wrong) + " of " + std::to_string (cases) + " cases differ");
+  }
+  hwy::SetSupportedTargetsForTest (0);
+}
+
 }  // namespace
 
 int main ()
@@ -280,6 +354,7 @@ int main ()
   Checker c;
   test_colormaps (c);
   test_yuv_conversion (c);
+  test_fast_equals_definition (c);
   for (cuv::PixelLayout l : kDiffLayouts) {
     for (Size s : sizes (false)) {
       for (int blend : {256, 100, 0})

@@ -1,0 +1,351 @@
+/* gst-cudavision: the fast CPU heat map and noise map, as Highway builds them for each x86-64
+ * (SSSE3, SSE4, AVX2, AVX-512) or Arm target and picks at run time. heatmap_reference () and
+ * noisemap_reference () are the definitions; these give their bytes and statistics.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Lanes run along the pixels of a row, in the integer arithmetic of the definitions:
+ * - RGB layouts: one 32-bit lane a pixel. The byte differences come from the bytes' max - min,
+ *   the heat map's colour from a gather of its table, the blend on the even and the odd bytes of
+ *   the word as blend_px () does it.
+ * - NV12/I420: the chroma row as NV12 has it (U, V, U, V...; I420's two planes are interleaved
+ *   into a row of scratch first), so that a pair of lanes holds one 2x2 group's chroma. The heat
+ *   map takes 32-bit lanes (a pixel's chroma by DupEven/DupOdd), the noise map 16-bit lanes (a
+ *   group's mask over its lane pair).
+ * The columns a whole vector does not cover (and every column on the scalar target) go through
+ * the definition on the frame's remaining columns (frame_cols). */
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "difference_cpu_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <vector>
+
+#include "heatmap.h"
+#include "noisemap.h"
+
+HWY_BEFORE_NAMESPACE ();
+namespace cuv {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+#if HWY_TARGET != HWY_SCALAR
+using D32 = hn::ScalableTag<uint32_t>;
+using V32 = hn::Vec<D32>;
+using D16 = hn::ScalableTag<uint16_t>;
+using V16 = hn::Vec<D16>;
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+/* Adds the definition's result on the columns from @x0 on. */
+template <typename Reference, typename Params>
+void finish_columns (Reference reference, const Frame &cur, const Frame &prev, const Frame &out, const Params &p,
+    int x0, DiffStats *stats)
+{
+  if (x0 >= cur.width)
+    return;
+  DiffStats tail;
+  reference (frame_cols (cur, x0, cur.width), frame_cols (prev, x0, cur.width), frame_cols (out, x0, cur.width), p, &tail);
+  add_band_stats (stats, tail);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+
+/* Each byte of @top over @bottom with weight @a / 256 (0 < a < 256), as blend_px (): the even and
+ * the odd bytes of the word apart, in 16 bits each. */
+HWY_INLINE V32 blend_words (D32 d, V32 top, V32 bottom, uint32_t a)
+{
+  const V32 m = hn::Set (d, 0x00ff00ffu), A = hn::Set (d, a), NA = hn::Set (d, 256 - a), R = hn::Set (d, 0x00800080u);
+  const V32 even = hn::ShiftRight<8> (hn::Add (hn::Add (hn::Mul (hn::And (top, m), A), hn::Mul (hn::And (bottom, m), NA)), R));
+  const V32 odd = hn::Add (hn::Add (hn::Mul (hn::And (hn::ShiftRight<8> (top), m), A),
+      hn::Mul (hn::And (hn::ShiftRight<8> (bottom), m), NA)), R);
+  return hn::Or (hn::And (even, m), hn::And (odd, hn::Set (d, 0xff00ff00u)));
+}
+
+/* The heat map's colour of each lane's difference over @below, opaque. */
+HWY_INLINE V32 heat_over (D32 d, const HeatmapParams &p, V32 diff, V32 below)
+{
+  const V32 opaque = hn::Set (d, 0xff000000u);
+  if (p.blend <= 0)
+    return hn::Or (below, opaque);
+  const hn::RebindToSigned<D32> di;
+  const V32 heat = hn::GatherIndex (d, p.table, hn::BitCast (di, diff));
+  if (p.blend >= 256)
+    return hn::Or (heat, opaque);
+  return hn::Or (blend_words (d, heat, below, static_cast<uint32_t> (p.blend)), opaque);
+}
+
+/* Per-lane sums and maxima of d over a band, added into @stats at the end of each row. */
+struct LaneStats {
+  V32 sum, max;
+  explicit LaneStats (D32 d) : sum (hn::Zero (d)), max (hn::Zero (d)) {}
+  void add (V32 diff)
+  {
+    sum = hn::Add (sum, diff);
+    max = hn::Max (max, diff);
+  }
+  /* a row's lane sums stay below 2^32: 765 * width / lanes */
+  void end_row (D32 d, DiffStats *stats)
+  {
+    stats->sum_difference += hn::GetLane (hn::SumOfLanes (d, sum));
+    const unsigned m = hn::GetLane (hn::MaxOfLanes (d, max));
+    stats->max_difference = m > stats->max_difference ? m : stats->max_difference;
+    sum = hn::Zero (d);
+  }
+};
+
+/* |a - b| of the bytes of two words. */
+HWY_INLINE V32 byte_diffs (D32 d, V32 a, V32 b)
+{
+  const hn::Repartition<uint8_t, D32> d8;
+  const auto a8 = hn::BitCast (d8, a), b8 = hn::BitCast (d8, b);
+  return hn::BitCast (d, hn::Sub (hn::Max (a8, b8), hn::Min (a8, b8)));
+}
+
+HWY_INLINE V32 load_words (D32 d, const uint8_t *p)
+{
+  const hn::Repartition<uint8_t, D32> d8;
+  return hn::BitCast (d, hn::LoadU (d8, p));
+}
+
+HWY_INLINE void store_words (D32 d, V32 v, uint8_t *p)
+{
+  const hn::Repartition<uint8_t, D32> d8;
+  hn::StoreU (hn::BitCast (d8, v), d8, p);
+}
+
+void heatmap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, int xv, DiffStats *stats)
+{
+  const D32 d;
+  const size_t n = hn::Lanes (d);
+  const V32 low = hn::Set (d, 0xffu);
+  LaneStats ls (d);
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *crow = cur.planes[0].data + static_cast<size_t> (y) * cur.planes[0].pitch;
+    const uint8_t *prow = prev.planes[0].data + static_cast<size_t> (y) * prev.planes[0].pitch;
+    uint8_t *orow = out.planes[0].data + static_cast<size_t> (y) * out.planes[0].pitch;
+    for (int x = 0; x < xv; x += static_cast<int> (n)) {
+      const V32 c = load_words (d, crow + 4 * x);
+      const V32 ad = byte_diffs (d, c, load_words (d, prow + 4 * x));
+      const V32 diff = hn::Add (hn::Add (hn::And (ad, low), hn::And (hn::ShiftRight<8> (ad), low)),
+          hn::And (hn::ShiftRight<16> (ad), low));
+      ls.add (diff);
+      store_words (d, heat_over (d, p, diff, c), orow + 4 * x);
+    }
+    ls.end_row (d, stats);
+  }
+}
+
+/* Chroma row @cy of a 4:2:0 frame as NV12 lays it out: the frame's own row, or I420's planes
+ * interleaved into @scratch. */
+const uint8_t *uv_row (const Frame &f, int cy, std::vector<uint8_t> &scratch)
+{
+  if (f.layout == PixelLayout::NV12)
+    return f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch;
+  const uint8_t *u = f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch;
+  const uint8_t *v = f.planes[2].data + static_cast<size_t> (cy) * f.planes[2].pitch;
+  scratch.resize (2 * static_cast<size_t> (f.planes[1].width));
+  for (int i = 0; i < f.planes[1].width; i++) {
+    scratch[2 * i] = u[i];
+    scratch[2 * i + 1] = v[i];
+  }
+  return scratch.data ();
+}
+
+void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, int xv, DiffStats *stats)
+{
+  const D32 d;
+  const hn::RebindToSigned<D32> di;
+  const hn::Rebind<uint8_t, D32> d8;
+  const size_t n = hn::Lanes (d);
+  const YuvToRgb &k = p.yuv;
+  const bool bgr = layout_is_bgr (out.layout);
+  const auto y_offset = hn::Set (di, k.y_offset), y_gain = hn::Set (di, k.y_gain), round = hn::Set (di, 32768);
+  const auto c128 = hn::Set (di, 128), zero = hn::Zero (di), top = hn::Set (di, 255);
+  const auto rv = hn::Set (di, k.rv), gu = hn::Set (di, k.gu), gv = hn::Set (di, k.gv), bu = hn::Set (di, k.bu);
+  LaneStats ls (d);
+  std::vector<uint8_t> cur_uv, prev_uv;
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *cy_row = cur.planes[0].data + static_cast<size_t> (y) * cur.planes[0].pitch;
+    const uint8_t *py_row = prev.planes[0].data + static_cast<size_t> (y) * prev.planes[0].pitch;
+    const uint8_t *cuv = uv_row (cur, y / 2, cur_uv), *puv = uv_row (prev, y / 2, prev_uv);
+    uint8_t *orow = out.planes[0].data + static_cast<size_t> (y) * out.planes[0].pitch;
+    for (int x = 0; x < xv; x += static_cast<int> (n)) {
+      const V32 yc = hn::PromoteTo (d, hn::LoadU (d8, cy_row + x)), yp = hn::PromoteTo (d, hn::LoadU (d8, py_row + x));
+      /* lanes u0 v0 u1 v1 ...: pixel x's group is x / 2 */
+      const V32 uvc = hn::PromoteTo (d, hn::LoadU (d8, cuv + x)), uvp = hn::PromoteTo (d, hn::LoadU (d8, puv + x));
+      const V32 uc = hn::DupEven (uvc), vc = hn::DupOdd (uvc);
+      const V32 duv = hn::Sub (hn::Max (uvc, uvp), hn::Min (uvc, uvp));
+      const V32 diff = hn::Add (hn::Sub (hn::Max (yc, yp), hn::Min (yc, yp)), hn::Add (hn::DupEven (duv), hn::DupOdd (duv)));
+      ls.add (diff);
+      /* yuv_px () */
+      const auto yy = hn::Add (hn::Mul (y_gain, hn::Sub (hn::BitCast (di, yc), y_offset)), round);
+      const auto cu = hn::Sub (hn::BitCast (di, uc), c128), cv = hn::Sub (hn::BitCast (di, vc), c128);
+      const auto r = hn::Min (hn::Max (hn::ShiftRight<16> (hn::Add (yy, hn::Mul (rv, cv))), zero), top);
+      const auto g = hn::Min (hn::Max (hn::ShiftRight<16> (hn::Add (hn::Add (yy, hn::Mul (gu, cu)), hn::Mul (gv, cv))), zero), top);
+      const auto b = hn::Min (hn::Max (hn::ShiftRight<16> (hn::Add (yy, hn::Mul (bu, cu))), zero), top);
+      const V32 c0 = hn::BitCast (d, bgr ? b : r), c2 = hn::BitCast (d, bgr ? r : b);
+      const V32 below = hn::Or (hn::Or (c0, hn::ShiftLeft<8> (hn::BitCast (d, g))), hn::ShiftLeft<16> (c2));
+      store_words (d, heat_over (d, p, diff, below), orow + 4 * x);
+    }
+    ls.end_row (d, stats);
+  }
+}
+
+void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, int xv, DiffStats *stats)
+{
+  const D32 d;
+  const hn::Repartition<uint8_t, D32> d8;
+  const size_t n = hn::Lanes (d);
+  const V32 colour_bytes = hn::Set (d, 0x00ffffffu), fourth = hn::Set (d, 0xff000000u);
+  const auto thr = hn::Set (d8, static_cast<uint8_t> (p.threshold));
+  const V32 colour = hn::Set (d, p.color);
+  const V32 painted_black = hn::Set (d, blend_px (p.color, 0, p.alpha) | 0xff000000u);
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *crow = cur.planes[0].data + static_cast<size_t> (y) * cur.planes[0].pitch;
+    const uint8_t *prow = prev.planes[0].data + static_cast<size_t> (y) * prev.planes[0].pitch;
+    uint8_t *orow = out.planes[0].data + static_cast<size_t> (y) * out.planes[0].pitch;
+    for (int x = 0; x < xv; x += static_cast<int> (n)) {
+      const V32 c = load_words (d, crow + 4 * x);
+      /* a colour byte's difference above the threshold leaves something after subtracting it */
+      const V32 over = hn::BitCast (d, hn::SaturatedSub (hn::BitCast (d8, hn::And (byte_diffs (d, c, load_words (d, prow + 4 * x)),
+          colour_bytes)), thr));
+      const auto noisy = hn::Ne (over, hn::Zero (d));
+      stats->changed += hn::CountTrue (d, noisy);
+      V32 v;
+      if (p.overlay) {
+        const V32 painted = p.alpha >= 256 ? colour : p.alpha <= 0 ? c : blend_words (d, colour, c, p.alpha);
+        v = hn::IfThenElse (noisy, hn::Or (hn::And (painted, colour_bytes), hn::And (c, fourth)), c);
+      } else {
+        v = hn::IfThenElse (noisy, painted_black, fourth);
+      }
+      store_words (d, v, orow + 4 * x);
+    }
+  }
+}
+
+/* (k + v * (256 - a)) >> 8 per 16-bit lane, k = colour * a + 128: blend_byte () with the colour
+ * folded into @k. */
+HWY_INLINE V16 blend_lanes (V16 k, V16 v, V16 na)
+{
+  return hn::ShiftRight<8> (hn::Add (k, hn::Mul (v, na)));
+}
+
+/* Lanes of @v that are not all zero as a 32-bit pair, as a mask of both 16-bit lanes. */
+HWY_INLINE hn::Mask<D16> pair_any (D16 d, V16 v)
+{
+  const hn::Repartition<uint32_t, D16> d32;
+  const auto any = hn::Ne (hn::BitCast (d32, v), hn::Zero (d32));
+  return hn::MaskFromVec (hn::BitCast (d, hn::VecFromMask (d32, any)));
+}
+
+void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, int xv, DiffStats *stats)
+{
+  const D16 d;
+  const hn::Rebind<uint8_t, D16> d8;
+  const hn::RebindToSigned<D16> di;
+  const hn::Repartition<uint32_t, D16> d32;
+  const size_t n = hn::Lanes (d);
+  const V16 thr = hn::Set (d, static_cast<uint16_t> (p.threshold));
+  const V16 na = hn::Set (d, static_cast<uint16_t> (256 - p.alpha));
+  const V16 k_y = hn::Set (d, static_cast<uint16_t> (p.yuv[0] * p.alpha + 128));
+  const V16 k_uv = hn::BitCast (d, hn::Set (d32, static_cast<uint32_t> (p.yuv[1] * p.alpha + 128) |
+      static_cast<uint32_t> (p.yuv[2] * p.alpha + 128) << 16));
+  const V16 y_black = hn::Set (d, p.y_black), neutral = hn::Set (d, 128);
+  std::vector<uint8_t> cur_uv, prev_uv, out_uv;
+  const bool nv12 = out.layout == PixelLayout::NV12;
+  for (int gy = 0; gy < cur.planes[1].height; gy++) {
+    const uint8_t *cuv = uv_row (cur, gy, cur_uv), *puv = uv_row (prev, gy, prev_uv);
+    if (!nv12)
+      out_uv.resize (2 * static_cast<size_t> (out.planes[1].width));
+    uint8_t *ouv = nv12 ? out.planes[1].data + static_cast<size_t> (gy) * out.planes[1].pitch : out_uv.data ();
+    const int rows = cur.height - 2 * gy < 2 ? 1 : 2;
+    for (int x = 0; x < xv; x += static_cast<int> (n)) {
+      const V16 uvc = hn::PromoteTo (d, hn::LoadU (d8, cuv + x)), uvp = hn::PromoteTo (d, hn::LoadU (d8, puv + x));
+      const V16 chroma_over = hn::VecFromMask (d, hn::Gt (hn::Sub (hn::Max (uvc, uvp), hn::Min (uvc, uvp)), thr));
+      const auto chroma_changed = pair_any (d, chroma_over);
+      V16 any = hn::Zero (d);
+      for (int r = 0; r < rows; r++) {
+        const size_t yi = static_cast<size_t> (2 * gy + r);
+        const V16 yc = hn::PromoteTo (d, hn::LoadU (d8, cur.planes[0].data + yi * cur.planes[0].pitch + x));
+        const V16 yp = hn::PromoteTo (d, hn::LoadU (d8, prev.planes[0].data + yi * prev.planes[0].pitch + x));
+        const auto noisy = hn::Or (chroma_changed, hn::Gt (hn::Sub (hn::Max (yc, yp), hn::Min (yc, yp)), thr));
+        stats->changed += hn::CountTrue (d, noisy);
+        any = hn::Or (any, hn::VecFromMask (d, noisy));
+        const V16 below = p.overlay ? yc : y_black;
+        const V16 v = hn::IfThenElse (noisy, blend_lanes (k_y, below, na), below);
+        hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, out.planes[0].data + yi * out.planes[0].pitch + x);
+      }
+      const V16 base = p.overlay ? uvc : neutral;
+      const V16 v = hn::IfThenElse (pair_any (d, any), blend_lanes (k_uv, base, na), base);
+      hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, ouv + x);
+    }
+    if (!nv12) {
+      uint8_t *u = out.planes[1].data + static_cast<size_t> (gy) * out.planes[1].pitch;
+      uint8_t *v = out.planes[2].data + static_cast<size_t> (gy) * out.planes[2].pitch;
+      for (int i = 0; i < xv / 2; i++) {
+        u[i] = ouv[2 * i];
+        v[i] = ouv[2 * i + 1];
+      }
+    }
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+}  // namespace
+
+void HeatmapFast (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, DiffStats *stats)
+{
+  *stats = DiffStats{};
+  int xv = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const int n = static_cast<int> (hn::Lanes (D32 ()));
+  xv = cur.width / n * n;
+  if (xv > 0 && layout_is_rgb (cur.layout))
+    heatmap_rgb (cur, prev, out, p, xv, stats);
+  else if (xv > 0)
+    heatmap_yuv (cur, prev, out, p, xv, stats);
+#endif
+  finish_columns (heatmap_reference, cur, prev, out, p, xv, stats);
+}
+
+void NoisemapFast (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
+{
+  *stats = DiffStats{};
+  int xv = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const bool rgb = layout_is_rgb (cur.layout);
+  const int n = static_cast<int> (rgb ? hn::Lanes (D32 ()) : hn::Lanes (D16 ()));
+  xv = cur.width / n * n;
+  if (xv > 0 && rgb)
+    noisemap_rgb (cur, prev, out, p, xv, stats);
+  else if (xv > 0)
+    noisemap_yuv (cur, prev, out, p, xv, stats);
+#endif
+  finish_columns (noisemap_reference, cur, prev, out, p, xv, stats);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cuv
+HWY_AFTER_NAMESPACE ();
+
+#if HWY_ONCE
+namespace cuv {
+
+HWY_EXPORT (HeatmapFast);
+HWY_EXPORT (NoisemapFast);
+
+void heatmap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &params, DiffStats *stats)
+{
+  HWY_DYNAMIC_DISPATCH (HeatmapFast) (cur, prev, out, params, stats);
+}
+
+void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params, DiffStats *stats)
+{
+  HWY_DYNAMIC_DISPATCH (NoisemapFast) (cur, prev, out, params, stats);
+}
+
+}  // namespace cuv
+#endif
