@@ -71,6 +71,11 @@ using HistogramResults = ResultsTo<HistogramPartials, HistogramResult>;
  * ROI that starts outside the frame becomes empty (width or height 0). */
 bool histogram_clip_roi (int frame_width, int frame_height, int x, int y, int width, int height, Roi *out);
 
+/* The definition, pixel by pixel (histogram_cpu.cpp): what the tests hold the others to. */
+void histogram_reference (const Frame &src, const Roi &roi, int bins, HistogramResult *result);
+
+/* The same counts and sums, counted by luma value in four tables with SIMD luma for RGB
+ * (histogram_cpu_simd.cpp): what the CPU backend runs. */
 void histogram_cpu (const Frame &src, const Roi &roi, int bins, HistogramResult *result);
 
 /* Where the overlay goes: a rectangle of the frame. */

@@ -19,7 +19,7 @@ histogram_clip_roi (int frame_width, int frame_height, int x, int y, int width, 
 }
 
 void
-histogram_cpu (const Frame &src, const Roi &roi, int bins, HistogramResult *res)
+histogram_reference (const Frame &src, const Roi &roi, int bins, HistogramResult *res)
 {
   memset (res, 0, sizeof (*res));
   const Plane &pl = src.planes[0];

@@ -176,7 +176,7 @@ GST_START_TEST (test_overlay_draws_reference)
     fail_unless (gst_video_frame_map (&vf, &info, want, GST_MAP_READWRITE));
     cuv::Frame f = gst_cuda_vision_frame_from_video_frame (&vf, layout);
     cuv::HistogramResult r;
-    cuv::histogram_cpu (f, {0, 0, 320, 240}, 50, &r);
+    cuv::histogram_reference (f, {0, 0, 320, 240}, 50, &r);
     cuv::histogram_overlay_cpu (f, cuv::histogram_overlay_rect (320, 240, cuv::OverlayCorner::BottomRight, 40), 50, r, 320 * 240);
     gst_video_frame_unmap (&vf);
     fail_unless_equals_int (buffer_diff (out, want, info, "overlay"), 0);

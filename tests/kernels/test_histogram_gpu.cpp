@@ -47,7 +47,7 @@ void compare (Checker &c, const HostImage &img, const cuv::Roi &roi, int bins, D
   DeviceImage d (img);
   d.upload (img);
   cuv::HistogramResult ref;
-  cuv::histogram_cpu (img.frame, roi, bins, &ref);
+  cuv::histogram_reference (img.frame, roi, bins, &ref);
   dres.poison ();
   CUVTEST_CHECK_CUDA (cuv::histogram_cuda (d.frame, roi, bins, dres.to (), nullptr));
   CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
@@ -123,7 +123,7 @@ void test_overlay (Checker &c, DeviceResult &dres)
           DeviceImage d (img);
           d.upload (img);
           cuv::HistogramResult ref;
-          cuv::histogram_cpu (img.frame, roi, bins, &ref);
+          cuv::histogram_reference (img.frame, roi, bins, &ref);
           HostImage want = img;
           want.frame = img.frame;
           for (int p = 0; p < want.frame.n_planes; p++)

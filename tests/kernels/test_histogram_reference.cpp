@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <hwy/targets.h>
+
 #include "cuvtest.h"
 #include "histogram_math.h"
 
@@ -55,7 +57,7 @@ Direct direct_count (const cuv::Frame &f, const cuv::Roi &roi, int bins)
 void check_against_direct (Checker &c, const cuv::Frame &f, const cuv::Roi &roi, int bins, const std::string &what)
 {
   cuv::HistogramResult r;
-  cuv::histogram_cpu (f, roi, bins, &r);
+  cuv::histogram_reference (f, roi, bins, &r);
   Direct d = direct_count (f, roi, bins);
   bool counts_ok = true;
   uint64_t total = 0;
@@ -133,7 +135,7 @@ void test_overlay_flat (Checker &c)
     std::memset (img.storage.data (), 200, img.storage.size ());
     const cuv::Roi roi{0, 0, 200, 120};
     cuv::HistogramResult res;
-    cuv::histogram_cpu (img.frame, roi, 256, &res);
+    cuv::histogram_reference (img.frame, roi, 256, &res);
     cuv::OverlayRect rect = cuv::histogram_overlay_rect (200, 120, cuv::OverlayCorner::TopLeft, 50);
     cuv::histogram_overlay_cpu (img.frame, rect, 256, res, 200 * 120);
     const int bpp = cuv::layout_is_rgb (l) ? 4 : 1;
@@ -173,6 +175,41 @@ void test_overlay_flat (Checker &c)
   }
 }
 
+/* The fast histogram (every SIMD target this CPU runs, as Highway dispatches them) gives the
+ * definition's counts and sums: every layout, widths around each vector length, padded and
+ * unaligned rows, ROIs that start at odd columns, every bin count's rounding. */
+void test_fast_equals_definition (Checker &c)
+{
+  const Size shapes[] = {{1, 1}, {3, 2}, {15, 3}, {16, 5}, {63, 4}, {64, 3}, {65, 2}, {129, 7}, {300, 9}};
+  for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
+    hwy::SetSupportedTargetsForTest (target);
+    int wrong = 0, cases = 0;
+    for (cuv::PixelLayout l : kLayouts) {
+      for (Size s : shapes) {
+        HostImage img (l, s.w, s.h, s.w % 5, s.h % 3);
+        fill_pattern (img.storage, s.w * 3 + s.h);
+        const cuv::Roi rois[] = {{0, 0, s.w, s.h}, {s.w / 3, s.h / 2, s.w - s.w / 3, s.h - s.h / 2},
+            {1 % s.w, 0, s.w - 1 % s.w, 1}};
+        for (const cuv::Roi &roi : rois) {
+          if (roi.width <= 0 || roi.height <= 0)
+            continue;
+          for (int bins : {256, 100, 7, 1}) {
+            cuv::HistogramResult want, got;
+            cuv::histogram_reference (img.frame, roi, bins, &want);
+            cuv::histogram_cpu (img.frame, roi, bins, &got);
+            cases++;
+            wrong += std::memcmp (&want, &got, sizeof (want)) != 0;
+          }
+        }
+      }
+    }
+    std::printf ("fast histogram %s: %d cases\n", hwy::TargetName (target), cases);
+    c.expect (wrong == 0, std::string ("fast histogram (") + hwy::TargetName (target) + ") equals the definition: " +
+        std::to_string (wrong) + " of " + std::to_string (cases) + " cases differ");
+  }
+  hwy::SetSupportedTargetsForTest (0);
+}
+
 }  // namespace
 
 int main ()
@@ -181,6 +218,7 @@ int main ()
   test_bin_ranges (c);
   test_clip_roi (c);
   test_histogram_direct (c);
+  test_fast_equals_definition (c);
   test_overlay_rect (c);
   test_overlay_flat (c);
   return c.finish ("test_histogram_reference");
