@@ -51,11 +51,18 @@ void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &t)
     return;
   }
 
+  /* rows and tables through local pointers: a byte store may alias anything, so fields read
+   * through the frames would be read again after every store */
+  const uint8_t *ylut = t.y;
+  const uint16_t *uvlut = t.uv;
   const Plane &sy = src.planes[0];
   const Plane &dy = dst.planes[0];
-  for (int y = 0; y < sy.height; y++)
-    for (int x = 0; x < sy.width; x++)
-      dy.data[static_cast<size_t> (y) * dy.pitch + x] = t.y[sy.data[static_cast<size_t> (y) * sy.pitch + x]];
+  for (int y = 0; y < sy.height; y++) {
+    const uint8_t *in = sy.data + static_cast<size_t> (y) * sy.pitch;
+    uint8_t *out = dy.data + static_cast<size_t> (y) * dy.pitch;
+    for (int x = 0, n = sy.width; x < n; x++)
+      out[x] = ylut[in[x]];
+  }
 
   if (src.layout == PixelLayout::NV12) {
     const Plane &s = src.planes[1];
@@ -63,8 +70,8 @@ void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &t)
     for (int y = 0; y < s.height; y++) {
       const uint8_t *in = s.data + static_cast<size_t> (y) * s.pitch;
       uint8_t *out = d.data + static_cast<size_t> (y) * d.pitch;
-      for (int x = 0; x < s.width; x++) {
-        uint16_t uv = t.uv[in[2 * x] * 256 + in[2 * x + 1]];
+      for (int x = 0, n = s.width; x < n; x++) {
+        const uint16_t uv = uvlut[in[2 * x] * 256 + in[2 * x + 1]];
         out[2 * x] = uv & 0xff;
         out[2 * x + 1] = uv >> 8;
       }
@@ -73,10 +80,12 @@ void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &t)
     const Plane &su = src.planes[1], &sv = src.planes[2];
     const Plane &du = dst.planes[1], &dv = dst.planes[2];
     for (int y = 0; y < su.height; y++) {
-      for (int x = 0; x < su.width; x++) {
-        uint16_t uv = t.uv[su.data[static_cast<size_t> (y) * su.pitch + x] * 256 + sv.data[static_cast<size_t> (y) * sv.pitch + x]];
-        du.data[static_cast<size_t> (y) * du.pitch + x] = uv & 0xff;
-        dv.data[static_cast<size_t> (y) * dv.pitch + x] = uv >> 8;
+      const uint8_t *u_in = su.data + static_cast<size_t> (y) * su.pitch, *v_in = sv.data + static_cast<size_t> (y) * sv.pitch;
+      uint8_t *u_out = du.data + static_cast<size_t> (y) * du.pitch, *v_out = dv.data + static_cast<size_t> (y) * dv.pitch;
+      for (int x = 0, n = su.width; x < n; x++) {
+        const uint16_t uv = uvlut[u_in[x] * 256 + v_in[x]];
+        u_out[x] = uv & 0xff;
+        v_out[x] = uv >> 8;
       }
     }
   }
