@@ -3,9 +3,10 @@
 # (/dev/video0) or, without one, a test scene of colour bars sliding under a sweeping ball with a
 # patch of noise. Eight labelled tiles: the input, cudasobel, cudaenhance, cudahistogram (overlay),
 # cudaheatmap, cudanoisemap (overlay), cudamotionest (arrows) and cudamotionest (colour wheel).
-# In a window where a display exists; otherwise into demo-output/mosaic.webm. Always writes the
-# last mosaic to demo-output/mosaic.png and prints the frames per second. Without a GPU the
-# elements run their CPU reference and say so.
+# The elements see 640x480 frames; the mosaic shows them at half size. In a window where a
+# display exists; otherwise into demo-output/mosaic.webm. Keeps the latest mosaic (two a second,
+# off the video's path) in demo-output/mosaic.png and prints the frames per second. Without a GPU
+# the elements run their CPU backend and say so.
 #   examples/demo.sh [FRAMES]        (default 150: five seconds)
 # CUDAVISION_BUILD=DIR uses an existing build directory instead of installing and building;
 # CUDAVISION_DEMO_WINDOW=0 writes the video file even where a display exists; CUDAVISION_DEMO_OUT=DIR
@@ -18,8 +19,8 @@ frames=${1:-150}
 out=${CUDAVISION_DEMO_OUT:-demo-output}
 mkdir -p "$out"
 rm -f "$out"/mosaic*.png "$out/mosaic.webm"
-w=320
-h=240
+w=640
+h=480
 # complete caps: the mosaic fixes its output from the first tile that negotiates, and a later tile
 # whose caps leave interlace-mode or pixel-aspect-ratio open is then refused (textoverlay checks a subset)
 tile="video/x-raw,format=RGBA,width=$w,height=$h,interlace-mode=progressive,pixel-aspect-ratio=1/1"
@@ -40,10 +41,13 @@ labels=("input" "cudasobel" "cudaenhance" "cudahistogram" "cudaheatmap" "cudanoi
   "cudamotionest color")
 pads=""
 branches=""
+# each tile at half size in the mosaic (the elements see the whole frame)
+tw=$((w / 2))
+th=$((h / 2))
 for i in "${!elements[@]}"; do
-  pads="$pads sink_$i::xpos=$(( i % 4 * w )) sink_$i::ypos=$(( i / 4 * h ))"
+  pads="$pads sink_$i::xpos=$(( i % 4 * tw )) sink_$i::ypos=$(( i / 4 * th )) sink_$i::width=$tw sink_$i::height=$th"
   branches="$branches
-    in. ! queue ! ${elements[$i]} ! videoconvert ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold 12\" ! mosaic.sink_$i"
+    in. ! queue ! ${elements[$i]} ! videoconvert ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold $((h / 20))\" ! mosaic.sink_$i"
 done
 
 if cuv_have_display; then
@@ -55,8 +59,8 @@ else
 fi
 
 pipeline="$source
-  compositor name=mosaic $pads ! video/x-raw,width=$((4 * w)),height=$((2 * h)) ! tee name=out
-    out. ! queue ! videoconvert ! pngenc ! multifilesink max-files=1 location=$out/mosaic-%05d.png
+  compositor name=mosaic $pads ! video/x-raw,width=$((4 * tw)),height=$((2 * th)),framerate=30/1 ! tee name=out
+    out. ! queue leaky=downstream max-size-buffers=1 ! videorate drop-only=true max-rate=2 ! videoconvert ! pngenc ! multifilesink max-files=1 location=$out/mosaic-%05d.png
     out. ! queue ! videoconvert ! $show $branches"
 log=$(mktemp)
 start=$(date +%s.%N)
