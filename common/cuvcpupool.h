@@ -19,6 +19,21 @@ int cpu_cores ();
  * elements does not start a thread set each. */
 void parallel_bands (int n, int threads, const std::function<void (int begin, int end)> &fn);
 
+/* The pixels below which a light operation (a few instructions a byte: table lookups, differences,
+ * counting) stays in one band when the user left n-threads at 0: a frame that a core's cache holds
+ * costs more to hand to another core than that core saves (measured, docs/performance.md). */
+constexpr long long kLightBandPixels = 1 << 20;
+
+/* The bands for a light operation over @pixels: @threads as the user set it, or with 0 one per
+ * kLightBandPixels (rounded), at least one and at most one per core. */
+inline int
+light_bands (int threads, long long pixels)
+{
+  if (threads > 0)
+    return threads;
+  return static_cast<int> (std::clamp<long long> ((pixels + kLightBandPixels / 2) / kLightBandPixels, 1, cpu_cores ()));
+}
+
 /* parallel_bands () over the rows of a frame @height rows tall, in pairs so that the chroma rows
  * of 4:2:0 stay whole: @fn (y0, y1) for rows [y0, y1) (cuv::frame_rows () gives their frame). */
 inline void

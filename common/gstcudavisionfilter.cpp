@@ -870,14 +870,17 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
    * GstCudaVisionFilter:n-threads:
    *
    * The CPU backend splits each frame into this many bands and runs them at once (0 = one per
-   * core), as videoconvert's property does. The worker threads are one set for the whole process,
+   * core; for the light operations, table lookups, differences and counting, one per megapixel
+   * up to that: a smaller frame stays on the core whose cache holds it), as videoconvert's
+   * property does. The worker threads are one set for the whole process,
    * shared by every element in it, so a chain of elements does not oversubscribe the machine.
    * The output is the same for every value. The CUDA backend ignores it.
    */
   g_object_class_install_property (gobject_class, PROP_N_THREADS,
       g_param_spec_uint ("n-threads", "Threads",
           "CPU backend: bands each frame is split into and run at once, on worker threads every element "
-          "of the process shares (0 = one per core); the output is the same for any value",
+          "of the process shares (0 = one per core, or per megapixel for light operations); the output is the "
+          "same for any value",
           0, G_MAXINT, DEFAULT_N_THREADS,
           static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
 

@@ -97,14 +97,18 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
   GstCudaEnhance *self = GST_CUDA_ENHANCE (filter);
   cuv::EnhanceParams p = gst_cuda_enhance_params (self);
   const cuv::EnhanceTables *tables = p.is_identity () ? nullptr : &gst_cuda_enhance_tables (self, p);
-  /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0) */
-  cuv::parallel_row_pairs (in->height, gst_cuda_vision_filter_get_n_threads (filter), [&] (int y0, int y1) {
-    const cuv::Frame src = cuv::frame_rows (*in, y0, y1), dst = cuv::frame_rows (*out, y0, y1);
-    if (tables)
-      cuv::enhance_cpu (src, dst, *tables);
-    else
-      cuv::copy_frame_cpu (src, dst);
-  });
+  /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0); 4:2:0 is two table
+   * lookups a pixel, light, while RGB converts each pixel to YUV and back */
+  const int threads = gst_cuda_vision_filter_get_n_threads (filter);
+  cuv::parallel_row_pairs (in->height,
+      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, static_cast<long long> (in->width) * in->height),
+      [&] (int y0, int y1) {
+        const cuv::Frame src = cuv::frame_rows (*in, y0, y1), dst = cuv::frame_rows (*out, y0, y1);
+        if (tables)
+          cuv::enhance_cpu (src, dst, *tables);
+        else
+          cuv::copy_frame_cpu (src, dst);
+      });
   return GST_FLOW_OK;
 }
 
