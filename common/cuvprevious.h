@@ -8,7 +8,8 @@
  *   while we hold one of its buffers, so then a device copy is kept instead.
  * - System memory with the CUDA backend: the staging buffer the frame was uploaded into; the
  *   base class alternates two of them, so this costs no copy either.
- * - The CPU backend: a host copy.
+ * - The CPU backend: system memory out of place held by reference as CUDA memory is (when its
+ *   pool can spare it), else a host copy.
  * Forgotten on FLUSH_STOP, on a caps change of the frames (it lives in the caps state; a change of
  * memory only hands it on, take ()) and on a DISCONT buffer. */
 #pragma once

@@ -55,11 +55,12 @@ writes_frame (const cuv::Route &route, GstCudaVisionFilter *self, bool in_place)
   return !in_place || !route.op.writes_frame || route.op.writes_frame (self);
 }
 
-/* The CPU backends' transform of a temporal element sees the host copy of the previous frame,
- * then keeps a host copy of @fin. */
+/* The CPU backends' transform of a temporal element sees the previous frame on the host, then
+ * keeps @fin as the next one's: by a reference on @hold where it may (the input buffer, which
+ * upstream's pool can spare), else as a host copy. */
 static GstFlowReturn
 transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, const cuv::Frame &fin,
-    const cuv::Frame &fout)
+    const cuv::Frame &fout, GstBuffer *hold = nullptr)
 {
   if (!route.op.temporal)
     return route.op.transform_cpu (self, &fin, &fout);
@@ -67,7 +68,9 @@ transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, cons
   GstFlowReturn ret = route.op.transform_cpu (self, &fin, &fout);
   route.previous_view = nullptr;
   st.previous.end ();
-  if (ret == GST_FLOW_OK)
+  if (ret == GST_FLOW_OK && hold)
+    st.previous.hold (hold);
+  else if (ret == GST_FLOW_OK)
     st.previous.keep_host_copy (fin);
   return ret;
 }
@@ -260,7 +263,9 @@ process_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuf
   MappedFrames mapped (self, st, inbuf, outbuf, writes_frame (route, self, inbuf == outbuf), false, false);
   if (!mapped.ok ())
     return GST_FLOW_ERROR;
-  return transform_cpu (self, route, st, mapped.in, mapped.out);
+  /* out of place, the input stays as it is: held instead of copied where upstream can spare it */
+  GstBuffer *hold = route.op.temporal && inbuf != outbuf && st.previous.can_hold (GST_OBJECT (self), inbuf) ? inbuf : nullptr;
+  return transform_cpu (self, route, st, mapped.in, mapped.out, hold);
 }
 
 #if CUV_HAVE_CUDA
