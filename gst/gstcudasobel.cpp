@@ -81,6 +81,10 @@ struct GstCudaSobelImpl {
   float fast_root_scale = -1.0f;
   int fast_root_device = -1;
   bool fast_root = false;
+  /* streaming thread only: the CPU backend's output table, for output_scale and output_threshold */
+  cuv::SobelOutput output;
+  float output_scale = -1.0f;
+  int output_threshold = -1;
 #if CUV_HAVE_CUDA
   /* the check under way: its scale and device, its count of wrong energies, its end */
   bool checking = false;
@@ -112,9 +116,19 @@ gst_cuda_sobel_params (GstCudaSobel *self)
 static GstFlowReturn
 gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
+  GstCudaSobelImpl *impl = GST_CUDA_SOBEL (filter)->impl;
   const cuv::SobelParams params = gst_cuda_sobel_params (GST_CUDA_SOBEL (filter));
-  const cuv::SobelOutput output = cuv::sobel_output (params.scale, params.threshold);
-  cuv::parallel_row_pairs (in->height, gst_cuda_vision_filter_get_n_threads (filter),
+  /* the table is built again only when the scale or the threshold changed */
+  if (params.scale != impl->output_scale || params.threshold != impl->output_threshold) {
+    impl->output = cuv::sobel_output (params.scale, params.threshold);
+    impl->output_scale = params.scale;
+    impl->output_threshold = params.threshold;
+  }
+  const cuv::SobelOutput &output = impl->output;
+  /* adjacent samples (gray, 4:2:0 luma) are light work; RGB reads and writes four channels */
+  const int threads = gst_cuda_vision_filter_get_n_threads (filter);
+  cuv::parallel_row_pairs (in->height,
+      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, static_cast<long long> (in->width) * in->height),
       [&] (int y0, int y1) { cuv::sobel_rows_cpu (*in, *out, params, output, y0, y1); });
   return GST_FLOW_OK;
 }

@@ -44,8 +44,15 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
 struct SobelOutput {
   std::vector<uint8_t> table;
   uint8_t above = 255;
+  /* table, then @above, then 3 bytes: lookup[min (e, table.size ())] for every energy, and whole
+   * 32-bit words at each of those indices for SIMD gathers */
+  std::vector<uint8_t> lookup;
 };
 SobelOutput sobel_output (float scale, int threshold);
+
+/* One output row of adjacent samples (a gray plane, or luma rows), from the rows above (@t), at
+ * (@m) and below (@b), edges replicated, in SIMD (sobel_cpu_simd.cpp). */
+void sobel_bytes_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, int w, const SobelOutput &o, uint8_t *out);
 
 /* Rows [@y0, @y1) of the frame, reading the rows around them: the same bytes as the definition;
  * bands of rows may run on several threads at once. */

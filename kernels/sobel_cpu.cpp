@@ -84,40 +84,24 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
 
 namespace {
 
-/* One output row (samples OS bytes apart) of one channel (samples S bytes apart), from the rows
- * above (@t), at (@m) and below (@b), edges replicated. Adjacent samples: the energies first into
- * @e (a loop the compiler vectorizes), then their output bytes. */
-template <int S, int OS>
-void sobel_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, uint8_t *d, int w, int *e, const SobelOutput &o)
+/* One output row (samples 4 bytes apart) of one channel of a 4-byte layout, from the rows above
+ * (@t), at (@m) and below (@b), edges replicated (adjacent samples go through sobel_bytes_row ()). */
+void sobel_channel_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, uint8_t *d, int w, const SobelOutput &o)
 {
-  auto energy = [&] (int xl, int x, int xr) {
-    return sobel_energy (t[xl * S], t[x * S], t[xr * S], m[xl * S], m[xr * S], b[xl * S], b[x * S], b[xr * S]);
-  };
   const int n = static_cast<int> (o.table.size ());
-  const uint8_t *table = o.table.data ();
-  if constexpr (S != 1) {
-    /* samples apart: the loads do not vectorize, the table is read at once (measured faster) */
-    auto out = [&] (int v) { return v < n ? table[v] : o.above; };
-    if (w == 1) {
-      d[0] = out (energy (0, 0, 0));
-      return;
-    }
-    d[0] = out (energy (0, 0, 1));
-    for (int x = 1; x < w - 1; x++)
-      d[x * OS] = out (energy (x - 1, x, x + 1));
-    d[(w - 1) * OS] = out (energy (w - 2, w - 1, w - 1));
+  const uint8_t *lookup = o.lookup.data ();
+  auto out = [&] (int xl, int x, int xr) {
+    d[4 * x] = lookup[std::min (sobel_energy (t[4 * xl], t[4 * x], t[4 * xr], m[4 * xl], m[4 * xr], b[4 * xl], b[4 * x],
+        b[4 * xr]), n)];
+  };
+  if (w == 1) {
+    out (0, 0, 0);
     return;
   }
-  if (w == 1) {
-    e[0] = energy (0, 0, 0);
-  } else {
-    e[0] = energy (0, 0, 1);
-    for (int x = 1; x < w - 1; x++)
-      e[x] = energy (x - 1, x, x + 1);
-    e[w - 1] = energy (w - 2, w - 1, w - 1);
-  }
-  for (int x = 0; x < w; x++)
-    d[x * OS] = e[x] < n ? table[e[x]] : o.above;
+  out (0, 0, 1);
+  for (int x = 1; x < w - 1; x++)
+    out (x - 1, x, x + 1);
+  out (w - 2, w - 1, w - 1);
 }
 
 const uint8_t *row_at (const Plane &p, int y)
@@ -136,11 +120,17 @@ void luma_row (const uint8_t *px, int w, bool bgr, uint8_t *out)
 SobelOutput sobel_output (float scale, int threshold)
 {
   SobelOutput o;
+  auto with_lookup = [] (SobelOutput &r) -> SobelOutput & {
+    r.lookup = r.table;
+    r.lookup.push_back (r.above);
+    r.lookup.insert (r.lookup.end (), 3, 0);
+    return r;
+  };
   if (threshold > 0) {
     const int e = sobel_threshold_energy (scale, threshold);
     o.table.assign (e == 0x7fffffff ? 0 : e, 0);
     o.above = e == 0x7fffffff ? 0 : 255;
-    return o;
+    return with_lookup (o);
   }
   /* the energies where the magnitude reaches 1, 2, ... 255 */
   const int full = sobel_threshold_energy (scale, 255);
@@ -151,7 +141,7 @@ SobelOutput sobel_output (float scale, int threshold)
     std::fill (o.table.begin () + from, o.table.begin () + to, static_cast<uint8_t> (v));
     from = std::max (from, to);
   }
-  return o;
+  return with_lookup (o);
 }
 
 void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &params, const SobelOutput &output, int y0,
@@ -159,12 +149,10 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
 {
   const Plane &s = src.planes[0], &d = dst.planes[0];
   const int w = s.width;
-  std::vector<int> energies (static_cast<size_t> (std::max (w, 1)));
-  int *e = energies.data ();
   if (!layout_is_rgb (src.layout)) {
     for (int y = y0; y < y1; y++)
-      sobel_row<1, 1> (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), d.data + static_cast<size_t> (y) * d.pitch, w,
-          e, output);
+      sobel_bytes_row (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), w, output,
+          d.data + static_cast<size_t> (y) * d.pitch);
     /* chroma: neutral, in the rows of the chroma planes these luma rows cover */
     const Frame band = frame_rows (dst, y0, y1);
     for (int p = 1; p < band.n_planes; p++)
@@ -176,25 +164,26 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
       uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
       const uint8_t *t = row_at (s, y - 1), *m = row_at (s, y), *b = row_at (s, y + 1);
       for (int c = 0; c < 3; c++)
-        sobel_row<4, 4> (t + c, m + c, b + c, o + c, w, e, output);
+        sobel_channel_row (t + c, m + c, b + c, o + c, w, output);
       for (int x = 0; x < w; x++)
         o[4 * x + 3] = m[4 * x + 3];
     }
     return;
   }
-  /* luma mode: the luma of three rows, rolled down the band */
+  /* luma mode: the luma of three rows, rolled down the band, and the output's gray row */
   const bool bgr = layout_is_bgr (src.layout);
-  std::vector<uint8_t> rows (3 * static_cast<size_t> (w));
+  std::vector<uint8_t> rows (4 * static_cast<size_t> (w));
   uint8_t *l[3] = {rows.data (), rows.data () + w, rows.data () + 2 * w};
+  uint8_t *gray = rows.data () + 3 * w;
   luma_row (row_at (s, y0 - 1), w, bgr, l[0]);
   luma_row (row_at (s, y0), w, bgr, l[1]);
   for (int y = y0; y < y1; y++) {
     luma_row (row_at (s, y + 1), w, bgr, l[2]);
     uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
     const uint8_t *m = row_at (s, y);
-    sobel_row<1, 4> (l[0], l[1], l[2], o, w, e, output);
+    sobel_bytes_row (l[0], l[1], l[2], w, output, gray);
     for (int x = 0; x < w; x++) {
-      o[4 * x + 1] = o[4 * x + 2] = o[4 * x];
+      o[4 * x] = o[4 * x + 1] = o[4 * x + 2] = gray[x];
       o[4 * x + 3] = m[4 * x + 3];
     }
     std::rotate (l, l + 1, l + 3);

@@ -8,6 +8,8 @@
 #include <vector>
 #include <memory>
 
+#include <hwy/targets.h>
+
 #include "cuvtest.h"
 #include "enhance.h"
 #include "sobel.h"
@@ -175,35 +177,41 @@ void test_sobel_fast_equals_definition (Checker &c)
 {
   const cuv::PixelLayout layouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8,
       cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
-  uint32_t seed = 91;
-  int wrong = 0, cases = 0;
-  for (cuv::PixelLayout l : layouts) {
-    for (Size s : {Size{1, 1}, Size{2, 3}, Size{3, 2}, Size{17, 13}, Size{64, 33}}) {
-      for (cuv::SobelMode mode : {cuv::SobelMode::Color, cuv::SobelMode::Luma}) {
-        for (float scale : {1.0f, 0.3f, 3.7f, 0.05f}) {
-          for (int threshold : {0, 1, 40, 255, 256}) {
-            HostImage in (l, s.w, s.h, 5), want (l, s.w, s.h, 3), got (l, s.w, s.h, 7);
-            fill_pattern (in.storage, seed++);
-            const cuv::SobelParams p{mode, scale, threshold};
-            cuv::sobel_reference (in.frame, want.frame, p);
-            cuv::sobel_cpu (in.frame, got.frame, p);
-            cases++;
-            wrong += max_diff (got.frame, want.frame, "sobel fast", false) != 0;
-            const cuv::SobelOutput o = cuv::sobel_output (scale, threshold);
-            for (int band : {1, 2, 7}) {
-              HostImage banded (l, s.w, s.h, 1);
-              for (int y = 0; y < s.h; y += band)
-                cuv::sobel_rows_cpu (in.frame, banded.frame, p, o, y, std::min (s.h, y + band));
+  /* every SIMD target this CPU runs, as Highway dispatches them */
+  for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
+    hwy::SetSupportedTargetsForTest (target);
+    uint32_t seed = 91;
+    int wrong = 0, cases = 0;
+    for (cuv::PixelLayout l : layouts) {
+      for (Size s : {Size{1, 1}, Size{2, 3}, Size{3, 2}, Size{17, 13}, Size{64, 33}, Size{66, 3}, Size{131, 4}}) {
+        for (cuv::SobelMode mode : {cuv::SobelMode::Color, cuv::SobelMode::Luma}) {
+          for (float scale : {1.0f, 0.3f, 3.7f, 0.05f}) {
+            for (int threshold : {0, 1, 40, 255, 256}) {
+              HostImage in (l, s.w, s.h, 5, 1), want (l, s.w, s.h, 3), got (l, s.w, s.h, 7);
+              fill_pattern (in.storage, seed++);
+              const cuv::SobelParams p{mode, scale, threshold};
+              cuv::sobel_reference (in.frame, want.frame, p);
+              cuv::sobel_cpu (in.frame, got.frame, p);
               cases++;
-              wrong += max_diff (banded.frame, want.frame, "sobel bands", false) != 0;
+              wrong += max_diff (got.frame, want.frame, "sobel fast", false) != 0;
+              const cuv::SobelOutput o = cuv::sobel_output (scale, threshold);
+              for (int band : {1, 2, 7}) {
+                HostImage banded (l, s.w, s.h, 1);
+                for (int y = 0; y < s.h; y += band)
+                  cuv::sobel_rows_cpu (in.frame, banded.frame, p, o, y, std::min (s.h, y + band));
+                cases++;
+                wrong += max_diff (banded.frame, want.frame, "sobel bands", false) != 0;
+              }
             }
           }
         }
       }
     }
+    std::printf ("fast sobel %s: %d frames\n", hwy::TargetName (target), cases);
+    c.expect (wrong == 0, std::string ("sobel (") + hwy::TargetName (target) + "): the fast version equals the definition: " +
+        std::to_string (wrong) + " of " + std::to_string (cases) + " frames differ");
   }
-  c.expect (wrong == 0, "sobel: the fast version equals the definition: " + std::to_string (wrong) + " of " +
-      std::to_string (cases) + " frames differ");
+  hwy::SetSupportedTargetsForTest (0);
 }
 
 int main ()
