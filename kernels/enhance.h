@@ -41,7 +41,12 @@ struct EnhanceTables {
 
 void enhance_build_tables (const EnhanceParams &params, EnhanceTables *tables);
 
-/* src and dst have the same layout and size; they may be the same frame (in place). */
+/* The definition, a table lookup per sample (enhance_cpu.cpp): src and dst have the same layout
+ * and size; they may be the same frame (in place). */
+void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables &tables);
+
+/* The same bytes, 4:2:0 luma through the table in SIMD (enhance_cpu_simd.cpp): what the CPU
+ * backend runs. */
 void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &tables);
 
 #if CUV_HAVE_CUDA

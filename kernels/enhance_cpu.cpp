@@ -29,7 +29,7 @@ void enhance_build_tables (const EnhanceParams &p, EnhanceTables *t)
   }
 }
 
-void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &t)
+void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables &t)
 {
   if (layout_is_rgb (src.layout)) {
     const bool bgr = layout_is_bgr (src.layout);

@@ -149,7 +149,7 @@ void test_enhance (Checker &c)
           for (bool in_place : {false, true})
             compare (c, l, s, st, seed++, in_place, what,
                 [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::enhance_cuda (a, b, dtables, nullptr); },
-                [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::enhance_cpu (a, b, *tables); });
+                [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::enhance_reference (a, b, *tables); });
         }
       }
     }
@@ -184,7 +184,7 @@ void test_yuv_vector_edges (Checker &c)
         for (bool in_place : {false, true})
           compare (c, l, s, st, seed++, in_place, "enhance",
               [&] (const cuv::Frame &a, const cuv::Frame &b) { return cuv::enhance_cuda (a, b, dtables, nullptr); },
-              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::enhance_cpu (a, b, *tables); });
+              [&] (const cuv::Frame &a, const cuv::Frame &b) { cuv::enhance_reference (a, b, *tables); });
       }
     }
   }
