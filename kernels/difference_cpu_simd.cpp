@@ -122,9 +122,9 @@ void heatmap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const H
   const V32 low = hn::Set (d, 0xffu);
   LaneStats ls (d);
   for (int y = 0; y < cur.height; y++) {
-    const uint8_t *crow = cur.planes[0].data + static_cast<size_t> (y) * cur.planes[0].pitch;
-    const uint8_t *prow = prev.planes[0].data + static_cast<size_t> (y) * prev.planes[0].pitch;
-    uint8_t *orow = out.planes[0].data + static_cast<size_t> (y) * out.planes[0].pitch;
+    const uint8_t *crow = plane_row (cur.planes[0], y);
+    const uint8_t *prow = plane_row (prev.planes[0], y);
+    uint8_t *orow = plane_row (out.planes[0], y);
     for (int x = 0; x < xv; x += static_cast<int> (n)) {
       const V32 c = load_words (d, crow + 4 * x);
       const V32 ad = byte_diffs (d, c, load_words (d, prow + 4 * x));
@@ -142,9 +142,9 @@ void heatmap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const H
 const uint8_t *uv_row (const Frame &f, int cy, std::vector<uint8_t> &scratch)
 {
   if (f.layout == PixelLayout::NV12)
-    return f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch;
-  const uint8_t *u = f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch;
-  const uint8_t *v = f.planes[2].data + static_cast<size_t> (cy) * f.planes[2].pitch;
+    return plane_row (f.planes[1], cy);
+  const uint8_t *u = plane_row (f.planes[1], cy);
+  const uint8_t *v = plane_row (f.planes[2], cy);
   scratch.resize (2 * static_cast<size_t> (f.planes[1].width));
   for (int i = 0; i < f.planes[1].width; i++) {
     scratch[2 * i] = u[i];
@@ -167,10 +167,10 @@ void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const H
   LaneStats ls (d);
   std::vector<uint8_t> cur_uv, prev_uv;
   for (int y = 0; y < cur.height; y++) {
-    const uint8_t *cy_row = cur.planes[0].data + static_cast<size_t> (y) * cur.planes[0].pitch;
-    const uint8_t *py_row = prev.planes[0].data + static_cast<size_t> (y) * prev.planes[0].pitch;
+    const uint8_t *cy_row = plane_row (cur.planes[0], y);
+    const uint8_t *py_row = plane_row (prev.planes[0], y);
     const uint8_t *cuv = uv_row (cur, y / 2, cur_uv), *puv = uv_row (prev, y / 2, prev_uv);
-    uint8_t *orow = out.planes[0].data + static_cast<size_t> (y) * out.planes[0].pitch;
+    uint8_t *orow = plane_row (out.planes[0], y);
     for (int x = 0; x < xv; x += static_cast<int> (n)) {
       const V32 yc = hn::PromoteTo (d, hn::LoadU (d8, cy_row + x)), yp = hn::PromoteTo (d, hn::LoadU (d8, py_row + x));
       /* lanes u0 v0 u1 v1 ...: pixel x's group is x / 2 */
@@ -203,9 +203,9 @@ void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const 
   const V32 colour = hn::Set (d, p.color);
   const V32 painted_black = hn::Set (d, blend_px (p.color, 0, p.alpha) | 0xff000000u);
   for (int y = 0; y < cur.height; y++) {
-    const uint8_t *crow = cur.planes[0].data + static_cast<size_t> (y) * cur.planes[0].pitch;
-    const uint8_t *prow = prev.planes[0].data + static_cast<size_t> (y) * prev.planes[0].pitch;
-    uint8_t *orow = out.planes[0].data + static_cast<size_t> (y) * out.planes[0].pitch;
+    const uint8_t *crow = plane_row (cur.planes[0], y);
+    const uint8_t *prow = plane_row (prev.planes[0], y);
+    uint8_t *orow = plane_row (out.planes[0], y);
     for (int x = 0; x < xv; x += static_cast<int> (n)) {
       const V32 c = load_words (d, crow + 4 * x);
       /* a colour byte's difference above the threshold leaves something after subtracting it */
@@ -259,7 +259,7 @@ void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const 
     const uint8_t *cuv = uv_row (cur, gy, cur_uv), *puv = uv_row (prev, gy, prev_uv);
     if (!nv12)
       out_uv.resize (2 * static_cast<size_t> (out.planes[1].width));
-    uint8_t *ouv = nv12 ? out.planes[1].data + static_cast<size_t> (gy) * out.planes[1].pitch : out_uv.data ();
+    uint8_t *ouv = nv12 ? plane_row (out.planes[1], gy) : out_uv.data ();
     const int rows = cur.height - 2 * gy < 2 ? 1 : 2;
     for (int x = 0; x < xv; x += static_cast<int> (n)) {
       const V16 uvc = hn::PromoteTo (d, hn::LoadU (d8, cuv + x)), uvp = hn::PromoteTo (d, hn::LoadU (d8, puv + x));
@@ -267,23 +267,23 @@ void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const 
       const auto chroma_changed = pair_any (d, chroma_over);
       V16 any = hn::Zero (d);
       for (int r = 0; r < rows; r++) {
-        const size_t yi = static_cast<size_t> (2 * gy + r);
-        const V16 yc = hn::PromoteTo (d, hn::LoadU (d8, cur.planes[0].data + yi * cur.planes[0].pitch + x));
-        const V16 yp = hn::PromoteTo (d, hn::LoadU (d8, prev.planes[0].data + yi * prev.planes[0].pitch + x));
+        const int yi = 2 * gy + r;
+        const V16 yc = hn::PromoteTo (d, hn::LoadU (d8, plane_row (cur.planes[0], yi) + x));
+        const V16 yp = hn::PromoteTo (d, hn::LoadU (d8, plane_row (prev.planes[0], yi) + x));
         const auto noisy = hn::Or (chroma_changed, hn::Gt (hn::Sub (hn::Max (yc, yp), hn::Min (yc, yp)), thr));
         stats->changed += hn::CountTrue (d, noisy);
         any = hn::Or (any, hn::VecFromMask (d, noisy));
         const V16 below = p.overlay ? yc : y_black;
         const V16 v = hn::IfThenElse (noisy, blend_lanes (k_y, below, na), below);
-        hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, out.planes[0].data + yi * out.planes[0].pitch + x);
+        hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, plane_row (out.planes[0], yi) + x);
       }
       const V16 base = p.overlay ? uvc : neutral;
       const V16 v = hn::IfThenElse (pair_any (d, any), blend_lanes (k_uv, base, na), base);
       hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, ouv + x);
     }
     if (!nv12) {
-      uint8_t *u = out.planes[1].data + static_cast<size_t> (gy) * out.planes[1].pitch;
-      uint8_t *v = out.planes[2].data + static_cast<size_t> (gy) * out.planes[2].pitch;
+      uint8_t *u = plane_row (out.planes[1], gy);
+      uint8_t *v = plane_row (out.planes[2], gy);
       for (int i = 0; i < xv / 2; i++) {
         u[i] = ouv[2 * i];
         v[i] = ouv[2 * i + 1];

@@ -31,8 +31,8 @@ void lookup_plane (const Plane &s, const Plane &d, const uint8_t table[256])
     pieces[k] = hn::LoadDup128 (d8, table + 16 * k);
   const auto low = hn::Set (d8, 0x0f);
   for (int y = 0; y < s.height; y++) {
-    const uint8_t *in = s.data + static_cast<size_t> (y) * s.pitch;
-    uint8_t *out = d.data + static_cast<size_t> (y) * d.pitch;
+    const uint8_t *in = plane_row (s, y);
+    uint8_t *out = plane_row (d, y);
     int x = 0;
     for (; x + lanes <= s.width; x += lanes) {
       const auto v = hn::LoadU (d8, in + x);

@@ -95,7 +95,7 @@ void HistogramFast (const Frame &src, const Roi &roi, int bins, HistogramResult 
   std::vector<uint8_t> luma (rgb ? roi.width : 0);
   uint64_t sums[3] = {0, 0, 0};
   for (int y = roi.y; y < roi.y + roi.height; y++) {
-    const uint8_t *row = pl.data + static_cast<size_t> (y) * pl.pitch;
+    const uint8_t *row = plane_row (pl, y);
     if (rgb) {
       luma_row (row + 4 * static_cast<size_t> (roi.x), roi.width, layout_is_bgr (src.layout) ? 2 : 0, luma.data (), sums);
       count_bytes (luma.data (), roi.width, counts);

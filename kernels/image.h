@@ -116,6 +116,12 @@ inline Frame frame_cols (const Frame &f, int x0, int x1)
   return r;
 }
 
+/* Row @y of plane @p. */
+inline uint8_t *plane_row (const Plane &p, int y)
+{
+  return p.data + static_cast<ptrdiff_t> (y) * p.pitch;
+}
+
 /* Bytes of the block make_frame() describes. */
 inline size_t frame_bytes (const Frame &f)
 {
