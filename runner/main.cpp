@@ -1,0 +1,119 @@
+/* cudavision-run: runs a camera list's pipelines of gst-cudavision elements in one process,
+ * restarts each camera on its own, publishes the results to an MQTT broker and serves Prometheus
+ * metrics (docs/fleet.md).
+ *   cudavision-run [--shard I/N] [--check] CONFIG
+ * Exit status: 0 after SIGINT or SIGTERM, 2 for a bad config or arguments, 1 for anything else.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib-unix.h>
+#include <gst/gst.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "camera.h"
+#include "config.h"
+#include "metrics.h"
+#include "publisher.h"
+
+namespace {
+
+/* "I/N" with 0 <= I < N */
+bool parse_shard (const char *text, int *index, int *count)
+{
+  int i = -1, n = 0;
+  char end = 0;
+  if (std::sscanf (text, "%d/%d%c", &i, &n, &end) != 2 || n < 1 || i < 0 || i >= n)
+    return false;
+  *index = i;
+  *count = n;
+  return true;
+}
+
+}  // namespace
+
+int main (int argc, char **argv)
+{
+  gchar *shard_text = nullptr;
+  gboolean check = FALSE;
+  GOptionEntry entries[] = {
+      {"shard", 0, 0, G_OPTION_ARG_STRING, &shard_text,
+          "Run camera k of the list where k % N == I (0-based, in the file's order), so that N copies cover it",
+          "I/N"},
+      {"check", 0, 0, G_OPTION_ARG_NONE, &check, "Check the config and the pipelines' syntax, then exit", nullptr},
+      {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
+  };
+  GOptionContext *ctx = g_option_context_new ("CONFIG - run cameras through gst-cudavision's elements");
+  g_option_context_add_main_entries (ctx, entries, nullptr);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  GError *err = nullptr;
+  if (!g_option_context_parse (ctx, &argc, &argv, &err) || argc != 2) {
+    g_printerr ("cudavision-run: %s\n%s", err ? err->message : "one CONFIG file, please",
+        g_option_context_get_help (ctx, TRUE, nullptr));
+    return 2;
+  }
+  g_option_context_free (ctx);
+  int shard = 0, shards = 1;
+  if (shard_text && !parse_shard (shard_text, &shard, &shards)) {
+    g_printerr ("cudavision-run: --shard %s: expected I/N with 0 <= I < N\n", shard_text);
+    return 2;
+  }
+
+  cuvrun::RunnerConfig config;
+  std::string error;
+  if (!cuvrun::load_config (argv[1], &config, &error)) {
+    g_printerr ("cudavision-run: %s\n", error.c_str ());
+    return 2;
+  }
+  config.run_id = g_get_real_time ();
+  /* each camera's pipeline must parse before anything runs: a typo is the config's error */
+  for (const cuvrun::CameraConfig &c : config.cameras) {
+    gchar *desc = g_strdup_printf ("fakesrc ! %s ! fakesink", c.pipeline.c_str ());
+    GstElement *p = gst_parse_launch_full (desc, nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &err);
+    g_free (desc);
+    if (!p) {
+      g_printerr ("cudavision-run: %s: [camera %s] pipeline: %s\n", argv[1], c.name.c_str (), err->message);
+      return 2;
+    }
+    gst_object_unref (p);
+  }
+  if (check) {
+    g_print ("%s: %zu cameras, valid\n", argv[1], config.cameras.size ());
+    return 0;
+  }
+
+  cuvrun::Publisher publisher (config.broker_host, config.broker_port,
+      config.client_id + "-" + std::to_string (shard) + "of" + std::to_string (shards), config.queue_limit);
+  if (!publisher.start (&error)) {
+    g_printerr ("cudavision-run: %s\n", error.c_str ());
+    return 1;
+  }
+  std::vector<std::unique_ptr<cuvrun::Camera>> cameras;
+  for (size_t k = 0; k < config.cameras.size (); k++)
+    if (static_cast<int> (k % shards) == shard)
+      cameras.push_back (std::make_unique<cuvrun::Camera> (config.cameras[k], config, publisher));
+  cuvrun::Metrics metrics (cameras, publisher, std::to_string (shard) + "/" + std::to_string (shards));
+  if (config.metrics_port > 0 && !metrics.start (config.metrics_port, &error)) {
+    g_printerr ("cudavision-run: %s\n", error.c_str ());
+    return 1;
+  }
+  g_print ("cudavision-run: shard %d/%d, %zu of %zu cameras, broker %s:%d, metrics on port %d\n", shard, shards,
+      cameras.size (), config.cameras.size (), config.broker_host.c_str (), config.broker_port, config.metrics_port);
+
+  GMainLoop *loop = g_main_loop_new (nullptr, FALSE);
+  auto quit = [] (gpointer l) -> gboolean {
+    g_main_loop_quit (static_cast<GMainLoop *> (l));
+    return G_SOURCE_REMOVE;
+  };
+  g_unix_signal_add (SIGINT, quit, loop);
+  g_unix_signal_add (SIGTERM, quit, loop);
+  for (auto &c : cameras)
+    c->start ();
+  g_main_loop_run (loop);
+  for (auto &c : cameras)
+    c->stop ();
+  /* what is queued gets a moment to reach the broker */
+  publisher.flush (2000);
+  g_main_loop_unref (loop);
+  return 0;
+}
