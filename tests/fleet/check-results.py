@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Reads mosquitto_sub -v output (TOPIC JSON per line) and checks the fleet test's claims.
+
+  check-results.py FILE all CAM...            every camera has results
+  check-results.py FILE since T CAM...        every camera has results timestamped after T (us)
+  check-results.py FILE gaps MS T0 T1 CAM...  no camera has a gap over MS ms between T0 and T1 (us)
+  check-results.py FILE seq                   each camera's run has seq 1..max without a hole
+  check-results.py FILE state CAM STATE       CAM published STATE
+Prints what it found; exits 1 when a claim does not hold.
+"""
+import json, sys
+
+path, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+results, states = [], []
+for line in open(path, encoding="utf-8", errors="replace"):
+    topic, _, payload = line.strip().partition(" ")
+    try:
+        msg = json.loads(payload)
+    except ValueError:
+        continue
+    (states if topic.endswith("/state") else results).append(msg)
+
+def fail(text):
+    print("FAIL:", text)
+    sys.exit(1)
+
+if what in ("all", "since"):
+    since = int(args.pop(0)) if what == "since" else 0
+    for cam in args:
+        n = sum(1 for m in results if m["camera"] == cam and m["time-us"] > since)
+        if n == 0:
+            fail(f"no results from {cam}" + (f" after {since}" if since else ""))
+    print(f"results from all {len(args)} cameras" + (" since then" if since else ""))
+elif what == "gaps":
+    limit, t0, t1 = int(args[0]) * 1000, int(args[1]), int(args[2])
+    for cam in args[3:]:
+        times = sorted(m["time-us"] for m in results if m["camera"] == cam and t0 <= m["time-us"] <= t1)
+        if not times:
+            fail(f"{cam}: no results between the two times")
+        worst = max([b - a for a, b in zip(times, times[1:])] + [times[0] - t0, t1 - times[-1]])
+        if worst > limit:
+            fail(f"{cam}: a gap of {worst / 1000:.0f} ms")
+    print(f"no gap over {limit // 1000} ms in {len(args) - 3} cameras")
+elif what == "seq":
+    runs = {}
+    for m in results:
+        runs.setdefault((m["camera"], m["run"]), set()).add(m["seq"])
+    for (cam, run), seqs in sorted(runs.items()):
+        missing = set(range(1, max(seqs) + 1)) - seqs
+        if missing:
+            first = min(missing)
+            around = sorted(m["time-us"] for m in results if m["camera"] == cam and m["run"] == run and
+                            abs(m["seq"] - first) <= 1)
+            fail(f"{cam} run {run}: {len(missing)} of {max(seqs)} results missing (first {first}, "
+                 f"published about {around[0] if around else '?'} us)")
+    print(f"{len(runs)} camera runs, every result from 1 to the last there")
+elif what == "state":
+    cam, state = args
+    if not any(m["camera"] == cam and m["state"] == state for m in states):
+        fail(f"{cam} never published state {state}")
+    print(f"{cam} published {state}")

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The camera fleet with real parts only, on the CPU backend (docs/fleet.md): a Mosquitto broker on a
+# loopback port, eight RTSP cameras (tests/fleet/rtsp-camera, H.264), two cudavision-run with
+# --shard 0/2 and 1/2 and a subscriber. Then: a runner killed with SIGKILL and started again, one
+# camera's server gone for 3 s, the broker restarted, a camera that does not exist, a config with
+# an error. Every camera's results are checked by tests/fleet/check-results.py.
+#   tests/fleet/test-fleet.sh BUILD_DIR
+set -eu
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+for tool in mosquitto mosquitto_sub; do
+  command -v $tool >/dev/null || { echo "no $tool here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+done
+for e in x264enc avdec_h264 rtspsrc rtph264depay; do
+  gst-inspect-1.0 $e >/dev/null 2>&1 || { echo "no $e here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+done
+run=$build/runner/cudavision-run
+camera=$build/tests/rtsp-camera
+check="python3 $here/check-results.py"
+dir=$(mktemp -d)
+pids=()
+cleanup () {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+export GST_PLUGIN_PATH_1_0=$build/gst GST_REGISTRY_1_0=$dir/registry.bin
+now_us () { python3 -c 'import time; print(int(time.time() * 1e6))'; }
+# ports from this process's number, clear of the usual ones
+base=$((20000 + ($$ % 2000) * 20))
+broker_port=$base
+broker () {
+  mosquitto -c "$dir/broker.conf" >> "$dir/broker.log" 2>&1 &
+  broker_pid=$!
+  pids+=($broker_pid)
+  sleep 0.5
+}
+cat > "$dir/broker.conf" <<CONF
+listener $broker_port 127.0.0.1
+allow_anonymous true
+persistence true
+persistence_location $dir/
+# as root it would switch to the user mosquitto, which cannot write the persistence file here
+user $(id -un)
+log_type all
+CONF
+broker
+declare -A cam_pid
+start_camera () {
+  "$camera" $((base + 1 + $1)) > "$dir/camera$1.log" 2>&1 &
+  cam_pid[$1]=$!
+  pids+=($!)
+}
+cams=()
+for i in 0 1 2 3 4 5 6 7; do start_camera $i; cams+=(cam$i); done
+# a persistent session: what is published while the broker restarts reaches it afterwards
+mosquitto_sub -h 127.0.0.1 -p $broker_port -t 'cudavision/#' -v -q 1 -c -i cuv-fleet-test > "$dir/results.txt" 2>&1 &
+pids+=($!)
+{
+  echo "[runner]"
+  echo "broker-port=$broker_port"
+  echo "restart-min-ms=200"
+  echo "restart-max-ms=2000"
+  echo "stall-ms=1500"
+  echo "failing-after=3"
+  for i in 0 1 2 3 4 5 6 7; do
+    echo "[camera cam$i]"
+    echo "uri=rtsp://127.0.0.1:$((base + 1 + i))/cam"
+    echo "pipeline=cudahistogram interval=200000000 ! cudamotionest interval=200000000"
+  done
+  # nobody serves this one
+  echo "[camera ghost]"
+  echo "uri=rtsp://127.0.0.1:$((base + 19))/cam"
+  echo "pipeline=cudanoisemap"
+} > "$dir/site.conf"
+start_runner () {
+  sed "s/^\[runner\]$/[runner]\nmetrics-port=$((base + 10 + $1))/" "$dir/site.conf" > "$dir/site$1.conf"
+  "$run" --shard $1/2 "$dir/site$1.conf" >> "$dir/runner$1.log" 2>&1 &
+  runner_pid[$1]=$!
+  pids+=($!)
+}
+declare -A runner_pid
+start_runner 0
+start_runner 1
+fail () { echo "FAIL: $*"; [ -z "${CUV_FLEET_KEEP:-}" ] || cp -r "$dir" "$CUV_FLEET_KEEP"; for f in "$dir"/runner*.log; do echo "== $f"; tail -n 20 "$f"; done; exit 1; }
+# waits up to $1 seconds for a check-results.py claim
+wait_for () {
+  local limit=$1 t=0
+  shift
+  until $check "$dir/results.txt" "$@" > "$dir/check.txt" 2>&1; do
+    t=$((t + 1))
+    [ $t -le $((limit * 2)) ] || { cat "$dir/check.txt"; return 1; }
+    sleep 0.5
+  done
+  cat "$dir/check.txt"
+}
+
+echo "== two runners, eight cameras"
+wait_for 30 all "${cams[@]}" || fail "not every camera's results arrived"
+wait_for 15 state ghost failing || fail "the camera that does not exist was not reported failing"
+metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$((base + 10))/metrics').read().decode())")
+grep -q '^cudavision_camera_up{camera="cam0"} 1' <<<"$metrics" || fail "runner 0's metrics do not show cam0 up"
+grep -q '^cudavision_camera_failing{camera="ghost"} 1' <<<"$metrics" || fail "runner 0's metrics do not show ghost failing"
+echo "metrics: cam0 up, ghost failing"
+
+echo "== runner 0 killed with SIGKILL and started again"
+kill -9 "${runner_pid[0]}"
+t=$(now_us)
+start_runner 0
+wait_for 5 since "$t" cam0 cam2 cam4 cam6 || fail "runner 0's cameras did not resume within 5 s"
+
+echo "== cam1's server gone for 3 s"
+kill -9 "${cam_pid[1]}"
+t0=$(now_us)
+sleep 3
+start_camera 1
+t_back=$(now_us)
+wait_for 20 since "$t_back" cam1 || fail "cam1 did not come back"
+t1=$(now_us)
+$check "$dir/results.txt" gaps 1500 "$t0" "$t1" cam0 cam2 cam3 cam4 cam5 cam6 cam7 || fail "other cameras paused"
+
+echo "== the broker restarted"
+echo "broker stopped at $(now_us) us"
+kill "$broker_pid"
+wait "$broker_pid" 2>/dev/null || true
+sleep 2
+broker
+t=$(now_us)
+wait_for 20 since "$t" "${cams[@]}" || fail "results did not resume after the broker's restart"
+sleep 2
+kill -TERM "${runner_pid[0]}" "${runner_pid[1]}"
+wait "${runner_pid[0]}" || fail "runner 0 did not exit 0 on SIGTERM"
+wait "${runner_pid[1]}" || fail "runner 1 did not exit 0 on SIGTERM"
+sleep 1
+$check "$dir/results.txt" seq || fail "results were lost"
+grep -h "dropped" "$dir"/runner*.log || true
+
+echo "== a config with an error"
+printf '[runner]\nbroker-port=%s\n[camera x]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel\nfps=3\n' $broker_port > "$dir/bad.conf"
+set +e
+out=$("$run" "$dir/bad.conf" 2>&1)
+rc=$?
+set -e
+echo "$out"
+[ $rc = 2 ] || fail "exit status $rc for a bad config, not 2"
+grep -q "bad.conf:6: \[camera x\] fps: unknown key" <<<"$out" || fail "the message does not name file, line and key"
+printf '[camera y]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel ! nosuchelement\n' > "$dir/bad2.conf"
+set +e
+out=$("$run" "$dir/bad2.conf" 2>&1)
+rc=$?
+set -e
+echo "$out"
+[ $rc = 2 ] || fail "exit status $rc for a pipeline that does not parse, not 2"
+echo "fleet: every claim held"
