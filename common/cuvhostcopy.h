@@ -1,5 +1,5 @@
 /* gst-cudavision: uploads from, and downloads into, pageable host memory that we cannot page-lock
- * (issue 17: a new malloc'd frame every time, as an appsrc application makes them).
+ * (docs/design.md, "Data flow": a new malloc'd frame every time, as an appsrc application makes them).
  *
  * The driver's own pageable copy stages the frame through its pinned buffers with one CPU thread
  * (2.4 ms for a 3840x2160 RGBA frame on the H100 machine, a quarter of the link's speed), and

@@ -1,5 +1,5 @@
 /* gst-cudavision: a GstAllocator of page-locked host memory, for the pools an element offers where
- * a side of it is system memory (issue 17): upstream writes its frames straight into memory that
+ * a side of it is system memory (docs/design.md, "Data flow"): upstream writes its frames straight into memory that
  * the copy engine reads, and our system-memory output is written by the copy engine, so each
  * upload and download is one DMA without the driver's staging through its own pinned buffers.
  * GStreamer's CUDA library has no such allocator (1.22 to 1.26 pin only their own staging).

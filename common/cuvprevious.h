@@ -1,4 +1,4 @@
-/* gst-cudavision: the previous input frame of a temporal element (DESIGN.md rule 8).
+/* gst-cudavision: the previous input frame of a temporal element (docs/design.md, "Temporal elements").
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Kept the cheapest way the input allows:

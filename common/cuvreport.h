@@ -1,4 +1,4 @@
-/* gst-cudavision: how analysis results leave an element (DESIGN.md rule 7): the interval of the
+/* gst-cudavision: how analysis results leave an element (docs/design.md, "Analysers"; docs/results.md): the interval of the
  * element messages, with `level`'s timing fields, and the custom meta on each buffer.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once

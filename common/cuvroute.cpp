@@ -415,7 +415,7 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
     ok = CUV_CUDA_OK (self, cuv::wait_for_writer (in_mem, run_on, route.stream.event ()));
     fin = in_view;
   } else {
-    /* straight from the mapped frame: no CPU copy into the pinned staging buffer first (issue 17:
+    /* straight from the mapped frame: no CPU copy into the pinned staging buffer first (docs/performance.md:
      * the driver's pageable copy beats a CPU copy and a DMA, and pinned input is one DMA) */
     if (overlap_upload)
       std::swap (st.in_stage, st.prev_stage);

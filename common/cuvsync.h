@@ -1,4 +1,4 @@
-/* gst-cudavision: where the host and the CUDA streams wait for each other (DESIGN.md rule 5). The
+/* gst-cudavision: where the host and the CUDA streams wait for each other (docs/design.md, "Synchronisation"). The
  * per-frame route (cuvroute.cpp) calls these at the two points a frame crosses an element's
  * boundary, and the allocation code (cuvnegotiation.cpp) hands streams along with pools; the 1.22
  * and 1.24+ rules live here and nowhere else (docs/design.md, "Synchronisation").

@@ -1,5 +1,5 @@
 /* gst-cudavision: GstCudaVisionAnalyser, the base class of the elements that measure frames and
- * report what they measured (DESIGN.md rule 7).
+ * report what they measured (docs/design.md, "Analysers"; docs/results.md).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * It owns how results leave an element: the `post-messages` and `interval` properties, a

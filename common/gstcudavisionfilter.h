@@ -4,7 +4,7 @@
  * It owns everything that is not the operation itself: the `cuda-device-id` and `backend`
  * properties, the GstCudaContext shared with GStreamer's CUDA elements, a stream from the
  * context's pool, both memory types on both pads (CUDA memory first), pinned staging when a side
- * is system memory, the output pools and the allocation proposal, and DESIGN.md's sync rule. A
+ * is system memory, the output pools and the allocation proposal, and the waits of docs/design.md, "Synchronisation". A
  * subclass gives its formats and implements transform_cpu and transform_cuda on cuv::Frame views
  * (host views for the CPU backend, device views for the CUDA backend). */
 #pragma once
@@ -50,7 +50,7 @@ struct _GstCudaVisionFilterClass {
    * frame into it (out of place). */
   gboolean keeps_caps;
 
-  /* TRUE for elements that compare each frame with the one before (DESIGN.md rule 8): the base
+  /* TRUE for elements that compare each frame with the one before (docs/design.md, "Temporal elements"): the base
    * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
    * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. */
   gboolean temporal;

@@ -84,7 +84,7 @@ gst_cuda_motionest_writes_frame (GstCudaVisionFilter *filter)
   return GST_CUDA_MOTIONEST (filter)->impl->frame.draw != GST_CUDA_MOTIONEST_DRAW_NONE;
 }
 
-/* Forgets the previous frame (DESIGN.md rule 8), saying @why in the debug log. */
+/* Forgets the previous frame (docs/design.md, "Temporal elements"), saying @why in the debug log. */
 static void
 gst_cuda_motionest_reset (GstCudaMotionest *self, const char *why)
 {

@@ -11,7 +11,7 @@ namespace cuv {
  * the current device. Computed once per device and kernel: the occupancy query costs microseconds
  * of host time, and a launch that waits for it leaves the GPU idle that long. Thread-safe; after
  * a thread's first question for a kernel on a device it takes no lock (the streaming path takes
- * no process-wide lock, DESIGN.md). */
+ * no process-wide lock: docs/design.md, "A frame's lifetime"). */
 cudaError_t resident_blocks (const void *kernel, int threads, int *blocks);
 
 }  // namespace cuv

@@ -41,7 +41,7 @@ case $mode in
     tool=${1:?which compute-sanitizer tool}
     # the tests that make CUDA calls (compute-sanitizer fails a program that never does); racecheck,
     # which looks only at shared memory inside kernels and is the slowest, the kernel tests alone
-    # and the frames between elements' streams (issue 18)
+    # and the frames between elements' streams (docs/design.md, "Synchronisation")
     if [ "$tool" = racecheck ]; then
       set -- kernels/kernels-gpu kernels/histogram-gpu kernels/difference-gpu kernels/motion-gpu check/stream-model-gpu
     else

@@ -1,4 +1,4 @@
-/* Kernel benchmark, DESIGN.md's method: CUDA events around the kernel on its stream, the L2 cache
+/* Kernel benchmark, docs/performance.md's method: CUDA events around the kernel on its stream, the L2 cache
  * flushed before every iteration (a 256 MiB write), 20 warm-ups, the median of 100; in the same run
  * a device-to-device copy of the same frame, the floor every kernel is reported against; and the CPU
  * reference's time per frame.
@@ -131,7 +131,7 @@ double cpu_ms (const std::function<void ()> &work)
   return t[2];
 }
 
-/* The motion search on luma planes (the figure issue 5 sets): a camera-like frame and the same
+/* The motion search on luma planes (the figure docs/performance.md holds it to): a camera-like frame and the same
  * frame panned by (3, -2) with other noise, so that the search finds real motion. The CPU
  * reference is timed once, at 1920x1080 only (it takes seconds). */
 void bench_motion (Bench &b, bool quick)

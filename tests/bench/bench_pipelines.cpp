@@ -19,7 +19,7 @@
  * the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
  * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
- * pipelines, always 1920x1080 NV12 or the smaller --size, as issue 16 defines them; --format does
+ * pipelines, always 1920x1080 NV12 or the smaller --size, as docs/performance.md defines them; --format does
  * not apply to them); --no-many: not those rows; --pipelines: their counts
  * of pipelines (default 1,4,16,32,64); --profile-host: sample the host's CPU time
  * while the rows' pipelines run and print where it went (host_profile.h; use it with --only;
@@ -29,7 +29,7 @@
  * (else it runs, which takes about a minute); --device: the CUDA device the pipelines run on (the
  * shared context is made there; default 0; the kernel column comes from device 0), or a list
  * (--device 0,1): each configuration row then runs one pipeline on each of those devices at once,
- * in this process, and gives their total (issue 22); --ring: the frames in a source's ring
+ * in this process, and gives their total (docs/performance.md); --ring: the frames in a source's ring
  * (default 4; more spread the frames over more memory); --idle-streams: that many CUDA streams
  * made on the first device's context and left idle while the rows run; --pipeline:
  * instead of the configurations, this one (the elements between source and sink, as gst-launch
@@ -732,7 +732,7 @@ int main (int argc, char **argv)
     {"tee: cudasobel | cudahistogram", "tee name=t t. ! queue ! cudasobel" + sink + " t. ! queue ! cudahistogram ! fakesink",
         {"cudasobel mode=color", "cudahistogram (camera-like)"}},
   };
-  /* the many-pipeline rows' chain: issue 16's, or with --pipeline and --only many the first of those */
+  /* the many-pipeline rows' chain: docs/performance.md's, or with --pipeline and --only many the first of those */
   Config many_chain = *std::find_if (configs.begin (), configs.end (), [] (const Config &c) { return c.name == "chain of 4"; });
   if (!custom.empty ()) {
     configs.clear ();
@@ -830,7 +830,7 @@ int main (int argc, char **argv)
       bool ok = true;
       std::string each; /* every run's fps, to see a collapse */
       /* a short run, not counted, sets the timed runs' length: at least 3000 frames a pipeline,
-       * and a few seconds a run (issue 16), so that a burst of a few ms weighs little in it */
+       * and a few seconds a run (docs/performance.md), so that a burst of a few ms weighs little in it */
       int n = quick ? quick_frames : 60;
       if (!quick) {
         const double fps = run_once (chain, info, memories.front (), 300, p, &ok);

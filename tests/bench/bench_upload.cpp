@@ -1,4 +1,4 @@
-/* gst-cudavision benchmark: ways to upload a frame that sits in pageable host memory (issue 17).
+/* gst-cudavision benchmark: ways to upload a frame that sits in pageable host memory (docs/design.md, "Data flow").
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * bench_upload [--size WxH] [--bpp N]: for one frame (default 3840x2160, 4 bytes a pixel), the median

@@ -53,7 +53,7 @@ GST_START_TEST (test_sobel_cpu_matches_reference)
 }
 GST_END_TEST;
 
-/* The bound is 2 per channel; the arithmetic is videobalance's, so 0 is what we expect. */
+/* A bound of 2 per channel would do; the arithmetic is videobalance's, so 0 is what we expect. */
 GST_START_TEST (test_enhance_matches_videobalance)
 {
   const char *values[] = {"contrast=1.4", "contrast=0.6 brightness=0.15 saturation=1.6 hue=0.25",

@@ -1,6 +1,6 @@
 /* cudasobel and cudaenhance on the CUDA backend, against the CPU backend, through every pairing
  * of memory types on the pads (cudaupload/cudadownload around), padded strides, the context
- * shared with cudaupload, and the issue's 30-frame pipeline. Exits 77 without a GPU.
+ * shared with cudaupload, and a 30-frame pipeline as a user runs it. Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 
@@ -194,7 +194,7 @@ GST_START_TEST (test_device_id_out_of_range)
 }
 GST_END_TEST;
 
-/* The acceptance pipeline: the two backends give the same bytes, frame by frame. */
+/* A pipeline as a user runs it: the two backends give the same bytes, frame by frame. */
 GST_START_TEST (test_pipeline_cuda_equals_cpu)
 {
   for (const char *format : {"RGBA", "NV12", "I420", "BGRx"}) {

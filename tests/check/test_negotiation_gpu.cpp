@@ -1,5 +1,5 @@
-/* Which memory our elements negotiate where the pipeline leaves the choice to them (issue 16
- * item 2): CUDA memory from an element that offers both (cudaupload, whose caps list system
+/* Which memory our elements negotiate where the pipeline leaves the choice to them
+ * (docs/design.md, "Data flow"): CUDA memory from an element that offers both (cudaupload, whose caps list system
  * memory first), CUDA memory between two of our elements whatever the ends of the chain are
  * (into an analyser that is last before a system-memory element too: it takes CUDA memory and
  * writes system memory itself, out of place; where downstream takes either, it keeps its input's
@@ -7,7 +7,7 @@
  * system memory where a neighbour takes only that (`videoconvert ! video/x-raw`: videoconvert
  * alone would pass CUDA memory through), and system memory into the CPU backend.
  * The pipelines run to EOS; the caps are read from the pads then. And where a side is system
- * memory on the CUDA backend, the memory is page-locked (issue 17): upstream writes into the pool
+ * memory on the CUDA backend, the memory is page-locked (docs/design.md, "Data flow"): upstream writes into the pool
  * we propose, and we write into a pool of ours; on the CPU backend it is not. Memory that upstream
  * recycles is page-locked in place; memory that comes once goes up through our staging. Exits 77
  * without a GPU.
@@ -486,7 +486,7 @@ last_frame_and_warnings (const char *launch, const std::vector<std::pair<const c
 
 /* CUDA memory of another context (a neighbour on another device, or one that did not share its
  * context) goes through system memory: the frames are still right, and one warning says so and
- * what to set (issue 22: never a silent slowdown). On one GPU, two contexts of device 0 stand
+ * what to set (never a silent slowdown). On one GPU, two contexts of device 0 stand
  * for two devices (test_multi_gpu has two devices); shared, no warning comes. */
 GST_START_TEST (test_cuda_memory_of_another_context_warns)
 {

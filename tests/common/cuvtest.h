@@ -103,7 +103,7 @@ inline std::vector<Size> quick_sizes (const std::vector<Size> &s)
   return r;
 }
 
-/* DESIGN.md's sizes. */
+/* The sizes of docs/testing.md. */
 inline std::vector<Size> sizes (bool with_4k)
 {
   std::vector<Size> s = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}, {1920, 1080}};

@@ -1,4 +1,4 @@
-/* The heat map and noise map kernels against their CPU references: every layout, DESIGN.md's
+/* The heat map and noise map kernels against their CPU references: every layout, docs/testing.md's
  * sizes, tight, padded, unaligned and offset pitches, the first frame (prev == cur), and the
  * parameters that select code paths (blend, colour maps, overlay, threshold, alpha). Bytes
  * outside the image stay untouched, the statistics agree, and each launch rearms its results.

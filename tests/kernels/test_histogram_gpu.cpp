@@ -1,5 +1,5 @@
 /* The histogram kernel and the overlay kernel against their CPU references: every layout,
- * DESIGN.md's sizes, tight, padded and unaligned pitches, several ROIs and bin counts, and flat
+ * the sizes of docs/testing.md, tight, padded and unaligned pitches, several ROIs and bin counts, and flat
  * frames (every thread of a warp in one bin). Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>

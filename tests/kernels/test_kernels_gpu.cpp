@@ -1,4 +1,4 @@
-/* The CUDA kernels against their CPU references: every layout, DESIGN.md's sizes, tight, padded
+/* The CUDA kernels against their CPU references: every layout, the sizes of docs/testing.md, tight, padded
  * and unaligned pitches, several parameter sets; bit-exact, and no byte written outside the image.
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */

@@ -1,5 +1,5 @@
 /* The motion search, luma and drawing kernels against their CPU references: every block mode,
- * ranges from 1 to 64 (one, two and four passes of 32 dx), DESIGN.md's sizes, padded and
+ * ranges from 1 to 64 (one, two and four passes of 32 dx), the sizes of docs/testing.md, padded and
  * unaligned pitches, related and unrelated content. Vectors past the grid and bytes outside the
  * image stay untouched. Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
