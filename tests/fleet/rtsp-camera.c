@@ -1,5 +1,8 @@
-/* A camera for the fleet test: an RTSP server on 127.0.0.1:PORT serving rtsp://127.0.0.1:PORT/cam,
- * a moving test pattern in H.264 (x264enc), made anew for each client.
+/* A camera for the fleet tests: an RTSP server on 127.0.0.1:PORT serving rtsp://127.0.0.1:PORT/cam,
+ * a moving test pattern in H.264, made anew for each client, or with CUV_CAMERA_SHARED=1 one
+ * stream that every client shares (many cameras from one encoder, for the GPU sizing of
+ * docs/fleet.md). CUV_CAMERA_ENCODER names the encoder (default x264enc; openh264enc where the
+ * GStreamer at hand has no x264enc).
  *   rtsp-camera PORT [WIDTH HEIGHT FPS]
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
@@ -20,9 +23,15 @@ main (int argc, char **argv)
   GstRTSPServer *server = gst_rtsp_server_new ();
   g_object_set (server, "address", "127.0.0.1", "service", argv[1], NULL);
   GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new ();
+  const char *encoder = g_getenv ("CUV_CAMERA_ENCODER");
+  const gboolean x264 = !encoder || g_str_equal (encoder, "x264enc");
+  gchar *encode = x264 ? g_strdup_printf ("x264enc tune=zerolatency speed-preset=ultrafast key-int-max=%d", fps)
+                       : g_strdup_printf ("%s gop-size=%d", encoder, fps);
   gchar *launch = g_strdup_printf ("( videotestsrc is-live=true pattern=ball motion=sweep ! "
-      "video/x-raw,width=%d,height=%d,framerate=%d/1 ! x264enc tune=zerolatency speed-preset=ultrafast "
-      "key-int-max=%d ! rtph264pay name=pay0 pt=96 config-interval=1 )", width, height, fps, fps);
+      "video/x-raw,width=%d,height=%d,framerate=%d/1 ! %s ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )",
+      width, height, fps, encode);
+  g_free (encode);
+  gst_rtsp_media_factory_set_shared (factory, g_strcmp0 (g_getenv ("CUV_CAMERA_SHARED"), "1") == 0);
   gst_rtsp_media_factory_set_launch (factory, launch);
   g_free (launch);
   GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points (server);
