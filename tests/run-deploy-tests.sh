@@ -24,7 +24,7 @@ need () {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
-need python3-venv debootstrap
+need python3-venv
 
 # the manifests
 venv=$cache/kubernetes-validate
@@ -35,39 +35,17 @@ fi
 check "manifests validate (Kubernetes 1.37 schemas)" "$venv/bin/kubernetes-validate" --strict deploy/kubernetes/*.yaml
 
 # the container's build steps in a fresh Debian 12
-if [ ! -f "$root/.cuv-complete" ]; then
-  mirror=$(grep -hoE '^(URIs:[[:space:]]*|deb[[:space:]]+)https?://[^[:space:]]+/debian/?' \
-    /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list 2>/dev/null |
-    grep -oE 'https?://[^[:space:]]+' | head -n 1)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  echo "making a Debian 12 root in $root from $mirror"
-  $sudo rm -rf "$root"
-  $sudo mkdir -p "$root"
-  $sudo debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null && $sudo touch "$root/.cuv-complete"
-fi
-mounted=()
-cleanup () {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do $sudo umount -l "${mounted[$i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-bind () { $sudo mkdir -p "$root$2"; $sudo mount --bind "$1" "$root$2"; mounted+=("$root$2"); }
-bind /proc /proc
-bind /dev /dev
-bind "$src" /src
-[ -d /usr/local/cuda ] && bind "$(readlink -f /usr/local/cuda)" /usr/local/cuda
-$sudo cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-in_root () {
-  $sudo chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    GST_REGISTRY_1_0=/tmp/registry.bin bash -c "$1"
-}
+. tests/debian-root.sh
+debian_root bookworm "$root"
+enter_root "$root" "$src"
 check "deploy/container-build.sh runtime, then build / (CUDA for sm_90)" \
-  in_root 'cd /src && deploy/container-build.sh runtime && CUV_CUDA_ARCHS=90 deploy/container-build.sh build /'
-check "the installed plugin registers" in_root 'gst-inspect-1.0 cudasobel >/dev/null && gst-inspect-1.0 cudamotionest >/dev/null'
-check "a pipeline runs on the installed plugin" \
-  in_root 'gst-launch-1.0 -q videotestsrc num-buffers=10 ! video/x-raw,format=NV12 ! cudasobel ! cudahistogram ! fakesink'
+  in_root "$root" 'cd /src && deploy/container-build.sh runtime && CUV_CUDA_ARCHS=90 deploy/container-build.sh build /'
+check "the installed plugin registers" \
+  in_root "$root" 'gst-inspect-1.0 cudasobel >/dev/null && gst-inspect-1.0 cudamotionest >/dev/null'
+check "a pipeline runs on the installed plugin" in_root "$root" GST_REGISTRY_1_0=/tmp/registry.bin \
+  'gst-launch-1.0 -q videotestsrc num-buffers=10 ! video/x-raw,format=NV12 ! cudasobel ! cudahistogram ! fakesink'
 "$venv/bin/python" -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["data"]["site.conf"])' \
   deploy/kubernetes/configmap.yaml | $sudo tee "$root/tmp/site.conf" >/dev/null
-check "the manifests' camera list passes cudavision-run --check" in_root 'cudavision-run --check /tmp/site.conf'
+check "the manifests' camera list passes cudavision-run --check" in_root "$root" 'cudavision-run --check /tmp/site.conf'
 echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" = 0 ]
