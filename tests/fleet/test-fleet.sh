@@ -137,19 +137,20 @@ $check "$dir/results.txt" seq || fail "results were lost"
 grep -h "dropped" "$dir"/runner*.log || true
 
 echo "== a config with an error"
+# the runner on config FILE exits with 2 and says MESSAGE
+rejects () {
+  local out rc=0
+  out=$("$run" "$dir/$1" 2>&1) || rc=$?
+  echo "$out"
+  [ $rc = 2 ] || fail "exit status $rc for $1, not 2"
+  grep -qF "$2" <<<"$out" || fail "the message for $1 does not say: $2"
+}
 printf '[runner]\nbroker-port=%s\n[camera x]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel\nfps=3\n' $broker_port > "$dir/bad.conf"
-set +e
-out=$("$run" "$dir/bad.conf" 2>&1)
-rc=$?
-set -e
-echo "$out"
-[ $rc = 2 ] || fail "exit status $rc for a bad config, not 2"
-grep -q "bad.conf:6: \[camera x\] fps: unknown key" <<<"$out" || fail "the message does not name file, line and key"
+rejects bad.conf "bad.conf:6: [camera x] fps: unknown key"
 printf '[camera y]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel ! nosuchelement\n' > "$dir/bad2.conf"
-set +e
-out=$("$run" "$dir/bad2.conf" 2>&1)
-rc=$?
-set -e
-echo "$out"
-[ $rc = 2 ] || fail "exit status $rc for a pipeline that does not parse, not 2"
+rejects bad2.conf "bad2.conf: [camera y] pipeline:"
+printf '[runner]\nqueue-limit=lots\n\n[camera z]\npipeline=cudasobel\n' > "$dir/bad3.conf"
+rejects bad3.conf "bad3.conf:2: [runner] queue-limit: 'lots' is not a whole number"
+printf '[camera z]\npipeline=cudasobel\n' > "$dir/bad4.conf"
+rejects bad4.conf "bad4.conf:1: [camera z] uri: missing"
 echo "fleet: every claim held"
