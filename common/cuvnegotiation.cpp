@@ -208,7 +208,7 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
       gst_structure_free (config);
     }
   }
-  const bool downstreams = pool != nullptr;
+  [[maybe_unused]] const bool downstreams = pool != nullptr;
   if (!pool)
     pool = make_pool (context, caps, &info, min, max, &size, ours, pinned);
   if (!pool) {

@@ -10,7 +10,7 @@
 #include <mutex>
 
 #include <gmodule.h>
-#include <gst/video/gstvideopool.h>
+#include <gst/video/video.h>
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

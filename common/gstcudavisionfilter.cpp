@@ -400,7 +400,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  GstElement *element = GST_ELEMENT (trans);
+  [[maybe_unused]] GstElement *element = GST_ELEMENT (trans);
   gint device_id;
   GstCudaVisionBackend backend;
   {

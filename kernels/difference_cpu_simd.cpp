@@ -109,7 +109,7 @@ HWY_INLINE V32 load_words (D32 d, const uint8_t *p)
   return hn::BitCast (d, hn::LoadU (d8, p));
 }
 
-HWY_INLINE void store_words (D32 d, V32 v, uint8_t *p)
+HWY_INLINE void store_words (D32, V32 v, uint8_t *p)
 {
   const hn::Repartition<uint8_t, D32> d8;
   hn::StoreU (hn::BitCast (d8, v), d8, p);

@@ -22,7 +22,10 @@ debian_root () {
   echo "making a Debian $suite root in $root from $mirror"
   $sudo rm -rf "$root"
   $sudo mkdir -p "$root"
-  $sudo debootstrap --variant=minbase "$suite" "$root" "$mirror" >/dev/null && $sudo touch "$root/.cuv-complete"
+  $sudo debootstrap --variant=minbase "$suite" "$root" "$mirror" >/dev/null || return 1
+  # a mirror that is a snapshot serves a testing Release past its Valid-Until date
+  echo 'Acquire::Check-Valid-Until "false";' | $sudo tee "$root/etc/apt/apt.conf.d/99cuv-snapshot" >/dev/null
+  $sudo touch "$root/.cuv-complete"
 }
 cuv_mounted=()
 cuv_unmount () {

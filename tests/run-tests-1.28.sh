@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole suite on GStreamer 1.28: inside a Debian testing (forky) root made with debootstrap from the
+# Debian archive that apt already uses, with this checkout at /src and the host's /usr/local/cuda
+# bind-mounted. Ends with 'N passed, N failed, N skipped'. Needs root (debootstrap, chroot, mount).
+# The root and its build stay in CUV_FORKY_ROOT (default /var/cache/gst-cudavision/forky) for the
+# next run on this machine; a root that was not finished is made again. Extra arguments go to meson
+# setup (default: -Dcuda=disabled: CUDA 13's nvcc does not take forky's GCC 16 as its host compiler;
+# GStreamer 1.28's CUDA headers still take cuda.h from the bind-mounted toolkit, -Dcuda-headers).
+set -eu
+cd "$(dirname "$0")/.."
+src=$PWD
+root=${CUV_FORKY_ROOT:-/var/cache/gst-cudavision/forky}
+. tests/debian-root.sh
+debian_root testing "$root"
+enter_root "$root" "$src"
+[ $# -gt 0 ] || set -- -Dcuda=disabled
+in_root "$root" CUV_BUILD_DIR=/var/build-1.28 'cd /src && tests/run-tests.sh "$@"' bash "$@"
