@@ -7,6 +7,8 @@
 #include <functional>
 #include <mutex>
 
+#include "image.h"
+
 namespace cuv {
 
 /* The cores this process may run on. */
@@ -24,13 +26,14 @@ void parallel_bands (int n, int threads, const std::function<void (int begin, in
  * costs more to hand to another core than that core saves (measured, docs/performance.md). */
 constexpr long long kLightBandPixels = 1 << 20;
 
-/* The bands for a light operation over @pixels: @threads as the user set it, or with 0 one per
- * kLightBandPixels (rounded), at least one and at most one per core. */
+/* The bands for a light operation over frame @f: @threads as the user set it, or with 0 one per
+ * kLightBandPixels of @f (rounded), at least one and at most one per core. */
 inline int
-light_bands (int threads, long long pixels)
+light_bands (int threads, const Frame &f)
 {
   if (threads > 0)
     return threads;
+  const long long pixels = static_cast<long long> (f.width) * f.height;
   return static_cast<int> (std::clamp<long long> ((pixels + kLightBandPixels / 2) / kLightBandPixels, 1, cpu_cores ()));
 }
 

@@ -51,6 +51,16 @@ struct CapsState {
 #endif
   /* temporal elements only */
   cuv::PreviousFrame previous;
+
+  /* Takes over @from's previous frame, with the staging buffer it may live in: for caps that
+   * describe the same frames in another memory (the stream goes on). */
+  void take_previous (CapsState &from)
+  {
+    previous.take (from.previous);
+#if CUV_HAVE_CUDA
+    prev_stage = std::move (from.prev_stage);
+#endif
+  }
 };
 
 namespace cuv {

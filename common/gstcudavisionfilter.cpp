@@ -625,10 +625,7 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
       gst_video_info_is_equal (&old->out_info, &state->out_info);
   if (klass->temporal && priv->stream_continues) {
     GST_DEBUG_OBJECT (self, "new caps, the same frames: keeping the previous frame");
-    state->previous.take (old->previous);
-#if CUV_HAVE_CUDA
-    state->prev_stage = std::move (old->prev_stage);
-#endif
+    state->take_previous (*old);
   } else if (klass->temporal && old) {
     GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
   }

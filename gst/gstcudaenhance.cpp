@@ -101,7 +101,7 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
    * lookups a pixel, light, while RGB converts each pixel to YUV and back */
   const int threads = gst_cuda_vision_filter_get_n_threads (filter);
   cuv::parallel_row_pairs (in->height,
-      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, static_cast<long long> (in->width) * in->height),
+      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, *in),
       [&] (int y0, int y1) {
         const cuv::Frame src = cuv::frame_rows (*in, y0, y1), dst = cuv::frame_rows (*out, y0, y1);
         if (tables)

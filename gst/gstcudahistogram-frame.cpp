@@ -44,8 +44,7 @@ GstFlowReturn
 gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  const int threads = cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter),
-      static_cast<long long> (in->width) * in->height);
+  const int threads = cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in);
   if (in->planes[0].data != out->planes[0].data)
     cuv::parallel_row_pairs (in->height, threads,
         [&] (int y0, int y1) { cuv::copy_frame_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*out, y0, y1)); });

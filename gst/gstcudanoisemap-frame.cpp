@@ -32,7 +32,7 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *
   const cuv::Frame &before = prev ? *prev : *in;
   /* each pixel alone (with its 2x2 chroma): bands of row pairs, their counts added */
   impl->cpu_result = cuv::sum_over_row_pairs<cuv::DiffStats> (in->height,
-      cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), static_cast<long long> (in->width) * in->height),
+      cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in),
       [&] (int y0, int y1) {
         cuv::DiffStats band;
         cuv::noisemap_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (before, y0, y1), cuv::frame_rows (*out, y0, y1),

@@ -128,7 +128,7 @@ gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in,
   /* adjacent samples (gray, 4:2:0 luma) are light work; RGB reads and writes four channels */
   const int threads = gst_cuda_vision_filter_get_n_threads (filter);
   cuv::parallel_row_pairs (in->height,
-      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, static_cast<long long> (in->width) * in->height),
+      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, *in),
       [&] (int y0, int y1) { cuv::sobel_rows_cpu (*in, *out, params, output, y0, y1); });
   return GST_FLOW_OK;
 }

@@ -85,6 +85,12 @@ inline Frame make_frame (PixelLayout l, int width, int height, uint8_t *base, co
   return f;
 }
 
+/* Where row (or column) @v of a frame @extent rows (columns) falls in a plane of @plane_extent. */
+inline int plane_index (int v, int plane_extent, int extent)
+{
+  return static_cast<int> (static_cast<long long> (v) * plane_extent / extent);
+}
+
 /* Rows [@y0, @y1) of @f as a frame of their own; each plane keeps the rows that cover them (for
  * 4:2:0 layouts @y0 and @y1 are even, or @y1 is the frame's height). For operations on each pixel
  * alone, run on bands of a frame. */
@@ -94,9 +100,9 @@ inline Frame frame_rows (const Frame &f, int y0, int y1)
   r.height = y1 - y0;
   for (int p = 0; p < f.n_planes; p++) {
     const Plane &pl = f.planes[p];
-    const int p0 = static_cast<int> (static_cast<long long> (y0) * pl.height / f.height);
-    const int p1 = static_cast<int> (static_cast<long long> (y1) * pl.height / f.height);
-    r.planes[p] = Plane{pl.data + static_cast<ptrdiff_t> (p0) * pl.pitch, pl.pitch, pl.width, p1 - p0};
+    const int p0 = plane_index (y0, pl.height, f.height);
+    r.planes[p] = Plane{pl.data + static_cast<ptrdiff_t> (p0) * pl.pitch, pl.pitch, pl.width,
+        plane_index (y1, pl.height, f.height) - p0};
   }
   return r;
 }
@@ -109,9 +115,9 @@ inline Frame frame_cols (const Frame &f, int x0, int x1)
   r.width = x1 - x0;
   for (int p = 0; p < f.n_planes; p++) {
     const Plane &pl = f.planes[p];
-    const int p0 = static_cast<int> (static_cast<long long> (x0) * pl.width / f.width);
-    const int p1 = static_cast<int> (static_cast<long long> (x1) * pl.width / f.width);
-    r.planes[p] = Plane{pl.data + static_cast<ptrdiff_t> (p0) * plane_sample_bytes (f.layout, p), pl.pitch, p1 - p0, pl.height};
+    const int p0 = plane_index (x0, pl.width, f.width);
+    r.planes[p] = Plane{pl.data + static_cast<ptrdiff_t> (p0) * plane_sample_bytes (f.layout, p), pl.pitch,
+        plane_index (x1, pl.width, f.width) - p0, pl.height};
   }
   return r;
 }

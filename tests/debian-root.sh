@@ -6,6 +6,9 @@
 #                            unmounted when the script exits
 #   in_root ROOT CMD [ARG...] runs CMD under bash in ROOT with a clean environment (extra VAR=VALUE
 #                            pairs before CMD go into it)
+#   suite_in_root SUITE ROOT BUILD [MESON_ARG...]
+#                            README's test command in a root of SUITE, this checkout at /src, its
+#                            build in BUILD inside the root
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
 debian_root () {
   local suite=$1 root=$2 mirror
@@ -49,4 +52,11 @@ in_root () {
   while [[ $# -gt 1 && $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do env+=("$1"); shift; done
   $sudo chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     "${env[@]}" bash -c "$@"
+}
+suite_in_root () {
+  local suite=$1 root=$2 build=$3
+  shift 3
+  debian_root "$suite" "$root"
+  enter_root "$root" "$PWD"
+  in_root "$root" CUV_BUILD_DIR="$build" 'cd /src && tests/run-tests.sh "$@"' bash "$@"
 }

@@ -7,10 +7,7 @@
 # setup (default: -Dcuda-archs=90: the GPU tests skip in CI, and one architecture builds fastest).
 set -eu
 cd "$(dirname "$0")/.."
-src=$PWD
 root=${CUV_TRIXIE_ROOT:-/var/cache/gst-cudavision/trixie}
 . tests/debian-root.sh
-debian_root trixie "$root"
-enter_root "$root" "$src"
 [ $# -gt 0 ] || set -- -Dcuda-archs=90
-in_root "$root" CUV_BUILD_DIR=/var/build-1.26 'cd /src && tests/run-tests.sh "$@"' bash "$@"
+suite_in_root trixie "$root" /var/build-1.26 "$@"

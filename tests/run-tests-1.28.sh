@@ -8,10 +8,7 @@
 # GStreamer 1.28's CUDA headers still take cuda.h from the bind-mounted toolkit, -Dcuda-headers).
 set -eu
 cd "$(dirname "$0")/.."
-src=$PWD
 root=${CUV_FORKY_ROOT:-/var/cache/gst-cudavision/forky}
 . tests/debian-root.sh
-debian_root testing "$root"
-enter_root "$root" "$src"
 [ $# -gt 0 ] || set -- -Dcuda=disabled
-in_root "$root" CUV_BUILD_DIR=/var/build-1.28 'cd /src && tests/run-tests.sh "$@"' bash "$@"
+suite_in_root testing "$root" /var/build-1.28 "$@"
