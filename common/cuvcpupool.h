@@ -25,16 +25,19 @@ void parallel_bands (int n, int threads, const std::function<void (int begin, in
  * counting) stays in one band when the user left n-threads at 0: a frame that a core's cache holds
  * costs more to hand to another core than that core saves (measured, docs/performance.md). */
 constexpr long long kLightBandPixels = 1 << 20;
+/* The same for the lightest, a byte table lookup in SIMD (under a cycle a byte): 1080p in one
+ * band, 4K in two (measured, docs/performance.md). */
+constexpr long long kLookupBandPixels = 1 << 22;
 
 /* The bands for a light operation over frame @f: @threads as the user set it, or with 0 one per
- * kLightBandPixels of @f (rounded), at least one and at most one per core. */
+ * @band_pixels of @f (rounded), at least one and at most one per core. */
 inline int
-light_bands (int threads, const Frame &f)
+light_bands (int threads, const Frame &f, long long band_pixels = kLightBandPixels)
 {
   if (threads > 0)
     return threads;
   const long long pixels = static_cast<long long> (f.width) * f.height;
-  return static_cast<int> (std::clamp<long long> ((pixels + kLightBandPixels / 2) / kLightBandPixels, 1, cpu_cores ()));
+  return static_cast<int> (std::clamp<long long> ((pixels + band_pixels / 2) / band_pixels, 1, cpu_cores ()));
 }
 
 /* parallel_bands () over the rows of a frame @height rows tall, in pairs so that the chroma rows

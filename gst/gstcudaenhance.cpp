@@ -97,11 +97,17 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
   GstCudaEnhance *self = GST_CUDA_ENHANCE (filter);
   cuv::EnhanceParams p = gst_cuda_enhance_params (self);
   const cuv::EnhanceTables *tables = p.is_identity () ? nullptr : &gst_cuda_enhance_tables (self, p);
-  /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0); 4:2:0 is two table
-   * lookups a pixel, light, while RGB converts each pixel to YUV and back */
+  /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0). Byte table lookups in SIMD
+   * are the lightest (4:2:0 without a hue turn), then RGB in SIMD and 4:2:0 through the pair
+   * table; RGB through the definition's scalar loop (to YUV and back a pixel) is heavy. */
   const int threads = gst_cuda_vision_filter_get_n_threads (filter);
-  cuv::parallel_row_pairs (in->height,
-      cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, *in),
+  const bool rgb = cuv::layout_is_rgb (in->layout);
+  int bands = threads;
+  if (tables && !rgb && cuv::enhance_cpu_is_light (*tables, in->layout))
+    bands = cuv::light_bands (threads, *in, cuv::kLookupBandPixels);
+  else if (!rgb || (tables && cuv::enhance_cpu_is_light (*tables, in->layout)))
+    bands = cuv::light_bands (threads, *in);
+  cuv::parallel_row_pairs (in->height, bands,
       [&] (int y0, int y1) {
         const cuv::Frame src = cuv::frame_rows (*in, y0, y1), dst = cuv::frame_rows (*out, y0, y1);
         if (tables)

@@ -37,6 +37,11 @@ struct EnhanceTables {
   uint8_t y[256];
   /* [u * 256 + v] = u' | v' << 8 */
   uint16_t uv[256 * 256];
+  /* When uv[u * 256 + v] = c[u] | c[v] << 8 for every pair (no hue turn: U' depends on U alone
+   * and V' on V alone, through one table), chroma_by_byte is set and the fast code looks each
+   * chroma byte up in c as it does luma in y. */
+  bool chroma_by_byte;
+  uint8_t c[256];
 };
 
 void enhance_build_tables (const EnhanceParams &params, EnhanceTables *tables);
@@ -48,6 +53,11 @@ void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables 
 /* The same bytes, 4:2:0 luma through the table in SIMD (enhance_cpu_simd.cpp): what the CPU
  * backend runs. */
 void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &tables);
+
+/* Whether enhance_cpu () runs @layout with @tables as byte table lookups in SIMD on this CPU (under
+ * a cycle a byte), rather than through the definition's scalar loop: light enough that a frame
+ * needs fewer bands (cuv::kLookupBandPixels). */
+bool enhance_cpu_is_light (const EnhanceTables &tables, PixelLayout layout);
 
 #if CUV_HAVE_CUDA
 /* @tables is device memory holding an EnhanceTables. Launches on @stream; never synchronizes. */

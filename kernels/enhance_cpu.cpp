@@ -27,6 +27,16 @@ void enhance_build_tables (const EnhanceParams &p, EnhanceTables *t)
           static_cast<uint16_t> (static_cast<unsigned> (std::rint (u)) | static_cast<unsigned> (std::rint (v)) << 8);
     }
   }
+  /* whether the pair table is one byte table for U and V alike, checked entry by entry */
+  for (int k = 0; k < 256; k++)
+    t->c[k] = static_cast<uint8_t> (t->uv[k * 256 + 128] & 0xff);
+  t->chroma_by_byte = true;
+  for (int u = 0; u < 256 && t->chroma_by_byte; u++)
+    for (int v = 0; v < 256; v++)
+      if (t->uv[u * 256 + v] != (t->c[u] | t->c[v] << 8)) {
+        t->chroma_by_byte = false;
+        break;
+      }
 }
 
 void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables &t)

@@ -2,16 +2,20 @@
  * picks at run time; enhance_reference () is the definition, whose bytes this gives.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * 4:2:0 luma goes through its 256-byte table a vector at a time: the table as sixteen 16-byte
- * pieces, each looked up by the low four bits of every byte (a byte shuffle) and kept where the
- * high four bits name that piece. Chroma (a 64 K-entry table of pairs) and RGB go through the
- * definition. */
+ * 4:2:0 luma goes through its 256-byte table a vector at a time, and so does chroma when its pair
+ * table is one byte table for U and V alike (EnhanceTables::chroma_by_byte: no hue turn). Where
+ * AVX-512 VBMI is there, a byte permute looks 64 bytes up in 128 table bytes at once (vpermi2b,
+ * which Highway 1.0 has no operation for): two of them and a select on the high bit. Elsewhere the
+ * table is sixteen 16-byte pieces, each looked up by the low four bits of every byte (a byte
+ * shuffle) and kept where the high four bits name that piece. Chroma with a hue turn (a 64 K-entry
+ * table of pairs) and RGB go through the definition. */
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "enhance_cpu_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include "enhance.h"
+#include "enhance_math.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {
@@ -20,9 +24,95 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
 
+/* whether this target has AVX-512 VBMI's byte permutes (set again for each target) */
+#undef CUV_BYTE_PERMUTE
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3_DL
+#define CUV_BYTE_PERMUTE 1
+#else
+#define CUV_BYTE_PERMUTE 0
+#endif
+
 #if HWY_TARGET != HWY_SCALAR
-/* The rows of a plane through a 256-byte table, in place or not. */
-void lookup_plane (const Plane &s, const Plane &d, const uint8_t table[256])
+#if CUV_BYTE_PERMUTE
+/* A 256-byte table in four registers. */
+struct ByteTable {
+  __m512i q[4];
+  explicit ByteTable (const uint8_t table[256])
+  {
+    for (int k = 0; k < 4; k++)
+      q[k] = _mm512_loadu_si512 (table + 64 * k);
+  }
+  /* each byte of @v through the table: each permute takes the index's low seven bits, the high
+   * bit picks the half */
+  __m512i bytes (__m512i v) const
+  {
+    const __m512i low = _mm512_permutex2var_epi8 (q[0], v, q[1]), high = _mm512_permutex2var_epi8 (q[2], v, q[3]);
+    return _mm512_mask_blend_epi8 (_mm512_movepi8_mask (v), low, high);
+  }
+};
+
+/* @n bytes from @in through @table into @out: a vector of 64 at a time, the rest one by one. */
+void lookup_row (const uint8_t *in, uint8_t *out, int n, const uint8_t table[256])
+{
+  const ByteTable t (table);
+  int x = 0;
+  for (; x + 64 <= n; x += 64)
+    _mm512_storeu_si512 (out + x, t.bytes (_mm512_loadu_si512 (in + x)));
+  for (; x < n; x++)
+    out[x] = table[in[x]];
+}
+
+/* @n pixels of a 4-byte RGB layout (R at byte @ri) as enhance_rgb () takes them, with U' and V'
+ * from the byte table (chroma_by_byte): 16 pixels a vector, one a 32-bit lane, the matrices as
+ * pairwise 16-bit products (vpmaddwd) of the lane's even bytes (R, B), its odd bytes (G, A) and of
+ * (Y', U') and (Y', V'); the rest of the row through the definition. */
+void rgb_row (const uint8_t *in, uint8_t *out, int n, int ri, const EnhanceTables &t)
+{
+  const ByteTable ty (t.y), tc (t.c);
+  /* a 16-bit pair (low, high) in every lane; @r, @b the coefficients of R and B in the even pair */
+  const auto pair = [] (int low, int high) { return _mm512_set1_epi32 ((low & 0xffff) | high << 16); };
+  const auto rb = [&] (int r, int b) { return ri ? pair (b, r) : pair (r, b); };
+  const auto k = [] (int v) { return _mm512_set1_epi32 (v); };
+  const __m512i bytes = k (0x00ff00ff), low = k (0xff), zero = _mm512_setzero_si512 ();
+  const __m512i y_rb = rb (66, 25), y_g = pair (129, 0), u_rb = rb (-38, 112), u_g = pair (-74, 0);
+  const __m512i v_rb = rb (112, -18), v_g = pair (-94, 0);
+  const __m512i r_yv = pair (298, 409), g_yu = pair (298, -100), g_yv = pair (0, -208), b_yu = pair (298, 516);
+  const auto clamp = [&] (__m512i v) { return _mm512_min_epi32 (_mm512_max_epi32 (v, zero), low); };
+  const auto dot = [] (__m512i a, __m512i ka, __m512i b, __m512i kb, __m512i c) {
+    return _mm512_srai_epi32 (_mm512_add_epi32 (_mm512_add_epi32 (_mm512_madd_epi16 (a, ka), _mm512_madd_epi16 (b, kb)), c), 8);
+  };
+  int x = 0;
+  for (; x + 16 <= n; x += 16) {
+    const __m512i px = _mm512_loadu_si512 (in + 4 * x);
+    const __m512i even = _mm512_and_si512 (px, bytes), odd = _mm512_and_si512 (_mm512_srli_epi32 (px, 8), bytes);
+    /* enhance_rgb (): the forward matrix, the tables, the inverse matrix */
+    const __m512i y = dot (even, y_rb, odd, y_g, k (4096));
+    const __m512i u = dot (even, u_rb, odd, u_g, k (32768));
+    const __m512i v = dot (even, v_rb, odd, v_g, k (32768));
+    const __m512i y2 = _mm512_and_si512 (ty.bytes (y), low);
+    const __m512i uv = tc.bytes (_mm512_or_si512 (u, _mm512_slli_epi32 (v, 8)));
+    const __m512i yu = _mm512_or_si512 (y2, _mm512_slli_epi32 (_mm512_and_si512 (uv, low), 16));
+    const __m512i yv = _mm512_or_si512 (y2, _mm512_slli_epi32 (_mm512_and_si512 (uv, k (0xff00)), 8));
+    const __m512i r2 = clamp (_mm512_srai_epi32 (_mm512_add_epi32 (_mm512_madd_epi16 (yv, r_yv), k (-57068)), 8));
+    const __m512i g2 = clamp (dot (yu, g_yu, yv, g_yv, k (34707)));
+    const __m512i b2 = clamp (_mm512_srai_epi32 (_mm512_add_epi32 (_mm512_madd_epi16 (yu, b_yu), k (-70870)), 8));
+    const __m512i o = _mm512_or_si512 (_mm512_or_si512 (ri ? b2 : r2, _mm512_slli_epi32 (g2, 8)),
+        _mm512_or_si512 (_mm512_slli_epi32 (ri ? r2 : b2, 16), _mm512_andnot_si512 (k (0xffffff), px)));
+    _mm512_storeu_si512 (out + 4 * x, o);
+  }
+  for (; x < n; x++) {
+    const uint8_t *i = in + 4 * x;
+    uint8_t *o = out + 4 * x;
+    const uint32_t rgb = enhance_rgb (i[ri], i[1], i[2 - ri], t.y, t.uv);
+    const uint8_t a = i[3];
+    o[ri] = rgb & 0xff;
+    o[1] = (rgb >> 8) & 0xff;
+    o[2 - ri] = (rgb >> 16) & 0xff;
+    o[3] = a;
+  }
+}
+#else
+void lookup_row (const uint8_t *in, uint8_t *out, int n, const uint8_t table[256])
 {
   const hn::ScalableTag<uint8_t> d8;
   const int lanes = static_cast<int> (hn::Lanes (d8));
@@ -30,22 +120,26 @@ void lookup_plane (const Plane &s, const Plane &d, const uint8_t table[256])
   for (int k = 0; k < 16; k++)
     pieces[k] = hn::LoadDup128 (d8, table + 16 * k);
   const auto low = hn::Set (d8, 0x0f);
-  for (int y = 0; y < s.height; y++) {
-    const uint8_t *in = plane_row (s, y);
-    uint8_t *out = plane_row (d, y);
-    int x = 0;
-    for (; x + lanes <= s.width; x += lanes) {
-      const auto v = hn::LoadU (d8, in + x);
-      const auto index = hn::And (v, low);
-      const auto piece = hn::ShiftRight<4> (v);
-      auto r = hn::TableLookupBytes (pieces[0], index);
-      for (int k = 1; k < 16; k++)
-        r = hn::IfThenElse (hn::Eq (piece, hn::Set (d8, static_cast<uint8_t> (k))), hn::TableLookupBytes (pieces[k], index), r);
-      hn::StoreU (r, d8, out + x);
-    }
-    for (; x < s.width; x++)
-      out[x] = table[in[x]];
+  int x = 0;
+  for (; x + lanes <= n; x += lanes) {
+    const auto v = hn::LoadU (d8, in + x);
+    const auto index = hn::And (v, low);
+    const auto piece = hn::ShiftRight<4> (v);
+    auto r = hn::TableLookupBytes (pieces[0], index);
+    for (int k = 1; k < 16; k++)
+      r = hn::IfThenElse (hn::Eq (piece, hn::Set (d8, static_cast<uint8_t> (k))), hn::TableLookupBytes (pieces[k], index), r);
+    hn::StoreU (r, d8, out + x);
   }
+  for (; x < n; x++)
+    out[x] = table[in[x]];
+}
+#endif
+
+/* The rows of a plane of @bytes_per_row bytes through a 256-byte table, in place or not. */
+void lookup_plane (const Plane &s, const Plane &d, int bytes_per_row, const uint8_t table[256])
+{
+  for (int y = 0; y < s.height; y++)
+    lookup_row (plane_row (s, y), plane_row (d, y), bytes_per_row, table);
 }
 #endif
 
@@ -55,7 +149,16 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 {
 #if HWY_TARGET != HWY_SCALAR
   if (!layout_is_rgb (src.layout)) {
-    lookup_plane (src.planes[0], dst.planes[0], t.y);
+    lookup_plane (src.planes[0], dst.planes[0], src.planes[0].width, t.y);
+    if (t.chroma_by_byte) {
+      if (src.layout == PixelLayout::NV12) {
+        lookup_plane (src.planes[1], dst.planes[1], 2 * src.planes[1].width, t.c);
+      } else {
+        lookup_plane (src.planes[1], dst.planes[1], src.planes[1].width, t.c);
+        lookup_plane (src.planes[2], dst.planes[2], src.planes[2].width, t.c);
+      }
+      return;
+    }
     /* the chroma planes through the definition, the luma plane left out */
     Frame chroma_src = src, chroma_dst = dst;
     chroma_src.planes[0].height = chroma_dst.planes[0].height = 0;
@@ -63,7 +166,20 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
     return;
   }
 #endif
+#if CUV_BYTE_PERMUTE
+  if (t.chroma_by_byte) {
+    const int ri = layout_is_bgr (src.layout) ? 2 : 0;
+    for (int y = 0; y < src.height; y++)
+      rgb_row (plane_row (src.planes[0], y), plane_row (dst.planes[0], y), src.width, ri, t);
+    return;
+  }
+#endif
   enhance_reference (src, dst, t);
+}
+
+bool EnhanceIsLight (const EnhanceTables &t, PixelLayout layout)
+{
+  return t.chroma_by_byte && (CUV_BYTE_PERMUTE || !layout_is_rgb (layout)) && HWY_TARGET != HWY_SCALAR;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -74,10 +190,16 @@ HWY_AFTER_NAMESPACE ();
 namespace cuv {
 
 HWY_EXPORT (EnhanceFast);
+HWY_EXPORT (EnhanceIsLight);
 
 void enhance_cpu (const Frame &src, const Frame &dst, const EnhanceTables &tables)
 {
   HWY_DYNAMIC_DISPATCH (EnhanceFast) (src, dst, tables);
+}
+
+bool enhance_cpu_is_light (const EnhanceTables &tables, PixelLayout layout)
+{
+  return HWY_DYNAMIC_DISPATCH (EnhanceIsLight) (tables, layout);
 }
 
 }  // namespace cuv
