@@ -202,6 +202,9 @@ void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const 
   const auto thr = hn::Set (d8, static_cast<uint8_t> (p.threshold));
   const V32 colour = hn::Set (d, p.color);
   const V32 painted_black = hn::Set (d, blend_px (p.color, 0, p.alpha) | 0xff000000u);
+  const bool overlay = p.overlay;
+  const int alpha = p.alpha;
+  uint64_t changed = 0;
   for (int y = 0; y < cur.height; y++) {
     const uint8_t *crow = plane_row (cur.planes[0], y);
     const uint8_t *prow = plane_row (prev.planes[0], y);
@@ -212,10 +215,10 @@ void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const 
       const V32 over = hn::BitCast (d, hn::SaturatedSub (hn::BitCast (d8, hn::And (byte_diffs (d, c, load_words (d, prow + 4 * x)),
           colour_bytes)), thr));
       const auto noisy = hn::Ne (over, hn::Zero (d));
-      stats->changed += hn::CountTrue (d, noisy);
+      changed += hn::CountTrue (d, noisy);
       V32 v;
-      if (p.overlay) {
-        const V32 painted = p.alpha >= 256 ? colour : p.alpha <= 0 ? c : blend_words (d, colour, c, p.alpha);
+      if (overlay) {
+        const V32 painted = alpha >= 256 ? colour : alpha <= 0 ? c : blend_words (d, colour, c, alpha);
         v = hn::IfThenElse (noisy, hn::Or (hn::And (painted, colour_bytes), hn::And (c, fourth)), c);
       } else {
         v = hn::IfThenElse (noisy, painted_black, fourth);
@@ -223,6 +226,7 @@ void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const 
       store_words (d, v, orow + 4 * x);
     }
   }
+  stats->changed += changed;
 }
 
 /* (k + v * (256 - a)) >> 8 per 16-bit lane, k = colour * a + 128: blend_byte () with the colour
