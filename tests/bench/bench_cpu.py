@@ -97,6 +97,7 @@ def opencv_anchors(w, h, runs):
     gray = rng.integers(0, 256, (h, w), dtype=np.uint8)
     gray2 = np.roll(gray, (2, 3), axis=(0, 1))
     rgba = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    rgba2 = np.roll(rgba, (2, 3), axis=(0, 1))
 
     def sobel(img):
         gx = cv2.convertScaleAbs(cv2.Sobel(img, cv2.CV_16S, 1, 0))
@@ -110,6 +111,10 @@ def opencv_anchors(w, h, runs):
         "calcHist": cv_ms(lambda: cv2.calcHist([gray], [0], None, [256], [0, 256]), runs),
         "absdiff+colormap": cv_ms(lambda: cv2.applyColorMap(cv2.absdiff(gray, gray2), cv2.COLORMAP_INFERNO), runs),
         "absdiff+threshold": cv_ms(lambda: cv2.threshold(cv2.absdiff(gray, gray2), 10, 255, cv2.THRESH_BINARY), runs),
+        # the same operations on the RGBA frames themselves: the bytes an RGBA element moves
+        "calcHist of cvtColor rgba": cv_ms(
+            lambda: cv2.calcHist([cv2.cvtColor(rgba, cv2.COLOR_RGBA2GRAY)], [0], None, [256], [0, 256]), runs),
+        "absdiff+threshold rgba": cv_ms(lambda: cv2.threshold(cv2.absdiff(rgba, rgba2), 10, 255, cv2.THRESH_BINARY), runs),
         "DIS ultrafast": cv_ms(lambda: dis.calc(gray, gray2, None), max(3, runs // 4)),
     }
 
@@ -119,8 +124,10 @@ ROWS = [
     ("cudasobel", "", {"NV12": "sobel gray", "RGBA": "sobel rgba"}),
     ("cudaenhance", "contrast=1.3 saturation=1.2", {"NV12": "videobalance", "RGBA": "videobalance"}),
     ("cudahistogram", "", {"NV12": "calcHist", "RGBA": "calcHist"}),
+    ("cudahistogram", "", {"RGBA": "calcHist of cvtColor rgba"}),
     ("cudaheatmap", "", {"NV12": "absdiff+colormap", "RGBA": "absdiff+colormap"}),
     ("cudanoisemap", "threshold=10", {"NV12": "absdiff+threshold", "RGBA": "absdiff+threshold"}),
+    ("cudanoisemap", "threshold=10", {"RGBA": "absdiff+threshold rgba"}),
     ("cudamotionest", "block-size=8x8 search-range=16", {"NV12": "DIS ultrafast"}),
     ("cudamotionest", "block-size=variable search-range=16", {"NV12": "DIS ultrafast"}),
 ]
