@@ -83,6 +83,8 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
   AnalyserImpl *impl = analyser_impl (self);
   if (GstStructure *meta = cuv::custom_meta_structure (buf, klass->meta_name))
     klass->frame_results (self, meta);
+  if (klass->attach_metas)
+    klass->attach_metas (self, buf);
   if (!impl->frame_post_messages) {
     gst_cuda_vision_analyser_reset_interval (self);
     return;

@@ -45,6 +45,10 @@ struct _GstCudaVisionAnalyserClass {
   /* This frame's results, into the structure of its meta. */
   void (*frame_results) (GstCudaVisionAnalyser *self, GstStructure *meta);
 
+  /* Optional. This frame's results as GStreamer's own metas on @buf (writable), after its custom
+   * meta: regions of interest, analytics metadata. */
+  void (*attach_metas) (GstCudaVisionAnalyser *self, GstBuffer *buf);
+
   /* Adds this frame's results to the interval's sums (only while post-messages is on). */
   void (*add_to_interval) (GstCudaVisionAnalyser *self);
 

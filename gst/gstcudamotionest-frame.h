@@ -33,7 +33,17 @@ struct MotionSettings {
   guint penalty = 16;
   guint motion_threshold = 16;
   GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
+  bool regions = false;
+  guint min_region_area = 256;
 };
+
+/* Whether a unit with vector @v moves: a non-zero vector whose SAD per pixel is below
+ * @threshold (a worse match is noise or occlusion). */
+inline bool
+gst_cuda_motionest_unit_moves (const cuv::MotionVector &v, guint threshold)
+{
+  return (v.dx != 0 || v.dy != 0) && v.cost < static_cast<guint64> (threshold) * v.width * v.height;
+}
 
 /* votes for the global vector: one per candidate of the largest range */
 constexpr int kVotesSide = 2 * cuv::kMotionMaxRange;
@@ -77,6 +87,7 @@ struct GstCudaMotionestImpl {
   guint64 units = 0;
   guint64 moving = 0;
   std::vector<guint32> votes = std::vector<guint32> (kVotesSide * kVotesSide);
+  std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
 
   ~GstCudaMotionestImpl ()
   {
@@ -107,4 +118,5 @@ void gst_cuda_motionest_release_vectors (GstCudaMotionestImpl *impl);
 void gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser);
 void gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser);
 void gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta);
+void gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf);
 void gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);

@@ -68,6 +68,8 @@ enum {
   PROP_PARTITION_PENALTY,
   PROP_MOTION_THRESHOLD,
   PROP_DRAW,
+  PROP_REGIONS,
+  PROP_MIN_REGION_AREA,
 };
 
 static const MotionSettings kDefaults;
@@ -191,6 +193,12 @@ gst_cuda_motionest_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_DRAW:
       s.draw = static_cast<GstCudaMotionestDraw> (g_value_get_enum (value));
       break;
+    case PROP_REGIONS:
+      s.regions = g_value_get_boolean (value);
+      break;
+    case PROP_MIN_REGION_AREA:
+      s.min_region_area = g_value_get_uint (value);
+      break;
     default:
       if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -219,6 +227,12 @@ gst_cuda_motionest_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_DRAW:
       g_value_set_enum (value, s.draw);
+      break;
+    case PROP_REGIONS:
+      g_value_set_boolean (value, s.regions);
+      break;
+    case PROP_MIN_REGION_AREA:
+      g_value_set_uint (value, s.min_region_area);
       break;
     default:
       if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
@@ -296,6 +310,29 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
           "by a colour-wheel flow image (hue = direction, brightness = length)",
           GST_TYPE_CUDA_MOTIONEST_DRAW, kDefaults.draw, flags));
   /**
+   * GstCudaMotionest:regions:
+   *
+   * Attach the moving regions to each buffer: a GstVideoRegionOfInterestMeta of type "motion"
+   * each and, where GStreamer's analytics library is there (1.24+), an object detection of type
+   * "motion" in its GstAnalyticsRelationMeta, which `objectdetectionoverlay` draws.
+   */
+  g_object_class_install_property (gobject_class, PROP_REGIONS,
+      g_param_spec_boolean ("regions", "Regions",
+          "Attach each region of moving blocks (8-connected, moving as in motion-threshold) as a "
+          "GstVideoRegionOfInterestMeta \"motion\" and, with GStreamer 1.24+, an object detection \"motion\" in the "
+          "analytics relation meta; confidence: the share of the box's blocks that move",
+          kDefaults.regions, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  /**
+   * GstCudaMotionest:min-region-area:
+   *
+   * With `regions`: the least moving area, in pixels, that a region needs to be attached.
+   */
+  g_object_class_install_property (gobject_class, PROP_MIN_REGION_AREA,
+      g_param_spec_uint ("min-region-area", "Minimum region area",
+          "With regions=true: the least area of moving blocks, in pixels, that a region needs to be attached "
+          "(smaller ones are left out as noise)",
+          0, G_MAXINT, kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  /**
    * GstCudaMotionest:post-messages:
    *
    * Post a `cudamotionest` element message every `interval`.
@@ -327,6 +364,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_frame_results);
+  analyser_class->attach_metas = GST_DEBUG_FUNCPTR (gst_cuda_motionest_attach_metas);
   analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_motionest_add_to_interval);
   analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_interval_results);
   analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_motionest_reset_interval);

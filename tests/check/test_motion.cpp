@@ -7,6 +7,13 @@
 #include <cstring>
 #include <random>
 
+#include "config.h"
+
+#include <gst/video/video.h>
+#if HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
 #include "cuvcheck.h"
 #include "gstcudamotionmeta.h"
 
@@ -412,6 +419,192 @@ GST_START_TEST (test_vectors_outlive_the_element)
 }
 GST_END_TEST;
 
+/* A still textured frame with a window (@wx, @wy, @ww x @wh) whose own texture is moved so that
+ * window (x, y) = texture (x + @ox, y + @oy): only the window's content moves. */
+static GstBuffer *
+window_frame (const GstVideoInfo &info, int wx, int wy, int ww, int wh, int ox, int oy, int index)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
+  GstVideoFrame f;
+  GstVideoInfo i = info;
+  fail_unless (gst_video_frame_map (&f, &i, buf, GST_MAP_WRITE));
+  const bool rgb = GST_VIDEO_INFO_IS_RGB (&info);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+    guint8 *data = static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, p));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+    const int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, p == 0 ? 0 : 1);
+    if (p > 0) {
+      /* chroma plain grey: the search reads luma */
+      for (int y = 0; y < h; y++)
+        memset (data + y * stride, 128, GST_VIDEO_FRAME_COMP_WIDTH (&f, 1) * 2);
+      continue;
+    }
+    const int bpp = rgb ? 4 : 1;
+    for (int y = 0; y < h; y++) {
+      for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&info) * bpp; x++) {
+        const int px = x / bpp;
+        const bool in = px >= wx && px < wx + ww && y >= wy && y < wy + wh;
+        const guint32 tx = in ? px + ox + 1000 : px, ty = in ? y + oy + 1000 : y;
+        guint32 v = static_cast<guint32> (tx * 73856093u ^ ty * 19349663u ^ (x % bpp) * 83492791u);
+        v ^= v >> 13;
+        v *= 0x5bd1e995u;
+        data[y * stride + x] = static_cast<guint8> (v >> 24);
+      }
+    }
+  }
+  gst_video_frame_unmap (&f);
+  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 30);
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+struct Box {
+  guint x, y, w, h;
+  double confidence;
+};
+
+/* The ROI metas of type "motion" on @buf, with their "detection" confidence. */
+static std::vector<Box>
+motion_rois (GstBuffer *buf)
+{
+  std::vector<Box> boxes;
+  gpointer state = nullptr;
+  while (GstMeta *m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
+    if (roi->roi_type != g_quark_from_string ("motion"))
+      continue;
+    GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    double c = -1;
+    fail_unless (d && gst_structure_get_double (d, "confidence", &c), "a motion ROI without its confidence");
+    boxes.push_back (Box{roi->x, roi->y, roi->w, roi->h, c});
+  }
+  return boxes;
+}
+
+#if HAVE_GST_ANALYTICS
+/* The object detections of type "motion" in @buf's analytics relation meta. */
+static std::vector<Box>
+motion_detections (GstBuffer *buf)
+{
+  std::vector<Box> boxes;
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  if (!rmeta)
+    return boxes;
+  gpointer state = nullptr;
+  GstAnalyticsMtd mtd;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (), &mtd)) {
+    GstAnalyticsODMtd *od = reinterpret_cast<GstAnalyticsODMtd *> (&mtd);
+    fail_unless (gst_analytics_od_mtd_get_obj_type (od) == g_quark_from_string ("motion"));
+    gint x, y, w, h;
+    gfloat c;
+    fail_unless (gst_analytics_od_mtd_get_location (od, &x, &y, &w, &h, &c));
+    boxes.push_back (Box{static_cast<guint> (x), static_cast<guint> (y), static_cast<guint> (w), static_cast<guint> (h), c});
+  }
+  return boxes;
+}
+#endif
+
+/* regions=true: content moving inside a known window gives one region, as a ROI meta and (with
+ * GStreamer's analytics library) an object detection, whose box lies within one block of the
+ * window; none on the first frame, none with regions=false, none below min-region-area. */
+GST_START_TEST (test_regions)
+{
+  const int W = 128, H = 96, wx = 40, wy = 32, ww = 48, wh = 32;
+  const struct {
+    const char *props;
+    int block;
+  } modes[] = {{"block-size=8x8", 8}, {"block-size=16x16", 16}, {"", 8}};
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+    GstVideoInfo info = info_for (format, W, H);
+    for (const auto &m : modes) {
+      const std::string launch = std::string ("cudamotionest backend=cpu search-range=8 regions=true ") + m.props;
+      const std::string what = launch + " " + gst_video_format_to_string (format);
+      GstHarness *h = harness (launch, info);
+      GstBuffer *out = push_pull (h, window_frame (info, wx, wy, ww, wh, 0, 0, 0));
+      fail_unless (motion_rois (out).empty (), "%s: regions on the first frame", what.c_str ());
+      gst_buffer_unref (out);
+      for (int k = 1; k <= 3; k++) {
+        out = push_pull (h, window_frame (info, wx, wy, ww, wh, 2 * k, k, k));
+        const std::vector<Box> rois = motion_rois (out);
+        fail_unless (rois.size () == 1, "%s frame %d: %zu motion regions, not 1", what.c_str (), k, rois.size ());
+        const Box &b = rois[0];
+        const int d = m.block;
+        fail_unless (std::abs (static_cast<int> (b.x) - wx) <= d && std::abs (static_cast<int> (b.y) - wy) <= d &&
+                std::abs (static_cast<int> (b.x + b.w) - (wx + ww)) <= d &&
+                std::abs (static_cast<int> (b.y + b.h) - (wy + wh)) <= d,
+            "%s frame %d: box %u,%u %ux%u not within %d pixels of %d,%d %dx%d", what.c_str (), k, b.x, b.y, b.w, b.h, d, wx,
+            wy, ww, wh);
+        fail_unless (b.confidence > 0.5 && b.confidence <= 1.0, "%s: confidence %f", what.c_str (), b.confidence);
+#if HAVE_GST_ANALYTICS
+        const std::vector<Box> dets = motion_detections (out);
+        fail_unless (dets.size () == 1, "%s frame %d: %zu motion detections, not 1", what.c_str (), k, dets.size ());
+        fail_unless (dets[0].x == b.x && dets[0].y == b.y && dets[0].w == b.w && dets[0].h == b.h &&
+                std::abs (dets[0].confidence - b.confidence) < 1e-6,
+            "%s: the detection is not the ROI's box", what.c_str ());
+#endif
+        gst_buffer_unref (out);
+      }
+      /* a region smaller than min-region-area is left out; regions=false attaches none */
+      GstElement *e = gst_harness_find_element (h, "cudamotionest");
+      g_object_set (e, "min-region-area", ww * wh * 2, nullptr);
+      out = push_pull (h, window_frame (info, wx, wy, ww, wh, 8, 4, 4));
+      fail_unless (motion_rois (out).empty (), "%s: a region below min-region-area", what.c_str ());
+      gst_buffer_unref (out);
+      g_object_set (e, "min-region-area", 0, "regions", FALSE, nullptr);
+      out = push_pull (h, window_frame (info, wx, wy, ww, wh, 10, 5, 5));
+      fail_unless (motion_rois (out).empty (), "%s: regions with regions=false", what.c_str ());
+#if HAVE_GST_ANALYTICS
+      fail_unless (motion_detections (out).empty ());
+#endif
+      gst_buffer_unref (out);
+      gst_object_unref (e);
+      gst_harness_teardown (h);
+    }
+  }
+}
+GST_END_TEST;
+
+#if HAVE_GST_ANALYTICS
+/* Pixels of @buf that differ from @ref (same RGBA layout, packed). */
+static int
+changed_pixels (GstBuffer *buf, GstBuffer *ref)
+{
+  GstMapInfo a, b;
+  fail_unless (gst_buffer_map (buf, &a, GST_MAP_READ) && gst_buffer_map (ref, &b, GST_MAP_READ));
+  int n = 0;
+  for (gsize i = 0; i + 4 <= std::min (a.size, b.size); i += 4)
+    n += memcmp (a.data + i, b.data + i, 4) != 0;
+  gst_buffer_unmap (buf, &a);
+  gst_buffer_unmap (ref, &b);
+  return n;
+}
+
+/* GStreamer's objectdetectionoverlay draws cudamotionest's regions: with regions=true it changes
+ * the frame, with regions=false (no detections) it leaves it as it was. */
+GST_START_TEST (test_objectdetectionoverlay_draws_regions)
+{
+  const int W = 128, H = 96, wx = 40, wy = 32, ww = 48, wh = 32;
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, W, H);
+  for (bool regions : {true, false}) {
+    const std::string launch = std::string ("cudamotionest backend=cpu search-range=8 block-size=8x8 regions=") +
+        (regions ? "true" : "false") + " ! objectdetectionoverlay";
+    GstHarness *h = harness (launch, info);
+    gst_buffer_unref (push_pull (h, window_frame (info, wx, wy, ww, wh, 0, 0, 0)));
+    GstBuffer *ref = window_frame (info, wx, wy, ww, wh, 2, 1, 1);
+    GstBuffer *out = push_pull (h, gst_buffer_copy_deep (ref));
+    const int changed = changed_pixels (out, ref);
+    if (regions)
+      fail_unless (changed > 0, "objectdetectionoverlay drew nothing over cudamotionest's region");
+    else
+      fail_unless (changed == 0, "objectdetectionoverlay changed %d pixels without regions", changed);
+    gst_buffer_unref (out);
+    gst_buffer_unref (ref);
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+#endif
+
 static Suite *
 cudamotionest_suite (void)
 {
@@ -429,6 +622,10 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_vectors_outlive_the_element);
   tcase_add_test (tc, test_shared_buffers);
   tcase_add_test (tc, test_threads_give_the_same_output);
+  tcase_add_test (tc, test_regions);
+#if HAVE_GST_ANALYTICS
+  tcase_add_test (tc, test_objectdetectionoverlay_draws_regions);
+#endif
   return s;
 }
 

@@ -1,0 +1,22 @@
+/* gst-cudavision: the regions of a grid of marked cells (moving blocks), as boxes: host code that
+ * both backends share, since it reads their results on the host.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace cuv {
+
+/* A box of grid cells and how many marked cells of its region it holds. */
+struct Region {
+  int x, y, width, height;  /* cells */
+  int cells;                /* the region's marked cells (at most width * height) */
+};
+
+/* The 8-connected regions of the cells of @mask (@cols x @rows, row by row, non-zero = marked)
+ * that hold at least @min_cells marked cells, as their bounding boxes, in the raster order of
+ * each region's first cell. */
+std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, int min_cells);
+
+}  // namespace cuv
