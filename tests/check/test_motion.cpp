@@ -506,7 +506,8 @@ motion_detections (GstBuffer *buf)
 
 /* regions=true: content moving inside a known window gives one region, as a ROI meta and (with
  * GStreamer's analytics library) an object detection, whose box lies within one block of the
- * window; none on the first frame, none with regions=false, none below min-region-area. */
+ * window; none on the first frame, none with regions=false, none below min-region-area. On both
+ * backends where there is a GPU. */
 GST_START_TEST (test_regions)
 {
   const int W = 128, H = 96, wx = 40, wy = 32, ww = 48, wh = 32;
@@ -514,51 +515,56 @@ GST_START_TEST (test_regions)
     const char *props;
     int block;
   } modes[] = {{"block-size=8x8", 8}, {"block-size=16x16", 16}, {"", 8}};
-  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
-    GstVideoInfo info = info_for (format, W, H);
-    for (const auto &m : modes) {
-      const std::string launch = std::string ("cudamotionest backend=cpu search-range=8 regions=true ") + m.props;
-      const std::string what = launch + " " + gst_video_format_to_string (format);
-      GstHarness *h = harness (launch, info);
-      GstBuffer *out = push_pull (h, window_frame (info, wx, wy, ww, wh, 0, 0, 0));
-      fail_unless (motion_rois (out).empty (), "%s: regions on the first frame", what.c_str ());
-      gst_buffer_unref (out);
-      for (int k = 1; k <= 3; k++) {
-        out = push_pull (h, window_frame (info, wx, wy, ww, wh, 2 * k, k, k));
-        const std::vector<Box> rois = motion_rois (out);
-        fail_unless (rois.size () == 1, "%s frame %d: %zu motion regions, not 1", what.c_str (), k, rois.size ());
-        const Box &b = rois[0];
-        const int d = m.block;
-        fail_unless (std::abs (static_cast<int> (b.x) - wx) <= d && std::abs (static_cast<int> (b.y) - wy) <= d &&
-                std::abs (static_cast<int> (b.x + b.w) - (wx + ww)) <= d &&
-                std::abs (static_cast<int> (b.y + b.h) - (wy + wh)) <= d,
-            "%s frame %d: box %u,%u %ux%u not within %d pixels of %d,%d %dx%d", what.c_str (), k, b.x, b.y, b.w, b.h, d, wx,
-            wy, ww, wh);
-        fail_unless (b.confidence > 0.5 && b.confidence <= 1.0, "%s: confidence %f", what.c_str (), b.confidence);
-#if HAVE_GST_ANALYTICS
-        const std::vector<Box> dets = motion_detections (out);
-        fail_unless (dets.size () == 1, "%s frame %d: %zu motion detections, not 1", what.c_str (), k, dets.size ());
-        fail_unless (dets[0].x == b.x && dets[0].y == b.y && dets[0].w == b.w && dets[0].h == b.h &&
-                std::abs (dets[0].confidence - b.confidence) < 1e-6,
-            "%s: the detection is not the ROI's box", what.c_str ());
-#endif
+  std::vector<std::string> backends = {"cpu"};
+  if (cuvtest::have_gpu ())
+    backends.push_back ("cuda");
+  for (const std::string &backend : backends) {
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12}) {
+      GstVideoInfo info = info_for (format, W, H);
+      for (const auto &m : modes) {
+        const std::string launch = "cudamotionest backend=" + backend + " search-range=8 regions=true " + m.props;
+        const std::string what = launch + " " + gst_video_format_to_string (format);
+        GstHarness *h = harness (launch, info);
+        GstBuffer *out = push_pull (h, window_frame (info, wx, wy, ww, wh, 0, 0, 0));
+        fail_unless (motion_rois (out).empty (), "%s: regions on the first frame", what.c_str ());
         gst_buffer_unref (out);
+        for (int k = 1; k <= 3; k++) {
+          out = push_pull (h, window_frame (info, wx, wy, ww, wh, 2 * k, k, k));
+          const std::vector<Box> rois = motion_rois (out);
+          fail_unless (rois.size () == 1, "%s frame %d: %zu motion regions, not 1", what.c_str (), k, rois.size ());
+          const Box &b = rois[0];
+          const int d = m.block;
+          fail_unless (std::abs (static_cast<int> (b.x) - wx) <= d && std::abs (static_cast<int> (b.y) - wy) <= d &&
+                  std::abs (static_cast<int> (b.x + b.w) - (wx + ww)) <= d &&
+                  std::abs (static_cast<int> (b.y + b.h) - (wy + wh)) <= d,
+              "%s frame %d: box %u,%u %ux%u not within %d pixels of %d,%d %dx%d", what.c_str (), k, b.x, b.y, b.w, b.h, d, wx,
+              wy, ww, wh);
+          fail_unless (b.confidence > 0.5 && b.confidence <= 1.0, "%s: confidence %f", what.c_str (), b.confidence);
+  #if HAVE_GST_ANALYTICS
+          const std::vector<Box> dets = motion_detections (out);
+          fail_unless (dets.size () == 1, "%s frame %d: %zu motion detections, not 1", what.c_str (), k, dets.size ());
+          fail_unless (dets[0].x == b.x && dets[0].y == b.y && dets[0].w == b.w && dets[0].h == b.h &&
+                  std::abs (dets[0].confidence - b.confidence) < 1e-6,
+              "%s: the detection is not the ROI's box", what.c_str ());
+  #endif
+          gst_buffer_unref (out);
+        }
+        /* a region smaller than min-region-area is left out; regions=false attaches none */
+        GstElement *e = gst_harness_find_element (h, "cudamotionest");
+        g_object_set (e, "min-region-area", ww * wh * 2, nullptr);
+        out = push_pull (h, window_frame (info, wx, wy, ww, wh, 8, 4, 4));
+        fail_unless (motion_rois (out).empty (), "%s: a region below min-region-area", what.c_str ());
+        gst_buffer_unref (out);
+        g_object_set (e, "min-region-area", 0, "regions", FALSE, nullptr);
+        out = push_pull (h, window_frame (info, wx, wy, ww, wh, 10, 5, 5));
+        fail_unless (motion_rois (out).empty (), "%s: regions with regions=false", what.c_str ());
+  #if HAVE_GST_ANALYTICS
+        fail_unless (motion_detections (out).empty ());
+  #endif
+        gst_buffer_unref (out);
+        gst_object_unref (e);
+        gst_harness_teardown (h);
       }
-      /* a region smaller than min-region-area is left out; regions=false attaches none */
-      GstElement *e = gst_harness_find_element (h, "cudamotionest");
-      g_object_set (e, "min-region-area", ww * wh * 2, nullptr);
-      out = push_pull (h, window_frame (info, wx, wy, ww, wh, 8, 4, 4));
-      fail_unless (motion_rois (out).empty (), "%s: a region below min-region-area", what.c_str ());
-      gst_buffer_unref (out);
-      g_object_set (e, "min-region-area", 0, "regions", FALSE, nullptr);
-      out = push_pull (h, window_frame (info, wx, wy, ww, wh, 10, 5, 5));
-      fail_unless (motion_rois (out).empty (), "%s: regions with regions=false", what.c_str ());
-#if HAVE_GST_ANALYTICS
-      fail_unless (motion_detections (out).empty ());
-#endif
-      gst_buffer_unref (out);
-      gst_object_unref (e);
-      gst_harness_teardown (h);
     }
   }
 }
