@@ -2,8 +2,9 @@
 # Every gst-launch-1.0 command of README.md and the element pages (docs/elements/*.md) runs,
 # headless: autovideosink becomes fakesink, an endless videotestsrc stops after 20 frames, and a
 # command continued over lines with a backslash is joined. Commands that need a camera (v4l2src), a
-# video file of the user's (filesrc), a shell loop's variable, or GStreamer's CUDA elements where
-# they are absent (no GPU) are listed as skipped.
+# video file of the user's (filesrc), a shell loop's variable, GStreamer's CUDA elements where
+# they are absent (no GPU) or objectdetectionoverlay where GStreamer is older than 1.24 are listed
+# as skipped.
 #   tests/examples/test-readme.sh      (GST_PLUGIN_PATH_1_0 or GST_PLUGIN_PATH names the plugin)
 set -eu
 # where GStreamer's plugins for it are missing (the GPU machine's bundle has few), skip; a failure
@@ -16,6 +17,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 have_cuda_elements=1
 gst-inspect-1.0 cudaupload >/dev/null 2>&1 || have_cuda_elements=0
+have_overlay=1
+gst-inspect-1.0 objectdetectionoverlay >/dev/null 2>&1 || have_overlay=0
 ran=0 skipped=0 failed=0
 while IFS= read -r line; do
   case $line in
@@ -25,6 +28,12 @@ while IFS= read -r line; do
   esac
   if [ $have_cuda_elements = 0 ] && grep -qE "cudaupload|cudadownload|nvh264dec" <<<"$line"; then
     echo "skipped (no GStreamer CUDA elements here): $line"
+    skipped=$((skipped + 1))
+    continue
+  fi
+  if [ $have_overlay = 0 ] && grep -q objectdetectionoverlay <<<"$line" &&
+      pkg-config --max-version=1.23 gstreamer-1.0 2>/dev/null; then
+    echo "skipped (GStreamer before 1.24 has no objectdetectionoverlay): $line"
     skipped=$((skipped + 1))
     continue
   fi
