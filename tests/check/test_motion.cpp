@@ -19,6 +19,25 @@
 
 using namespace cuvcheck;
 
+/* Byte @channel of the texture at (@x, @y): a hash of the position, texture without repeats. */
+static guint8
+texture_byte (guint32 x, guint32 y, guint32 channel)
+{
+  guint32 v = x * 73856093u ^ y * 19349663u ^ channel * 83492791u;
+  v ^= v >> 13;
+  v *= 0x5bd1e995u;
+  return static_cast<guint8> (v >> 24);
+}
+
+/* The frame's timestamps for the @index'th frame at 30 fps. */
+static GstBuffer *
+stamped (GstBuffer *buf, int index)
+{
+  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 30);
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
 /* A textured frame of @info moved so that frame (x, y) = texture (x + dx, y + dy), clamped: in
  * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift). */
 static GstBuffer *
@@ -39,18 +58,12 @@ texture_frame (const GstVideoInfo &info, int dx, int dy, int index)
     for (int y = 0; y < h; y++) {
       for (int x = 0; x < w; x++) {
         const int px = std::clamp (x / bpp + sx, 0, w / bpp - 1), py = std::clamp (y + sy, 0, h - 1);
-        /* a hash of the source position: texture without repeats */
-        guint32 v = static_cast<guint32> (px * 73856093u ^ py * 19349663u ^ (x % bpp + p * 4) * 83492791u);
-        v ^= v >> 13;
-        v *= 0x5bd1e995u;
-        data[y * stride + x] = static_cast<guint8> (v >> 24);
+        data[y * stride + x] = texture_byte (px, py, x % bpp + p * 4);
       }
     }
   }
   gst_video_frame_unmap (&f);
-  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 30);
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
+  return stamped (buf, index);
 }
 
 struct Vectors {
@@ -444,18 +457,12 @@ window_frame (const GstVideoInfo &info, int wx, int wy, int ww, int wh, int ox, 
       for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&info) * bpp; x++) {
         const int px = x / bpp;
         const bool in = px >= wx && px < wx + ww && y >= wy && y < wy + wh;
-        const guint32 tx = in ? px + ox + 1000 : px, ty = in ? y + oy + 1000 : y;
-        guint32 v = static_cast<guint32> (tx * 73856093u ^ ty * 19349663u ^ (x % bpp) * 83492791u);
-        v ^= v >> 13;
-        v *= 0x5bd1e995u;
-        data[y * stride + x] = static_cast<guint8> (v >> 24);
+        data[y * stride + x] = in ? texture_byte (px + ox + 1000, y + oy + 1000, x % bpp) : texture_byte (px, y, x % bpp);
       }
     }
   }
   gst_video_frame_unmap (&f);
-  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 30);
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
+  return stamped (buf, index);
 }
 
 struct Box {
