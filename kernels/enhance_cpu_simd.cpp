@@ -70,7 +70,9 @@ void rgb_row (const uint8_t *in, uint8_t *out, int n, int ri, const EnhanceTable
 {
   const ByteTable ty (t.y), tc (t.c);
   /* a 16-bit pair (low, high) in every lane; @r, @b the coefficients of R and B in the even pair */
-  const auto pair = [] (int low, int high) { return _mm512_set1_epi32 ((low & 0xffff) | high << 16); };
+  const auto pair = [] (int low, int high) {
+    return _mm512_set1_epi32 (static_cast<int> ((static_cast<uint32_t> (low) & 0xffffu) | static_cast<uint32_t> (high) << 16));
+  };
   const auto rb = [&] (int r, int b) { return ri ? pair (b, r) : pair (r, b); };
   const auto k = [] (int v) { return _mm512_set1_epi32 (v); };
   const __m512i bytes = k (0x00ff00ff), low = k (0xff), zero = _mm512_setzero_si512 ();
