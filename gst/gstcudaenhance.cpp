@@ -103,9 +103,9 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
   const int threads = gst_cuda_vision_filter_get_n_threads (filter);
   const bool rgb = cuv::layout_is_rgb (in->layout);
   int bands = threads;
-  if (tables && !rgb && cuv::enhance_cpu_is_light (*tables, in->layout))
-    bands = cuv::light_bands (threads, *in, cuv::kLookupBandPixels);
-  else if (!rgb || (tables && cuv::enhance_cpu_is_light (*tables, in->layout)))
+  if (tables && cuv::enhance_cpu_is_light (*tables, in->layout))
+    bands = cuv::light_bands (threads, *in, rgb ? cuv::kLightBandPixels : cuv::kLookupBandPixels);
+  else if (!rgb)
     bands = cuv::light_bands (threads, *in);
   cuv::parallel_row_pairs (in->height, bands,
       [&] (int y0, int y1) {

@@ -15,7 +15,6 @@
 #include <hwy/highway.h>
 
 #include "enhance.h"
-#include "enhance_math.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {
@@ -62,10 +61,10 @@ void lookup_row (const uint8_t *in, uint8_t *out, int n, const uint8_t table[256
     out[x] = table[in[x]];
 }
 
-/* @n pixels of a 4-byte RGB layout (R at byte @ri) as enhance_rgb () takes them, with U' and V'
- * from the byte table (chroma_by_byte): 16 pixels a vector, one a 32-bit lane, the matrices as
- * pairwise 16-bit products (vpmaddwd) of the lane's even bytes (R, B), its odd bytes (G, A) and of
- * (Y', U') and (Y', V'); the rest of the row through the definition. */
+/* The first @n pixels (a multiple of 16) of a 4-byte RGB layout (R at byte @ri) as enhance_rgb ()
+ * takes them, with U' and V' from the byte table (chroma_by_byte): 16 pixels a vector, one a 32-bit
+ * lane, the matrices as pairwise 16-bit products (vpmaddwd) of the lane's even bytes (R, B), its
+ * odd bytes (G, A) and of (Y', U') and (Y', V'). */
 void rgb_row (const uint8_t *in, uint8_t *out, int n, int ri, const EnhanceTables &t)
 {
   const ByteTable ty (t.y), tc (t.c);
@@ -83,8 +82,7 @@ void rgb_row (const uint8_t *in, uint8_t *out, int n, int ri, const EnhanceTable
   const auto dot = [] (__m512i a, __m512i ka, __m512i b, __m512i kb, __m512i c) {
     return _mm512_srai_epi32 (_mm512_add_epi32 (_mm512_add_epi32 (_mm512_madd_epi16 (a, ka), _mm512_madd_epi16 (b, kb)), c), 8);
   };
-  int x = 0;
-  for (; x + 16 <= n; x += 16) {
+  for (int x = 0; x < n; x += 16) {
     const __m512i px = _mm512_loadu_si512 (in + 4 * x);
     const __m512i even = _mm512_and_si512 (px, bytes), odd = _mm512_and_si512 (_mm512_srli_epi32 (px, 8), bytes);
     /* enhance_rgb (): the forward matrix, the tables, the inverse matrix */
@@ -101,16 +99,6 @@ void rgb_row (const uint8_t *in, uint8_t *out, int n, int ri, const EnhanceTable
     const __m512i o = _mm512_or_si512 (_mm512_or_si512 (ri ? b2 : r2, _mm512_slli_epi32 (g2, 8)),
         _mm512_or_si512 (_mm512_slli_epi32 (ri ? r2 : b2, 16), _mm512_andnot_si512 (k (0xffffff), px)));
     _mm512_storeu_si512 (out + 4 * x, o);
-  }
-  for (; x < n; x++) {
-    const uint8_t *i = in + 4 * x;
-    uint8_t *o = out + 4 * x;
-    const uint32_t rgb = enhance_rgb (i[ri], i[1], i[2 - ri], t.y, t.uv);
-    const uint8_t a = i[3];
-    o[ri] = rgb & 0xff;
-    o[1] = (rgb >> 8) & 0xff;
-    o[2 - ri] = (rgb >> 16) & 0xff;
-    o[3] = a;
   }
 }
 #else
@@ -170,9 +158,11 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 #endif
 #if CUV_BYTE_PERMUTE
   if (t.chroma_by_byte) {
-    const int ri = layout_is_bgr (src.layout) ? 2 : 0;
+    const int ri = layout_is_bgr (src.layout) ? 2 : 0, xv = src.width / 16 * 16;
     for (int y = 0; y < src.height; y++)
-      rgb_row (plane_row (src.planes[0], y), plane_row (dst.planes[0], y), src.width, ri, t);
+      rgb_row (plane_row (src.planes[0], y), plane_row (dst.planes[0], y), xv, ri, t);
+    /* the columns a vector does not cover through the definition */
+    enhance_reference (frame_cols (src, xv, src.width), frame_cols (dst, xv, src.width), t);
     return;
   }
 #endif
