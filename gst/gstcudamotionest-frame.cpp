@@ -10,11 +10,9 @@
 #include <cstring>
 
 #include <gst/video/video.h>
-#if HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
 
 #include "copy.h"
+#include "cuvanalytics.h"
 #include "cuvcpupool.h"
 #include "luma.h"
 #include "regions.h"
@@ -345,9 +343,8 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
 
 /* With `regions`: the 8-connected regions of moving units (gst_cuda_motionest_unit_moves) of
  * at least min-region-area pixels, each as a GstVideoRegionOfInterestMeta "motion" with a
- * "detection" parameter holding its confidence (the share of the box's units that move) and, where
- * GStreamer's analytics library is there, as an object detection of type "motion" in the buffer's
- * GstAnalyticsRelationMeta (docs/results.md). */
+ * "detection" parameter holding its confidence (the share of the box's units that move) and as an
+ * object detection of type "motion" (cuvanalytics.h, docs/results.md). */
 void
 gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {
@@ -360,23 +357,10 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
     impl->moving_units[i] = gst_cuda_motionest_unit_moves (impl->vectors[i], impl->frame.motion_threshold);
   const int unit_pixels = g.unit * g.unit;
   const int min_units = std::max (1, static_cast<int> ((impl->frame.min_region_area + unit_pixels - 1) / unit_pixels));
-#if HAVE_GST_ANALYTICS
-  GstAnalyticsRelationMeta *relations = nullptr;
   static const GQuark motion = g_quark_from_static_string ("motion");
-#endif
   for (const cuv::Region &r : cuv::connected_regions (impl->moving_units.data (), g.cols, g.rows, min_units)) {
     const guint x = r.x * g.unit, y = r.y * g.unit, w = r.width * g.unit, h = r.height * g.unit;
-    const double confidence = static_cast<double> (r.cells) / (r.width * r.height);
-    GstVideoRegionOfInterestMeta *roi = gst_buffer_add_video_region_of_interest_meta (buf, "motion", x, y, w, h);
-    gst_video_region_of_interest_meta_add_param (roi,
-        gst_structure_new ("detection", "confidence", G_TYPE_DOUBLE, confidence, nullptr));
-#if HAVE_GST_ANALYTICS
-    if (!relations)
-      relations = gst_buffer_add_analytics_relation_meta (buf);
-    GstAnalyticsODMtd od;
-    if (relations && gst_analytics_relation_meta_add_od_mtd (relations, motion, x, y, w, h, confidence, &od))
-      roi->id = od.id;
-#endif
+    cuv::attach_region (buf, motion, cuv::RegionBox{x, y, w, h, static_cast<double> (r.cells) / (r.width * r.height)});
   }
 }
 

@@ -5,7 +5,11 @@
 
 #include "gstcudanoisemap-frame.h"
 
+#include <algorithm>
+
+#include "cuvanalytics.h"
 #include "cuvcpupool.h"
+#include "regions.h"
 
 GType
 gst_cuda_noisemap_mode_get_type (void)
@@ -41,6 +45,18 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *
       },
       cuv::add_band_stats);
   impl->result = &impl->cpu_result;
+  impl->tiles = nullptr;
+  if (impl->frame.regions && prev) {
+    /* bands of tile rows, each writing its own rows of counts */
+    const int cols = cuv::noise_tile_cols (in->width), rows = (in->height + cuv::kNoiseTile - 1) / cuv::kNoiseTile;
+    impl->cpu_tiles.resize (static_cast<size_t> (cols) * rows);
+    cuv::parallel_bands (rows, cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in), [&] (int r0, int r1) {
+      const int y0 = r0 * cuv::kNoiseTile, y1 = std::min (in->height, r1 * cuv::kNoiseTile);
+      cuv::noisemap_tiles_reference (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*prev, y0, y1), impl->params.threshold,
+          impl->cpu_tiles.data () + static_cast<size_t> (r0) * cols);
+    });
+    impl->tiles = impl->cpu_tiles.data ();
+  }
   return GST_FLOW_OK;
 }
 
@@ -61,6 +77,27 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame 
     return GST_FLOW_ERROR;
   }
   impl->result = &impl->results.host ();
+  impl->tiles = nullptr;
+  if (impl->frame.regions && prev) {
+    const size_t bytes = static_cast<size_t> (cuv::noise_tile_cols (in->width)) *
+        ((in->height + cuv::kNoiseTile - 1) / cuv::kNoiseTile) * sizeof (uint16_t);
+    GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+    if (impl->device_tiles.size () != bytes) {
+      impl->device_tiles.reset ();
+      impl->pinned_tiles.reset ();
+      if (!CUV_CUDA_OK (self, impl->device_tiles.allocate (ctx, cuv::CudaBuffer::Kind::Device, bytes)) ||
+          !CUV_CUDA_OK (self, impl->pinned_tiles.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, bytes))) {
+        impl->device_tiles.reset ();
+        return GST_FLOW_ERROR;
+      }
+    }
+    auto counts = reinterpret_cast<uint16_t *> (impl->device_tiles.data ());
+    /* the base class waits for the stream once, after this; then the counts are on the host */
+    if (!CUV_CUDA_OK (self, cuv::noisemap_tiles_cuda (*in, *prev, impl->params.threshold, counts, stream)) ||
+        !CUV_CUDA_OK (self, cudaMemcpyAsync (impl->pinned_tiles.data (), counts, bytes, cudaMemcpyDeviceToHost, stream)))
+      return GST_FLOW_ERROR;
+    impl->tiles = reinterpret_cast<const uint16_t *> (impl->pinned_tiles.data ());
+  }
   return GST_FLOW_OK;
 }
 #endif
@@ -87,6 +124,37 @@ gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
   set_results (meta, impl->pixels, impl->result->changed, impl->bits_per_pixel);
   gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+}
+
+/* With `regions`: the 8-connected regions of changing tiles (at least a quarter of a tile's pixels
+ * noisy) that hold at least min-region-area noisy pixels, each as a GstVideoRegionOfInterestMeta
+ * "change" (and an object detection of that type, cuvanalytics.h) whose confidence is the share of
+ * the box's pixels that changed (docs/results.md). */
+void
+gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
+{
+  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
+  if (!impl->frame.regions || impl->first_frame || !impl->tiles)
+    return;
+  const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = (impl->height + t - 1) / t;
+  impl->changing_tiles.resize (static_cast<size_t> (cols) * rows);
+  for (int ty = 0; ty < rows; ty++) {
+    const int th = std::min (t, impl->height - ty * t);
+    for (int tx = 0; tx < cols; tx++) {
+      const int tile_pixels = std::min (t, impl->width - tx * t) * th;
+      const size_t i = static_cast<size_t> (ty) * cols + tx;
+      impl->changing_tiles[i] = impl->tiles[i] > 0 && 4 * impl->tiles[i] >= tile_pixels;
+    }
+  }
+  static const GQuark change = g_quark_from_static_string ("change");
+  for (const cuv::Region &r : cuv::connected_regions (impl->changing_tiles.data (), cols, rows, 1, impl->tiles)) {
+    if (r.weight < impl->frame.min_region_area)
+      continue;
+    const guint x = r.x * t, y = r.y * t;
+    const guint w = std::min (impl->width - static_cast<int> (x), r.width * t);
+    const guint h = std::min (impl->height - static_cast<int> (y), r.height * t);
+    cuv::attach_region (buf, change, cuv::RegionBox{x, y, w, h, static_cast<double> (r.weight) / (static_cast<double> (w) * h)});
+  }
 }
 
 void

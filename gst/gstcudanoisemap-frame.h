@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mutex>
+#include <vector>
 
 #include "cuvcolor.h"
 #include "cuvcuda.h"
@@ -25,6 +26,8 @@ struct NoisemapSettings {
   guint threshold = 20;
   GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
   guint color = 0xffff0000; /* ARGB */
+  bool regions = false;
+  guint min_region_area = 256;
 };
 
 struct GstCudaNoisemapImpl {
@@ -37,12 +40,19 @@ struct GstCudaNoisemapImpl {
   cuv::PixelLayout layout = cuv::PixelLayout::RGBA;
   cuv::ColorMatrix matrix{};
   guint64 pixels = 0;
+  int width = 0, height = 0;
   guint bits_per_pixel = 32;
+  /* with `regions`: the noisy pixels of each tile (noisemap.h), on the host once the frame is done */
+  const uint16_t *tiles = nullptr;
+  std::vector<uint16_t> cpu_tiles;
+  std::vector<uint8_t> changing_tiles; /* the regions' mask, a byte a tile */
   const cuv::DiffStats *result = nullptr;
   cuv::DiffStats cpu_result{};
   bool first_frame = false;
 #if CUV_HAVE_CUDA
   cuv::ResultBuffers<cuv::DiffStats, cuv::DiffStats> results;
+  cuv::CudaBuffer device_tiles;
+  cuv::CudaBuffer pinned_tiles;
 #endif
   /* the message interval's sums */
   guint64 sum_changed = 0;
@@ -67,3 +77,4 @@ void gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStruct
 void gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser);
 void gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);
 void gst_cuda_noisemap_reset_interval (GstCudaVisionAnalyser *analyser);
+void gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf);

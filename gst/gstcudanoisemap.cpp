@@ -49,6 +49,8 @@ enum {
   PROP_THRESHOLD,
   PROP_MODE,
   PROP_COLOR,
+  PROP_REGIONS,
+  PROP_MIN_REGION_AREA,
 };
 
 static const NoisemapSettings kDefaults;
@@ -96,7 +98,9 @@ gst_cuda_noisemap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_
   if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (in_info), &impl->layout))
     return FALSE;
   impl->matrix = cuv::color_matrix (in_info);
-  impl->pixels = static_cast<guint64> (GST_VIDEO_INFO_WIDTH (in_info)) * GST_VIDEO_INFO_HEIGHT (in_info);
+  impl->width = GST_VIDEO_INFO_WIDTH (in_info);
+  impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
+  impl->pixels = static_cast<guint64> (impl->width) * impl->height;
   impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32 : 12;
   return TRUE;
 }
@@ -108,8 +112,11 @@ gst_cuda_noisemap_release (GstCudaVisionFilter *filter)
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
 #if CUV_HAVE_CUDA
   impl->results.reset ();
+  impl->device_tiles.reset ();
+  impl->pinned_tiles.reset ();
 #endif
   impl->result = nullptr;
+  impl->tiles = nullptr;
 }
 
 /* ---- properties ---- */
@@ -129,6 +136,12 @@ gst_cuda_noisemap_set_property (GObject *object, guint prop_id, const GValue *va
       break;
     case PROP_COLOR:
       s.color = g_value_get_uint (value);
+      break;
+    case PROP_REGIONS:
+      s.regions = g_value_get_boolean (value);
+      break;
+    case PROP_MIN_REGION_AREA:
+      s.min_region_area = g_value_get_uint (value);
       break;
     default:
       if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
@@ -152,6 +165,12 @@ gst_cuda_noisemap_get_property (GObject *object, guint prop_id, GValue *value, G
       break;
     case PROP_COLOR:
       g_value_set_uint (value, s.color);
+      break;
+    case PROP_REGIONS:
+      g_value_set_boolean (value, s.regions);
+      break;
+    case PROP_MIN_REGION_AREA:
+      g_value_set_uint (value, s.min_region_area);
       break;
     default:
       if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
@@ -208,6 +227,30 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
           "Colour of changed pixels as 0xAARRGGBB (alpha = opacity; default opaque red)", 0, G_MAXUINT32,
           kDefaults.color, flags));
   /**
+   * GstCudaNoisemap:regions:
+   *
+   * Attach the regions that change to each buffer: a GstVideoRegionOfInterestMeta of type "change"
+   * with a "detection" parameter holding its confidence (the share of the box's pixels that
+   * changed) and, where the plugin was built with GStreamer 1.24+, an object detection of type
+   * "change" in the GstAnalyticsRelationMeta. A region is 8-connected 16x16 tiles of which at
+   * least a quarter of the pixels changed.
+   */
+  g_object_class_install_property (gobject_class, PROP_REGIONS,
+      g_param_spec_boolean ("regions", "Regions",
+          "Attach each region of changing 16x16 tiles (a quarter of their pixels changed, 8-connected) as a "
+          "GstVideoRegionOfInterestMeta \"change\" and, with GStreamer 1.24+, an object detection \"change\" in the "
+          "analytics relation meta; confidence: the share of the box's pixels that changed",
+          kDefaults.regions, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  /**
+   * GstCudaNoisemap:min-region-area:
+   *
+   * With `regions`: the least changed pixels a region needs to be attached.
+   */
+  g_object_class_install_property (gobject_class, PROP_MIN_REGION_AREA,
+      g_param_spec_uint ("min-region-area", "Minimum region area",
+          "With regions=true: the least changed pixels that a region needs to be attached", 0, G_MAXINT,
+          kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  /**
    * GstCudaNoisemap:post-messages:
    *
    * Post a `cudanoisemap` element message every `interval`.
@@ -239,6 +282,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
   analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_add_to_interval);
   analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_interval_results);
   analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_reset_interval);
+  analyser_class->attach_metas = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_attach_metas);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_NOISEMAP_MODE, static_cast<GstPluginAPIFlags> (0));
   GST_DEBUG_CATEGORY_INIT (gst_cuda_noisemap_debug, "cudanoisemap", 0, "CUDA noise map");

@@ -190,7 +190,27 @@ cudaError_t launch (Kernel kernel, const NoiseArgs &a, const DiffResults &result
   return cudaGetLastError ();
 }
 
+/* A block per tile, a thread per pixel; the block counts its noisy pixels in one barrier. */
+__global__ void __launch_bounds__ (kNoiseTile * kNoiseTile) noisemap_tiles_kernel (Frame cur, Frame prev, int threshold,
+    uint16_t *counts)
+{
+  const int x = blockIdx.x * kNoiseTile + threadIdx.x, y = blockIdx.y * kNoiseTile + threadIdx.y;
+  const bool noisy = x < cur.width && y < cur.height && noisemap_pixel_changed (cur, prev, x, y, threshold);
+  const int n = __syncthreads_count (noisy);
+  if ((threadIdx.x | threadIdx.y) == 0)
+    counts[blockIdx.y * gridDim.x + blockIdx.x] = static_cast<uint16_t> (n);
+}
+
 }  // namespace
+
+cudaError_t noisemap_tiles_cuda (const Frame &cur, const Frame &prev, int threshold, uint16_t *counts, cudaStream_t stream)
+{
+  if (cur.width <= 0 || cur.height <= 0)
+    return cudaSuccess;
+  const dim3 grid (noise_tile_cols (cur.width), div_up (cur.height, kNoiseTile));
+  noisemap_tiles_kernel<<<grid, dim3 (kNoiseTile, kNoiseTile), 0, stream>>> (cur, prev, threshold, counts);
+  return cudaGetLastError ();
+}
 
 cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
     const DiffResults &results, cudaStream_t stream)

@@ -12,6 +12,8 @@
  *   NV12/I420: Y is painted per pixel; a chroma sample is painted when any pixel of its 2x2 group
  *   is noisy. Black is Y = y_black (16 limited, 0 full), U = V = 128.
  *   Statistics: the number of noisy pixels.
+ *   Tiles (for the regions that change, docs/results.md): the noisy pixels of each kNoiseTile x
+ *   kNoiseTile tile, tiles in raster order, the last column and row of tiles cut by the frame.
  * The first frame after a reset is compared with itself: nothing changed. */
 #pragma once
 
@@ -32,6 +34,26 @@ struct NoisemapParams {
   uint8_t y_black;  /* NV12/I420: Y of black */
 };
 
+/* Whether pixel (@x, @y) of @cur is noisy against @prev: the one definition, which the map, the
+ * counts and the tiles all follow. */
+CUV_HD bool noisemap_pixel_changed (const Frame &cur, const Frame &prev, int x, int y, int threshold)
+{
+  const Plane &c = cur.planes[0], &q = prev.planes[0];
+  if (layout_is_rgb (cur.layout))
+    return rgb_abs_max (load_le32 (c.data + static_cast<size_t> (y) * c.pitch + 4 * x),
+               load_le32 (q.data + static_cast<size_t> (y) * q.pitch + 4 * x)) > threshold;
+  const ChromaAt cc = chroma_at (cur, x / 2, y / 2), pc = chroma_at (prev, x / 2, y / 2);
+  return abs_diff (c.data[static_cast<size_t> (y) * c.pitch + x], q.data[static_cast<size_t> (y) * q.pitch + x]) >
+      threshold || abs_diff (*cc.u, *pc.u) > threshold || abs_diff (*cc.v, *pc.v) > threshold;
+}
+
+/* The tile grid of the regions (a tile is kNoiseTile pixels square). */
+constexpr int kNoiseTile = 16;
+CUV_HD int noise_tile_cols (int width)
+{
+  return (width + kNoiseTile - 1) / kNoiseTile;
+}
+
 /* @cur, @prev and @out have the same layout and size (@cur and @prev may be the same frame). */
 /* The definition, plain and scalar (noisemap_cpu.cpp): what the tests hold the others to. */
 void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
@@ -41,7 +63,17 @@ void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, 
 void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
     DiffStats *stats);
 
+/* The noisy pixels of each tile into @counts (noise_tile_cols (width) to a row, one row per
+ * kNoiseTile rows of the frame, the last cut), plain and scalar: the definition, and what the CPU
+ * backend runs, in bands of tile rows (frame_rows () at multiples of kNoiseTile, @counts at the
+ * band's first tile row). */
+void noisemap_tiles_reference (const Frame &cur, const Frame &prev, int threshold, uint16_t *counts);
+
 #if CUV_HAVE_CUDA
+/* The same counts on @stream, into device memory. */
+cudaError_t noisemap_tiles_cuda (const Frame &cur, const Frame &prev, int threshold, uint16_t *counts,
+    cudaStream_t stream);
+
 /* As heatmap_cuda (): launches on @stream, the statistics to @results' outputs. */
 cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params,
     const DiffResults &results, cudaStream_t stream);

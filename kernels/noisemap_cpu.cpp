@@ -67,4 +67,17 @@ void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, 
     noisemap_yuv (cur, prev, out, params, stats);
 }
 
+void noisemap_tiles_reference (const Frame &cur, const Frame &prev, int threshold, uint16_t *counts)
+{
+  const int cols = noise_tile_cols (cur.width);
+  for (int ty = 0; ty * kNoiseTile < cur.height; ty++) {
+    uint16_t *row = counts + static_cast<size_t> (ty) * cols;
+    for (int tx = 0; tx < cols; tx++)
+      row[tx] = 0;
+    for (int y = ty * kNoiseTile; y < cur.height && y < (ty + 1) * kNoiseTile; y++)
+      for (int x = 0; x < cur.width; x++)
+        row[x / kNoiseTile] += noisemap_pixel_changed (cur, prev, x, y, threshold);
+  }
+}
+
 }  // namespace cuv

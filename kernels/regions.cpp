@@ -5,7 +5,7 @@
 
 namespace cuv {
 
-std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, int min_cells)
+std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, int min_cells, const uint16_t *weights)
 {
   std::vector<Region> regions;
   if (cols <= 0 || rows <= 0)
@@ -19,6 +19,7 @@ std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, 
     /* a depth-first walk over the region from its first cell in raster order */
     const int sx = static_cast<int> (start % cols), sy = static_cast<int> (start / cols);
     int x0 = sx, x1 = sx, y0 = sy, y1 = sy, cells = 0;
+    uint64_t weight = 0;
     seen[start] = 1;
     stack.assign (1, static_cast<int> (start));
     while (!stack.empty ()) {
@@ -26,6 +27,7 @@ std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, 
       stack.pop_back ();
       const int x = i % cols, y = i / cols;
       cells++;
+      weight += weights ? weights[i] : 0;
       x0 = std::min (x0, x);
       x1 = std::max (x1, x);
       y0 = std::min (y0, y);
@@ -41,7 +43,7 @@ std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, 
       }
     }
     if (cells >= min_cells)
-      regions.push_back (Region{x0, y0, x1 - x0 + 1, y1 - y0 + 1, cells});
+      regions.push_back (Region{x0, y0, x1 - x0 + 1, y1 - y0 + 1, cells, weight});
   }
   return regions;
 }

@@ -9,6 +9,7 @@
 
 #include "cuvcheck.h"
 #include "cuvprevious.h"
+#include "cuvregions.h"
 
 using namespace cuvcheck;
 
@@ -204,6 +205,65 @@ GST_START_TEST (test_noisemap_corner_pixels_at_the_threshold)
 GST_END_TEST;
 
 /* After each reset the next output is the first-frame output, though the frame differs. */
+/* regions=true: a window whose content changes gives one "change" region (ROI meta and, with
+ * GStreamer's analytics library, object detection) within one 16-pixel tile of the window, with the
+ * share of its box that changed as confidence (checked against the meta's count); none on the
+ * first frame, on a still frame, below min-region-area or with regions=false. Both backends where
+ * there is a GPU, RGBA, NV12 and I420, whole tiles and cut ones. */
+GST_START_TEST (test_noisemap_regions)
+{
+  std::vector<std::string> backends = {"cpu"};
+  if (cuvtest::have_gpu ())
+    backends.push_back ("cuda");
+  const struct {
+    guint w, h;
+    Box window;
+  } shapes[] = {{128, 96, {40, 32, 48, 32, 0}}, {150, 70, {101, 40, 49, 30, 0}}};
+  for (const std::string &backend : backends) {
+    for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420}) {
+      for (const auto &shape : shapes) {
+        const Box &win = shape.window;
+        GstVideoInfo info = info_for (format, shape.w, shape.h);
+        const std::string launch = "cudanoisemap backend=" + backend + " regions=true";
+        const std::string what = launch + " " + gst_video_format_to_string (format) + " " + std::to_string (shape.w) +
+            "x" + std::to_string (shape.h);
+        GstHarness *h = harness (launch, info);
+        GstBuffer *out = push_pull (h, window_frame (info, win.x, win.y, win.w, win.h, 0, 0, 0));
+        check_no_region (out, "change", what + ": the first frame");
+        gst_buffer_unref (out);
+        for (int k = 1; k <= 3; k++) {
+          out = push_pull (h, window_frame (info, win.x, win.y, win.w, win.h, 7 * k, 3 * k, k));
+          const std::string at = what + " frame " + std::to_string (k);
+          check_one_region (out, "change", win, 16, 0.4, at);
+          /* all changed pixels lie in the window, so the box holds them all */
+          const Box b = rois (out, "change")[0];
+          const double share = static_cast<double> (changed_pixels (out)) / (static_cast<double> (b.w) * b.h);
+          fail_unless (std::abs (b.confidence - share) < 1e-9, "%s: confidence %f, the box's changed share %f", at.c_str (),
+              b.confidence, share);
+          gst_buffer_unref (out);
+        }
+        out = push_pull (h, window_frame (info, win.x, win.y, win.w, win.h, 21, 9, 4));
+        gst_buffer_unref (out);
+        out = push_pull (h, window_frame (info, win.x, win.y, win.w, win.h, 21, 9, 5));
+        check_no_region (out, "change", what + ": a still frame");
+        gst_buffer_unref (out);
+        GstElement *e = gst_harness_find_element (h, "cudanoisemap");
+        g_object_set (e, "min-region-area", win.w * win.h + 1, nullptr);
+        out = push_pull (h, window_frame (info, win.x, win.y, win.w, win.h, 30, 1, 6));
+        check_no_region (out, "change", what + ": below min-region-area");
+        gst_buffer_unref (out);
+        g_object_set (e, "min-region-area", 0, "regions", FALSE, nullptr);
+        out = push_pull (h, window_frame (info, win.x, win.y, win.w, win.h, 40, 2, 7));
+        check_no_region (out, "change", what + ": regions=false");
+        gst_buffer_unref (out);
+        gst_object_unref (e);
+        gst_harness_teardown (h);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
 GST_START_TEST (test_flush_discont_and_caps_change_reset)
 {
   GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 32, 24);
@@ -392,6 +452,7 @@ cudadifference_suite (void)
   tcase_add_test (tc, test_noisemap_static_scene_overlay_is_the_frame);
   tcase_add_test (tc, test_noisemap_full_change_counts_every_pixel);
   tcase_add_test (tc, test_noisemap_corner_pixels_at_the_threshold);
+  tcase_add_test (tc, test_noisemap_regions);
   tcase_add_test (tc, test_flush_discont_and_caps_change_reset);
   tcase_add_test (tc, test_interval_messages_and_threshold_change);
   tcase_add_test (tc, test_live_source_no_drops_flat_memory);

@@ -10,33 +10,13 @@
 #include "config.h"
 
 #include <gst/video/video.h>
-#if HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
-
 #include "cuvcheck.h"
+#include "cuvregions.h"
 #include "gstcudamotionmeta.h"
 
 using namespace cuvcheck;
 
-/* Byte @channel of the texture at (@x, @y): a hash of the position, texture without repeats. */
-static guint8
-texture_byte (guint32 x, guint32 y, guint32 channel)
-{
-  guint32 v = x * 73856093u ^ y * 19349663u ^ channel * 83492791u;
-  v ^= v >> 13;
-  v *= 0x5bd1e995u;
-  return static_cast<guint8> (v >> 24);
-}
 
-/* The frame's timestamps for the @index'th frame at 30 fps. */
-static GstBuffer *
-stamped (GstBuffer *buf, int index)
-{
-  GST_BUFFER_PTS (buf) = index * (GST_SECOND / 30);
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
-}
 
 /* A textured frame of @info moved so that frame (x, y) = texture (x + dx, y + dy), clamped: in
  * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift). */
@@ -432,84 +412,9 @@ GST_START_TEST (test_vectors_outlive_the_element)
 }
 GST_END_TEST;
 
-/* A still textured frame with a window (@wx, @wy, @ww x @wh) whose own texture is moved so that
- * window (x, y) = texture (x + @ox, y + @oy): only the window's content moves. */
-static GstBuffer *
-window_frame (const GstVideoInfo &info, int wx, int wy, int ww, int wh, int ox, int oy, int index)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&info), nullptr);
-  GstVideoFrame f;
-  GstVideoInfo i = info;
-  fail_unless (gst_video_frame_map (&f, &i, buf, GST_MAP_WRITE));
-  const bool rgb = GST_VIDEO_INFO_IS_RGB (&info);
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
-    guint8 *data = static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, p));
-    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
-    const int h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, p == 0 ? 0 : 1);
-    if (p > 0) {
-      /* chroma plain grey: the search reads luma */
-      for (int y = 0; y < h; y++)
-        memset (data + y * stride, 128, GST_VIDEO_FRAME_COMP_WIDTH (&f, 1) * 2);
-      continue;
-    }
-    const int bpp = rgb ? 4 : 1;
-    for (int y = 0; y < h; y++) {
-      for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&info) * bpp; x++) {
-        const int px = x / bpp;
-        const bool in = px >= wx && px < wx + ww && y >= wy && y < wy + wh;
-        data[y * stride + x] = in ? texture_byte (px + ox + 1000, y + oy + 1000, x % bpp) : texture_byte (px, y, x % bpp);
-      }
-    }
-  }
-  gst_video_frame_unmap (&f);
-  return stamped (buf, index);
-}
 
-struct Box {
-  guint x, y, w, h;
-  double confidence;
-};
 
-/* The ROI metas of type "motion" on @buf, with their "detection" confidence. */
-static std::vector<Box>
-motion_rois (GstBuffer *buf)
-{
-  std::vector<Box> boxes;
-  gpointer state = nullptr;
-  while (GstMeta *m = gst_buffer_iterate_meta_filtered (buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-    auto *roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
-    if (roi->roi_type != g_quark_from_string ("motion"))
-      continue;
-    GstStructure *d = gst_video_region_of_interest_meta_get_param (roi, "detection");
-    double c = -1;
-    fail_unless (d && gst_structure_get_double (d, "confidence", &c), "a motion ROI without its confidence");
-    boxes.push_back (Box{roi->x, roi->y, roi->w, roi->h, c});
-  }
-  return boxes;
-}
 
-#if HAVE_GST_ANALYTICS
-/* The object detections of type "motion" in @buf's analytics relation meta. */
-static std::vector<Box>
-motion_detections (GstBuffer *buf)
-{
-  std::vector<Box> boxes;
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
-  if (!rmeta)
-    return boxes;
-  gpointer state = nullptr;
-  GstAnalyticsMtd mtd;
-  while (gst_analytics_relation_meta_iterate (rmeta, &state, gst_analytics_od_mtd_get_mtd_type (), &mtd)) {
-    GstAnalyticsODMtd *od = reinterpret_cast<GstAnalyticsODMtd *> (&mtd);
-    fail_unless (gst_analytics_od_mtd_get_obj_type (od) == g_quark_from_string ("motion"));
-    gint x, y, w, h;
-    gfloat c;
-    fail_unless (gst_analytics_od_mtd_get_location (od, &x, &y, &w, &h, &c));
-    boxes.push_back (Box{static_cast<guint> (x), static_cast<guint> (y), static_cast<guint> (w), static_cast<guint> (h), c});
-  }
-  return boxes;
-}
-#endif
 
 /* regions=true: content moving inside a known window gives one region, as a ROI meta and (with
  * GStreamer's analytics library) an object detection, whose box lies within one block of the
@@ -517,7 +422,7 @@ motion_detections (GstBuffer *buf)
  * backends where there is a GPU. */
 GST_START_TEST (test_regions)
 {
-  const int W = 128, H = 96, wx = 40, wy = 32, ww = 48, wh = 32;
+  const guint W = 128, H = 96, wx = 40, wy = 32, ww = 48, wh = 32;
   const struct {
     const char *props;
     int block;
@@ -533,41 +438,22 @@ GST_START_TEST (test_regions)
         const std::string what = launch + " " + gst_video_format_to_string (format);
         GstHarness *h = harness (launch, info);
         GstBuffer *out = push_pull (h, window_frame (info, wx, wy, ww, wh, 0, 0, 0));
-        fail_unless (motion_rois (out).empty (), "%s: regions on the first frame", what.c_str ());
+        check_no_region (out, "motion", what + ": the first frame");
         gst_buffer_unref (out);
         for (int k = 1; k <= 3; k++) {
           out = push_pull (h, window_frame (info, wx, wy, ww, wh, 2 * k, k, k));
-          const std::vector<Box> rois = motion_rois (out);
-          fail_unless (rois.size () == 1, "%s frame %d: %zu motion regions, not 1", what.c_str (), k, rois.size ());
-          const Box &b = rois[0];
-          const int d = m.block;
-          fail_unless (std::abs (static_cast<int> (b.x) - wx) <= d && std::abs (static_cast<int> (b.y) - wy) <= d &&
-                  std::abs (static_cast<int> (b.x + b.w) - (wx + ww)) <= d &&
-                  std::abs (static_cast<int> (b.y + b.h) - (wy + wh)) <= d,
-              "%s frame %d: box %u,%u %ux%u not within %d pixels of %d,%d %dx%d", what.c_str (), k, b.x, b.y, b.w, b.h, d, wx,
-              wy, ww, wh);
-          fail_unless (b.confidence > 0.5 && b.confidence <= 1.0, "%s: confidence %f", what.c_str (), b.confidence);
-  #if HAVE_GST_ANALYTICS
-          const std::vector<Box> dets = motion_detections (out);
-          fail_unless (dets.size () == 1, "%s frame %d: %zu motion detections, not 1", what.c_str (), k, dets.size ());
-          fail_unless (dets[0].x == b.x && dets[0].y == b.y && dets[0].w == b.w && dets[0].h == b.h &&
-                  std::abs (dets[0].confidence - b.confidence) < 1e-6,
-              "%s: the detection is not the ROI's box", what.c_str ());
-  #endif
+          check_one_region (out, "motion", Box{wx, wy, ww, wh, 0}, m.block, 0.5, what + " frame " + std::to_string (k));
           gst_buffer_unref (out);
         }
         /* a region smaller than min-region-area is left out; regions=false attaches none */
         GstElement *e = gst_harness_find_element (h, "cudamotionest");
         g_object_set (e, "min-region-area", ww * wh * 2, nullptr);
         out = push_pull (h, window_frame (info, wx, wy, ww, wh, 8, 4, 4));
-        fail_unless (motion_rois (out).empty (), "%s: a region below min-region-area", what.c_str ());
+        check_no_region (out, "motion", what + ": below min-region-area");
         gst_buffer_unref (out);
         g_object_set (e, "min-region-area", 0, "regions", FALSE, nullptr);
         out = push_pull (h, window_frame (info, wx, wy, ww, wh, 10, 5, 5));
-        fail_unless (motion_rois (out).empty (), "%s: regions with regions=false", what.c_str ());
-  #if HAVE_GST_ANALYTICS
-        fail_unless (motion_detections (out).empty ());
-  #endif
+        check_no_region (out, "motion", what + ": regions=false");
         gst_buffer_unref (out);
         gst_object_unref (e);
         gst_harness_teardown (h);

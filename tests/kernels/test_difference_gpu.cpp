@@ -147,6 +147,41 @@ void test_noisemap (Checker &c)
   }
 }
 
+/* The tile counts of the regions against the reference, with a guard past the last count. */
+void test_noisemap_tiles (Checker &c)
+{
+  for (const Case &k : cases ()) {
+    HostImage cur (k.layout, k.size.w, k.size.h, k.stride.pad, k.stride.offset);
+    HostImage prev (k.layout, k.size.w, k.size.h, k.stride.pad + 16, k.stride.offset ? 3 : 0);
+    fill_pattern (cur.storage, k.size.w * 17 + k.size.h);
+    make_previous (cur, prev, k.size.w + 3);
+    const size_t n = static_cast<size_t> (cuv::noise_tile_cols (k.size.w)) * ((k.size.h + cuv::kNoiseTile - 1) / cuv::kNoiseTile);
+    for (int threshold : {0, 20, 200}) {
+      std::vector<uint16_t> want (n), got (n + 8);
+      const cuv::Frame &cpu_prev = k.first_frame ? cur.frame : prev.frame;
+      cuv::noisemap_tiles_reference (cur.frame, cpu_prev, threshold, want.data ());
+      DeviceImage dcur (cur), dprev (prev);
+      dcur.upload (cur);
+      dprev.upload (prev);
+      uint16_t *dcounts = nullptr;
+      CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dcounts), got.size () * sizeof (uint16_t)));
+      CUVTEST_CHECK_CUDA (cudaMemset (dcounts, 0xa5, got.size () * sizeof (uint16_t)));
+      CUVTEST_CHECK_CUDA (cuv::noisemap_tiles_cuda (dcur.frame, k.first_frame ? dcur.frame : dprev.frame, threshold, dcounts,
+          nullptr));
+      CUVTEST_CHECK_CUDA (cudaMemcpy (got.data (), dcounts, got.size () * sizeof (uint16_t), cudaMemcpyDeviceToHost));
+      cudaFree (dcounts);
+      int bad = 0, past = 0;
+      for (size_t i = 0; i < n; i++)
+        bad += got[i] != want[i];
+      for (size_t i = n; i < got.size (); i++)
+        past += got[i] != 0xa5a5;
+      const std::string name = "noisemap tiles threshold " + std::to_string (threshold) + " " + case_name (k);
+      c.expect (bad == 0, name + ": " + std::to_string (bad) + " of " + std::to_string (n) + " counts differ from the reference");
+      c.expect (past == 0, name + ": the kernel wrote past the last tile");
+    }
+  }
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -156,5 +191,6 @@ int main (int argc, char **argv)
   Checker c;
   return run_parts (argc, argv, "difference-gpu", c, {
       {"heatmap", [&] { test_heatmap (c); }},
-      {"noisemap", [&] { test_noisemap (c); }}});
+      {"noisemap", [&] { test_noisemap (c); }},
+      {"noisemap-tiles", [&] { test_noisemap_tiles (c); }}});
 }

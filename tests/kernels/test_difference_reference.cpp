@@ -11,6 +11,7 @@
 #include "cuvdiff.h"
 #include "heatmap.h"
 #include "noisemap.h"
+#include "regions.h"
 
 using namespace cuvtest;
 
@@ -136,6 +137,8 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
   const bool rgb = cuv::layout_is_rgb (l);
   uint64_t changed = 0;
   int bad = 0;
+  const int cols = (s.w + 15) / 16, rows = (s.h + 15) / 16;
+  std::vector<int> tiles (static_cast<size_t> (cols) * rows, 0);
   for (int y = 0; y < s.h; y++) {
     for (int x = 0; x < s.w; x++) {
       bool noisy = false;
@@ -157,10 +160,24 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
         bad += y_at (out.frame, x, y) != (noisy ? p.yuv[0] : below);
       }
       changed += noisy;
+      tiles[(y / 16) * cols + x / 16] += noisy;
     }
   }
   const std::string what = std::string ("noisemap ") + layout_name (l) + " " + std::to_string (s.w) + "x" +
       std::to_string (s.h) + " threshold " + std::to_string (threshold) + (overlay ? " overlay" : " map");
+  /* the tiles, whole and in bands of tile rows as the CPU backend runs them */
+  std::vector<uint16_t> got (tiles.size (), 0xffff), banded (tiles.size (), 0xffff);
+  cuv::noisemap_tiles_reference (cur.frame, prev.frame, threshold, got.data ());
+  for (int r = 0; r < rows; r += 2) {
+    const int y0 = r * 16, y1 = std::min (s.h, (r + 2) * 16);
+    cuv::noisemap_tiles_reference (cuv::frame_rows (cur.frame, y0, y1), cuv::frame_rows (prev.frame, y0, y1), threshold,
+        banded.data () + static_cast<size_t> (r) * cols);
+  }
+  int bad_tiles = 0;
+  for (size_t i = 0; i < tiles.size (); i++)
+    bad_tiles += got[i] != tiles[i] || banded[i] != tiles[i];
+  c.expect (bad_tiles == 0, what + ": " + std::to_string (bad_tiles) + " of " + std::to_string (tiles.size ()) +
+      " tile counts differ from the direct count");
   c.expect (bad == 0, what + ": " + std::to_string (bad) + " bytes differ from the direct computation");
   c.expect (st.changed == changed, what + ": " + std::to_string (st.changed) + " changed pixels, counted " +
       std::to_string (changed));
@@ -347,6 +364,37 @@ void test_fast_equals_definition (Checker &c)
   hwy::SetSupportedTargetsForTest (0);
 }
 
+/* connected_regions () on a hand-drawn mask: 8-connected (a diagonal joins), boxes, cells, weights,
+ * the raster order of first cells, and min_cells. */
+void test_connected_regions (Checker &c)
+{
+  const char *rows[] = {
+      "##......#",
+      ".#......#",
+      "..#.....#",
+      "........#",
+      "...##....",
+  };
+  const int cols = 9, n = 5;
+  std::vector<uint8_t> mask;
+  std::vector<uint16_t> weights;
+  for (int y = 0; y < n; y++)
+    for (int x = 0; x < cols; x++) {
+      mask.push_back (rows[y][x] == '#');
+      weights.push_back (static_cast<uint16_t> (y * cols + x));
+    }
+  const std::vector<cuv::Region> all = cuv::connected_regions (mask.data (), cols, n, 1, weights.data ());
+  const auto same = [] (const cuv::Region &r, int x, int y, int w, int h, int cells, uint64_t weight) {
+    return r.x == x && r.y == y && r.width == w && r.height == h && r.cells == cells && r.weight == weight;
+  };
+  c.expect (all.size () == 3 && same (all[0], 0, 0, 3, 3, 4, 0 + 1 + 10 + 20) && same (all[1], 8, 0, 1, 4, 4, 8 + 17 + 26 + 35) &&
+          same (all[2], 3, 4, 2, 1, 2, 39 + 40),
+      "connected_regions: the three regions of the drawn mask, with their boxes, cells and weights");
+  const std::vector<cuv::Region> big = cuv::connected_regions (mask.data (), cols, n, 3);
+  c.expect (big.size () == 2 && big[0].weight == 0 && same (big[1], 8, 0, 1, 4, 4, 0),
+      "connected_regions: min_cells leaves out the two-cell region; no weights sum to 0");
+}
+
 }  // namespace
 
 int main ()
@@ -355,6 +403,7 @@ int main ()
   test_colormaps (c);
   test_yuv_conversion (c);
   test_fast_equals_definition (c);
+  test_connected_regions (c);
   for (cuv::PixelLayout l : kDiffLayouts) {
     for (Size s : sizes (false)) {
       for (int blend : {256, 100, 0})

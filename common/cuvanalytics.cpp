@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "cuvanalytics.h"
+
+#include <gst/video/video.h>
+#if HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
+namespace cuv {
+
+void
+attach_region (GstBuffer *buf, GQuark type, const RegionBox &box)
+{
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta_id (buf, type, box.x, box.y, box.width, box.height);
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("detection", "confidence", G_TYPE_DOUBLE, box.confidence, nullptr));
+#if HAVE_GST_ANALYTICS
+  GstAnalyticsRelationMeta *relations = gst_buffer_get_analytics_relation_meta (buf);
+  if (!relations)
+    relations = gst_buffer_add_analytics_relation_meta (buf);
+  GstAnalyticsODMtd od;
+  if (relations && gst_analytics_relation_meta_add_od_mtd (relations, type, box.x, box.y, box.width, box.height,
+                       static_cast<gfloat> (box.confidence), &od))
+    roi->id = od.id;
+#endif
+}
+
+bool
+have_tensor_meta ()
+{
+  return HAVE_GST_TENSOR_META != 0;
+}
+
+void
+attach_tensor (GstBuffer *buf, GQuark id, TensorType type, std::initializer_list<gsize> dims, GBytes *data)
+{
+#if HAVE_GST_TENSOR_META
+  GstTensor *tensor = gst_tensor_new_simple (id, type == TensorType::Int8 ? GST_TENSOR_DATA_TYPE_INT8 :
+      GST_TENSOR_DATA_TYPE_UINT64, gst_buffer_new_wrapped_bytes (data), GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims.size (),
+      const_cast<gsize *> (dims.begin ()));
+  /* the meta holds one array of tensors: a new array with the tensors there before, then ours */
+  GstTensorMeta *meta = gst_buffer_get_tensor_meta (buf);
+  if (!meta)
+    meta = gst_buffer_add_tensor_meta (buf);
+  const gsize n = meta->num_tensors;
+  GstTensor **tensors = g_new (GstTensor *, n + 1);
+  for (gsize i = 0; i < n; i++)
+    tensors[i] = gst_tensor_copy (meta->tensors[i]);
+  tensors[n] = tensor;
+  gst_tensor_meta_set (meta, static_cast<guint> (n + 1), tensors);
+#else
+  (void) buf;
+  (void) id;
+  (void) type;
+  (void) dims;
+  (void) data;
+#endif
+}
+
+}  // namespace cuv
