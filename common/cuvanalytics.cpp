@@ -30,19 +30,15 @@ attach_region (GstBuffer *buf, GQuark type, const RegionBox &box)
 #endif
 }
 
-bool
-have_tensor_meta ()
-{
-  return HAVE_GST_TENSOR_META != 0;
-}
-
+#if HAVE_GST_TENSOR_META
 void
 attach_tensor (GstBuffer *buf, GQuark id, TensorType type, std::initializer_list<gsize> dims, GBytes *data)
 {
-#if HAVE_GST_TENSOR_META
   GstTensor *tensor = gst_tensor_new_simple (id, type == TensorType::Int8 ? GST_TENSOR_DATA_TYPE_INT8 :
       GST_TENSOR_DATA_TYPE_UINT64, gst_buffer_new_wrapped_bytes (data), GST_TENSOR_DIM_ORDER_ROW_MAJOR, dims.size (),
       const_cast<gsize *> (dims.begin ()));
+  if (!tensor)
+    return;
   /* the meta holds one array of tensors: a new array with the tensors there before, then ours */
   GstTensorMeta *meta = gst_buffer_get_tensor_meta (buf);
   if (!meta)
@@ -53,13 +49,7 @@ attach_tensor (GstBuffer *buf, GQuark id, TensorType type, std::initializer_list
     tensors[i] = gst_tensor_copy (meta->tensors[i]);
   tensors[n] = tensor;
   gst_tensor_meta_set (meta, static_cast<guint> (n + 1), tensors);
-#else
-  (void) buf;
-  (void) id;
-  (void) type;
-  (void) dims;
-  (void) data;
-#endif
 }
+#endif
 
 }  // namespace cuv

@@ -8,6 +8,8 @@
 
 #include <gst/gst.h>
 
+#include "config.h"
+
 namespace cuv {
 
 /* A region an analyser found, in pixels, and how sure it is of it (0..1). */
@@ -22,14 +24,14 @@ struct RegionBox {
  * being the detection's. */
 void attach_region (GstBuffer *buf, GQuark type, const RegionBox &box);
 
-/* Whether attach_tensor () attaches anything: the plugin was built with GStreamer 1.26+. */
-bool have_tensor_meta ();
-
+#if HAVE_GST_TENSOR_META
 /* The element types of attach_tensor (), as GstTensorDataType names them. */
 enum class TensorType { Int8, UInt64 };
 
 /* Adds a tensor @id of @type, row-major with @dims, over @data (a reference is taken), to @buf's
- * GstTensorMeta (the tensors already there stay); nothing without have_tensor_meta (). */
+ * GstTensorMeta (the tensors already there stay). Where the plugin is built with GStreamer 1.26+
+ * only (elements install their tensor-meta property there only). */
 void attach_tensor (GstBuffer *buf, GQuark id, TensorType type, std::initializer_list<gsize> dims, GBytes *data);
+#endif
 
 }  // namespace cuv

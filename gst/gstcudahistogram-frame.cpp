@@ -5,6 +5,8 @@
 
 #include "gstcudahistogram-frame.h"
 
+#include "cuvanalytics.h"
+
 #include "copy.h"
 #include "cuvcpupool.h"
 #include "cuvreport.h"
@@ -135,6 +137,21 @@ gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
   set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi, true);
 }
+
+#if HAVE_GST_TENSOR_META
+/* With `tensor-meta`: the counts as a tensor "cudahistogram-counts", UINT64 [bins] (docs/results.md). */
+void
+gst_cuda_histogram_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  if (!impl->frame.tensor_meta)
+    return;
+  static const GQuark id = g_quark_from_static_string ("cudahistogram-counts");
+  GBytes *counts = g_bytes_new (impl->result->counts, impl->frame.bins * sizeof (guint64));
+  cuv::attach_tensor (buf, id, cuv::TensorType::UInt64, {impl->frame.bins}, counts);
+  g_bytes_unref (counts);
+}
+#endif
 
 void
 gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)

@@ -20,6 +20,7 @@ struct HistogramSettings {
   bool overlay = false;
   cuv::OverlayCorner position = cuv::OverlayCorner::TopRight;
   guint overlay_size = 25;
+  bool tensor_meta = false;
 };
 
 struct GstCudaHistogramImpl {
@@ -62,3 +63,6 @@ void gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStruc
 void gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser);
 void gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write);
 void gst_cuda_histogram_reset_interval (GstCudaVisionAnalyser *analyser);
+#if HAVE_GST_TENSOR_META
+void gst_cuda_histogram_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf);
+#endif

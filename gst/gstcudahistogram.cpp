@@ -59,6 +59,7 @@ enum {
   PROP_OVERLAY,
   PROP_OVERLAY_POSITION,
   PROP_OVERLAY_SIZE,
+  PROP_TENSOR_META,
 };
 
 static const HistogramSettings kDefaults;
@@ -157,6 +158,9 @@ gst_cuda_histogram_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_OVERLAY_SIZE:
       s.overlay_size = g_value_get_uint (value);
       break;
+    case PROP_TENSOR_META:
+      s.tensor_meta = g_value_get_boolean (value);
+      break;
     default:
       if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -188,6 +192,9 @@ gst_cuda_histogram_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_OVERLAY_SIZE:
       g_value_set_uint (value, s.overlay_size);
+      break;
+    case PROP_TENSOR_META:
+      g_value_set_boolean (value, s.tensor_meta);
       break;
     default:
       if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
@@ -297,6 +304,19 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
       g_param_spec_uint ("overlay-size", "Overlay size",
           "Width of the overlay in percent of the frame width (its height is half its width)", 1, 100,
           kDefaults.overlay_size, flags));
+#if HAVE_GST_TENSOR_META
+  /**
+   * GstCudaHistogram:tensor-meta:
+   *
+   * Attach each frame's counts as a tensor "cudahistogram-counts" of UINT64, dimensions
+   * [bins], in the buffer's GstTensorMeta, for tensor-aware elements and applications. Only where
+   * the plugin was built with GStreamer 1.26 or later.
+   */
+  g_object_class_install_property (gobject_class, PROP_TENSOR_META,
+      g_param_spec_boolean ("tensor-meta", "Tensor meta",
+          "Attach the counts as a GstTensorMeta tensor \"cudahistogram-counts\" (UINT64, dimensions [bins])",
+          kDefaults.tensor_meta, flags));
+#endif
 
   gst_element_class_set_static_metadata (element_class, "CUDA histogram", "Filter/Analyzer/Video/Hardware",
       "Luma histogram and R/G/B means of each frame in one GPU pass, as buffer meta and bus messages, "
@@ -319,6 +339,9 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
   analyser_class->add_to_interval = GST_DEBUG_FUNCPTR (gst_cuda_histogram_add_to_interval);
   analyser_class->interval_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_interval_results);
   analyser_class->reset_interval = GST_DEBUG_FUNCPTR (gst_cuda_histogram_reset_interval);
+#if HAVE_GST_TENSOR_META
+  analyser_class->attach_metas = GST_DEBUG_FUNCPTR (gst_cuda_histogram_attach_metas);
+#endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<GstPluginAPIFlags> (0));
   GST_DEBUG_CATEGORY_INIT (gst_cuda_histogram_debug, "cudahistogram", 0, "CUDA histogram");

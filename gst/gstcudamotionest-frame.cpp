@@ -341,6 +341,26 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
   g_bytes_unref (bytes);
 }
 
+#if HAVE_GST_TENSOR_META
+/* With `tensor-meta`: the vectors as a tensor "cudamotionest-vectors", INT8 [rows, columns, 2]
+ * of (dx, dy) per unit (docs/results.md). */
+static void
+attach_vector_tensor (const GstCudaMotionestImpl *impl, GstBuffer *buf)
+{
+  static const GQuark id = g_quark_from_static_string ("cudamotionest-vectors");
+  const cuv::MotionGrid &g = impl->grid;
+  const gsize n = static_cast<gsize> (g.count ());
+  auto *d = static_cast<gint8 *> (g_malloc (2 * n));
+  for (gsize i = 0; i < n; i++) {
+    d[2 * i] = impl->vectors[i].dx;
+    d[2 * i + 1] = impl->vectors[i].dy;
+  }
+  GBytes *bytes = g_bytes_new_take (d, 2 * n);
+  cuv::attach_tensor (buf, id, cuv::TensorType::Int8, {static_cast<gsize> (g.rows), static_cast<gsize> (g.cols), 2}, bytes);
+  g_bytes_unref (bytes);
+}
+#endif
+
 /* With `regions`: the 8-connected regions of moving units (gst_cuda_motionest_unit_moves) of
  * at least min-region-area pixels, each as a GstVideoRegionOfInterestMeta "motion" with a
  * "detection" parameter holding its confidence (the share of the box's units that move) and as an
@@ -350,7 +370,13 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const cuv::MotionGrid &g = impl->grid;
-  if (!impl->frame.regions || impl->first_frame || !impl->vectors || g.count () == 0)
+  if (!impl->vectors || g.count () == 0)
+    return;
+#if HAVE_GST_TENSOR_META
+  if (impl->frame.tensor_meta)
+    attach_vector_tensor (impl, buf);
+#endif
+  if (!impl->frame.regions || impl->first_frame)
     return;
   impl->moving_units.resize (g.count ());
   for (int i = 0; i < g.count (); i++)

@@ -35,6 +35,7 @@ struct MotionSettings {
   GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
   bool regions = false;
   guint min_region_area = 256;
+  bool tensor_meta = false;
 };
 
 /* Whether a unit with vector @v moves: a non-zero vector whose SAD per pixel is below

@@ -70,6 +70,7 @@ enum {
   PROP_DRAW,
   PROP_REGIONS,
   PROP_MIN_REGION_AREA,
+  PROP_TENSOR_META,
 };
 
 static const MotionSettings kDefaults;
@@ -199,6 +200,9 @@ gst_cuda_motionest_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_MIN_REGION_AREA:
       s.min_region_area = g_value_get_uint (value);
       break;
+    case PROP_TENSOR_META:
+      s.tensor_meta = g_value_get_boolean (value);
+      break;
     default:
       if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -233,6 +237,9 @@ gst_cuda_motionest_get_property (GObject *object, guint prop_id, GValue *value, 
       break;
     case PROP_MIN_REGION_AREA:
       g_value_set_uint (value, s.min_region_area);
+      break;
+    case PROP_TENSOR_META:
+      g_value_set_boolean (value, s.tensor_meta);
       break;
     default:
       if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
@@ -332,6 +339,20 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
           "With regions=true: the least area of moving blocks, in pixels, that a region needs to be attached "
           "(smaller ones are left out as noise)",
           0, G_MAXINT, kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+#if HAVE_GST_TENSOR_META
+  /**
+   * GstCudaMotionest:tensor-meta:
+   *
+   * Attach each frame's vector field as a tensor "cudamotionest-vectors" of INT8, dimensions
+   * [rows, columns, 2] (dx, dy of each unit, as in the meta's vectors), in the buffer's
+   * GstTensorMeta. Only where the plugin was built with GStreamer 1.26 or later.
+   */
+  g_object_class_install_property (gobject_class, PROP_TENSOR_META,
+      g_param_spec_boolean ("tensor-meta", "Tensor meta",
+          "Attach the vector field as a GstTensorMeta tensor \"cudamotionest-vectors\" (INT8, dimensions "
+          "[rows, columns, 2]: dx, dy of each unit)",
+          kDefaults.tensor_meta, flags));
+#endif
   /**
    * GstCudaMotionest:post-messages:
    *

@@ -504,6 +504,77 @@ GST_START_TEST (test_objectdetectionoverlay_draws_regions)
 GST_END_TEST;
 #endif
 
+#if HAVE_GST_TENSOR_META
+/* The tensor @id in @buf's GstTensorMeta, or null. */
+static const GstTensor *
+tensor_of (GstBuffer *buf, const char *id)
+{
+  GstTensorMeta *meta = gst_buffer_get_tensor_meta (buf);
+  if (!meta)
+    return nullptr;
+  const gint i = gst_tensor_meta_get_index_from_id (meta, g_quark_from_string (id));
+  return i < 0 ? nullptr : gst_tensor_meta_get (meta, i);
+}
+
+/* tensor-meta=true: cudahistogram's counts and cudamotionest's vector field, in one chain, as the
+ * two tensors of the buffer's GstTensorMeta with their documented shapes and types and the same
+ * numbers as the custom metas; tensor-meta=false attaches none. */
+GST_START_TEST (test_tensors)
+{
+  const int W = 72, H = 40;
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, W, H);
+  for (bool on : {true, false}) {
+    const std::string t = on ? "true" : "false";
+    GstHarness *h = harness ("cudahistogram backend=cpu bins=64 tensor-meta=" + t +
+        " ! cudamotionest backend=cpu block-size=8x8 search-range=8 tensor-meta=" + t, info);
+    for (int k = 0; k < 3; k++) {
+      GstBuffer *out = push_pull (h, window_frame (info, 16, 8, 24, 16, 2 * k, k, k));
+      if (!on) {
+        fail_unless (gst_buffer_get_tensor_meta (out) == nullptr, "a tensor meta with tensor-meta=false");
+        gst_buffer_unref (out);
+        continue;
+      }
+      fail_unless_equals_int (gst_buffer_get_tensor_meta (out)->num_tensors, 2);
+      /* the histogram: UINT64 [bins], the meta's counts */
+      const GstTensor *counts = tensor_of (out, "cudahistogram-counts");
+      fail_unless (counts && counts->data_type == GST_TENSOR_DATA_TYPE_UINT64 && counts->num_dims == 1 &&
+          counts->dims[0] == 64 && counts->dims_order == GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+      GBytes *meta_counts = nullptr;
+      fail_unless (gst_structure_get (gst_custom_meta_get_structure (gst_buffer_get_custom_meta (out, "CudaHistogramMeta")),
+          "histogram", G_TYPE_BYTES, &meta_counts, nullptr));
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (counts->data, &map, GST_MAP_READ));
+      fail_unless (map.size == g_bytes_get_size (meta_counts) && memcmp (map.data, g_bytes_get_data (meta_counts, nullptr), map.size) == 0,
+          "frame %d: the counts tensor is not the meta's histogram", k);
+      guint64 total = 0;
+      for (int b = 0; b < 64; b++)
+        total += reinterpret_cast<const guint64 *> (map.data)[b];
+      fail_unless_equals_uint64 (total, static_cast<guint64> (W * H));
+      gst_buffer_unmap (counts->data, &map);
+      g_bytes_unref (meta_counts);
+      /* the vectors: INT8 [rows, columns, 2], the meta's dx and dy */
+      const GstTensor *vectors = tensor_of (out, "cudamotionest-vectors");
+      const Vectors r = vectors_of (out);
+      fail_unless (vectors && vectors->data_type == GST_TENSOR_DATA_TYPE_INT8 && vectors->num_dims == 3 &&
+          vectors->dims[0] == r.rows && vectors->dims[1] == r.cols && vectors->dims[2] == 2);
+      fail_unless (gst_buffer_map (vectors->data, &map, GST_MAP_READ));
+      int differ = 0, moving = 0;
+      for (guint i = 0; i < r.cols * r.rows; i++) {
+        differ += reinterpret_cast<const gint8 *> (map.data)[2 * i] != r.v[i].dx ||
+            reinterpret_cast<const gint8 *> (map.data)[2 * i + 1] != r.v[i].dy;
+        moving += r.v[i].dx != 0 || r.v[i].dy != 0;
+      }
+      gst_buffer_unmap (vectors->data, &map);
+      fail_unless (differ == 0, "frame %d: %d units of the tensor differ from the meta's vectors", k, differ);
+      fail_unless (k == 0 || moving > 0, "frame %d: no unit moves, so the comparison proves little", k);
+      gst_buffer_unref (out);
+    }
+    gst_harness_teardown (h);
+  }
+}
+GST_END_TEST;
+#endif
+
 static Suite *
 cudamotionest_suite (void)
 {
@@ -522,6 +593,9 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_shared_buffers);
   tcase_add_test (tc, test_threads_give_the_same_output);
   tcase_add_test (tc, test_regions);
+#if HAVE_GST_TENSOR_META
+  tcase_add_test (tc, test_tensors);
+#endif
 #if HAVE_GST_ANALYTICS
   tcase_add_test (tc, test_objectdetectionoverlay_draws_regions);
 #endif
