@@ -10,8 +10,13 @@ analysis/):
 
     histogram.png  the luma histogram summed over the run, and the R, G, B and luma means per frame
     change.png     cudanoisemap's changed-pixel ratio and cudaheatmap's mean difference per frame
-    motion.png     one frame with its motion vectors drawn as arrows (matplotlib's quiver)
-    results.json   the series behind the plots
+    motion.png     one frame with its motion vectors drawn as arrows (matplotlib's quiver) and, on
+                   GStreamer 1.24+, its moving regions as boxes
+    results.json   the series behind the plots, and each frame's moving regions
+
+cudamotionest runs with regions=true: on GStreamer 1.24+ the script reads the moving regions as
+GStreamer's object detections (GstAnalytics), as any analytics-aware application would, without
+this plugin's own metas.
 
 Needs python3-gi, python3-numpy and python3-matplotlib (tools/deps.sh installs them) and the plugin
 on GST_PLUGIN_PATH. Results reference: docs/results.md; this script: docs/python.md.
@@ -25,6 +30,12 @@ import gi
 
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
+
+try:  # GStreamer's analytics metadata and its Python overrides (1.24+)
+    gi.require_version("GstAnalytics", "1.0")
+    from gi.repository import GLib, GstAnalytics  # noqa: E402
+except (ValueError, ImportError):
+    GstAnalytics = None
 
 import matplotlib  # noqa: E402
 
@@ -56,7 +67,7 @@ def pipeline_description(source, frames, width, height):
     # system memory at the branch ends, so that Python maps plain frames
     return (
         f"{src} ! videoconvert ! videoscale ! video/x-raw,format=RGBA,width={width},height={height} ! "
-        "cudahistogram ! cudamotionest ! tee name=t "
+        "cudahistogram ! cudamotionest regions=true ! tee name=t "
         "t. ! queue ! video/x-raw ! fakesink name=frames signal-handoffs=true "
         "t. ! queue ! cudaheatmap ! video/x-raw ! fakesink name=heat "
         "t. ! queue ! cudanoisemap ! video/x-raw ! fakesink name=noise"
@@ -70,6 +81,22 @@ def motion_vectors(meta):
     return np.frombuffer(data, dtype=MOTION_VECTOR, count=rows * columns).reshape(rows, columns)
 
 
+def regions(buf):
+    """The object detections on @buf (cudamotionest's moving regions, type "motion") as dicts, read
+    through GstAnalytics' Python overrides; [] where GStreamer has no analytics library."""
+    if GstAnalytics is None:
+        return []
+    rmeta = GstAnalytics.buffer_get_analytics_relation_meta(buf)
+    found = []
+    for mtd in rmeta or []:
+        if isinstance(mtd, GstAnalytics.ODMtd):
+            ok, x, y, w, h, confidence = mtd.get_location()
+            if ok:
+                found.append({"type": GLib.quark_to_string(mtd.get_obj_type()), "x": x, "y": y, "width": w, "height": h,
+                              "confidence": confidence})
+    return found
+
+
 class Analysis:
     """Everything the analysers said about one run."""
 
@@ -78,12 +105,14 @@ class Analysis:
         self.snapshot_frame = snapshot_frame
         self.width, self.height = width, height  # the frames' size: the caps the pipeline sets
         self.frames_seen = 0
-        self.snapshot = None  # (RGBA image, vectors, unit) of one frame
+        self.snapshot = None  # (RGBA image, vectors, unit, regions) of one frame
+        self.regions = []  # per frame, the moving regions
 
     def on_frame(self, sink, buf, pad):
         """fakesink's handoff: the frame with the histogram and motion metas."""
         index = self.frames_seen
         self.frames_seen += 1
+        self.regions.append(regions(buf))
         if index == self.snapshot_frame:
             meta = buf.get_custom_meta("CudaMotionMeta").get_structure()
             width, height = self.width, self.height
@@ -91,7 +120,7 @@ class Analysis:
             if ok:
                 image = np.frombuffer(info.data, np.uint8, count=width * height * 4).reshape(height, width, 4).copy()
                 buf.unmap(info)
-                self.snapshot = (image, motion_vectors(meta).copy(), meta.get_value("unit"))
+                self.snapshot = (image, motion_vectors(meta).copy(), meta.get_value("unit"), self.regions[-1])
 
     def on_message(self, message):
         s = message.get_structure()
@@ -179,7 +208,7 @@ def plot(analysis, data, out):
     fig.savefig(os.path.join(out, "change.png"), dpi=80)
 
     if analysis.snapshot is not None:
-        image, vectors, unit = analysis.snapshot
+        image, vectors, unit, boxes = analysis.snapshot
         fig, a = plt.subplots(figsize=(6, 4.5))
         a.imshow(image[:, :, :3])
         rows, columns = vectors.shape
@@ -188,12 +217,14 @@ def plot(analysis, data, out):
         v = vectors[::step, ::step]
         # a vector points to where the content was in the previous frame: the motion is its opposite
         a.quiver(x, y, -v["dx"], -v["dy"], color="yellow", angles="xy", scale_units="xy", scale=0.5)
+        for r in boxes:
+            a.add_patch(plt.Rectangle((r["x"], r["y"]), r["width"], r["height"], fill=False, color="cyan"))
         a.set(title=f"motion vectors of frame {analysis.snapshot_frame} (arrows x2)", xticks=[], yticks=[])
         fig.tight_layout()
         fig.savefig(os.path.join(out, "motion.png"), dpi=80)
     plt.close("all")
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"series": data, "messages": analysis.messages}, f, indent=1)
+        json.dump({"series": data, "messages": analysis.messages, "regions": analysis.regions}, f, indent=1)
 
 
 def main(argv=None):
@@ -208,7 +239,9 @@ def main(argv=None):
     data = series(analysis)
     plot(analysis, data, args.out)
     counts = ", ".join(f"{len(v)} {k}" for k, v in analysis.messages.items())
-    print(f"{analysis.frames_seen} frames; messages: {counts}; plots in {args.out}/")
+    moving = sum(len(r) for r in analysis.regions)
+    where = f"{moving} moving regions" if GstAnalytics else "no GstAnalytics (GStreamer before 1.24): no regions read"
+    print(f"{analysis.frames_seen} frames; messages: {counts}; {where}; plots in {args.out}/")
     return 0
 
 

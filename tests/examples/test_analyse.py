@@ -4,7 +4,9 @@ Runs the script on 20 frames of its test scene, then runs the same pipeline agai
 every buffer's metas and every bus message with nothing but Gst (the scene is deterministic), and
 checks that results.json holds exactly the messages' series, that each message agrees with the
 meta of its frame (interval 0: one message per frame), that the motion vectors decode the same as
-a plain struct unpack and give the message's mean magnitude, and that the plots were written."""
+a plain struct unpack and give the message's mean magnitude, that the moving regions it read through
+GstAnalytics' Python iterator (GStreamer 1.24+) are the relation meta's object detections read one by
+one by id, and that the plots were written."""
 import json
 import math
 import os
@@ -34,6 +36,7 @@ def run_witness():
     """The same pipeline, read here: metas per buffer and messages per element."""
     pipeline = Gst.parse_launch(analyse.pipeline_description("test", FRAMES, 320, 240))
     metas = {"frames": [], "heat": [], "noise": []}
+    detections = []
 
     def probe(name):
         def on_buffer(pad, info):
@@ -41,6 +44,8 @@ def run_witness():
             names = {"frames": ["CudaHistogramMeta", "CudaMotionMeta"], "heat": ["CudaHeatmapMeta"],
                      "noise": ["CudaNoisemapMeta"]}[name]
             metas[name].append({n: buf.get_custom_meta(n).get_structure().copy() for n in names})
+            if name == "frames":
+                detections.append(detections_by_id(buf))
             return Gst.PadProbeReturn.OK
         pipeline.get_by_name(name).get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
 
@@ -58,15 +63,45 @@ def run_witness():
         s = msg.get_structure()
         messages.setdefault(s.get_name(), []).append(s.copy())
     pipeline.set_state(Gst.State.NULL)
-    return metas, messages
+    return metas, messages, detections
+
+
+def detections_by_id(buf):
+    """The object detections of @buf's relation meta, fetched by id (not through the iterator)."""
+    if analyse.GstAnalytics is None:
+        return []
+    rmeta = analyse.GstAnalytics.buffer_get_analytics_relation_meta(buf)
+    found = []
+    # ids count from 0 in a relation meta; cudamotionest's holds object detections only
+    while rmeta:
+        ok, od = rmeta.get_od_mtd(len(found))
+        if not ok:
+            break
+        _, x, y, w, h, confidence = od.get_location()
+        found.append({"type": analyse.GLib.quark_to_string(od.get_obj_type()), "x": x, "y": y, "width": w,
+                      "height": h, "confidence": confidence})
+    return found
 
 
 def main():
     out = tempfile.mkdtemp()
     check(analyse.main(["--frames", str(FRAMES), "--out", out]) == 0, "analyse.py exit status")
     with open(os.path.join(out, "results.json")) as f:
-        series = json.load(f)["series"]
-    metas, messages = run_witness()
+        results = json.load(f)
+    series = results["series"]
+    metas, messages, detections = run_witness()
+
+    # the moving regions, where GStreamer has its analytics library
+    check(len(results["regions"]) == FRAMES, "results.json: regions for every frame")
+    if analyse.GstAnalytics is not None:
+        check(results["regions"] == detections, "results.json regions = the relation metas' detections by id")
+        boxes = [r for frame in results["regions"] for r in frame]
+        check(len(boxes) > 0 and all(r["type"] == "motion" for r in boxes), "moving regions of type motion found")
+        check(all(0 <= r["x"] and r["x"] + r["width"] <= 320 and 0 <= r["y"] and r["y"] + r["height"] <= 240 and
+                  0 < r["confidence"] <= 1 for r in boxes), "every region inside the frame, confidence in (0, 1]")
+        check(results["regions"][0] == [], "no region on the first frame")
+    else:
+        print("no GstAnalytics here (GStreamer before 1.24): regions not checked")
 
     for element in ("cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"):
         check(len(messages.get(element, [])) == FRAMES, f"{element}: {FRAMES} messages")
