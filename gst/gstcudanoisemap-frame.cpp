@@ -48,7 +48,7 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *
   impl->tiles = nullptr;
   if (impl->frame.regions && prev) {
     /* bands of tile rows, each writing its own rows of counts */
-    const int cols = cuv::noise_tile_cols (in->width), rows = (in->height + cuv::kNoiseTile - 1) / cuv::kNoiseTile;
+    const int cols = cuv::noise_tile_cols (in->width), rows = cuv::noise_tile_rows (in->height);
     impl->cpu_tiles.resize (static_cast<size_t> (cols) * rows);
     cuv::parallel_bands (rows, cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in), [&] (int r0, int r1) {
       const int y0 = r0 * cuv::kNoiseTile, y1 = std::min (in->height, r1 * cuv::kNoiseTile);
@@ -80,7 +80,7 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame 
   impl->tiles = nullptr;
   if (impl->frame.regions && prev) {
     const size_t bytes = static_cast<size_t> (cuv::noise_tile_cols (in->width)) *
-        ((in->height + cuv::kNoiseTile - 1) / cuv::kNoiseTile) * sizeof (uint16_t);
+        cuv::noise_tile_rows (in->height) * sizeof (uint16_t);
     GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
     if (impl->device_tiles.size () != bytes) {
       impl->device_tiles.reset ();
@@ -136,7 +136,7 @@ gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
   if (!impl->frame.regions || impl->first_frame || !impl->tiles)
     return;
-  const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = (impl->height + t - 1) / t;
+  const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = cuv::noise_tile_rows (impl->height);
   impl->changing_tiles.resize (static_cast<size_t> (cols) * rows);
   for (int ty = 0; ty < rows; ty++) {
     const int th = std::min (t, impl->height - ty * t);

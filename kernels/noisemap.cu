@@ -190,15 +190,73 @@ cudaError_t launch (Kernel kernel, const NoiseArgs &a, const DiffResults &result
   return cudaGetLastError ();
 }
 
-/* A block per tile, a thread per pixel; the block counts its noisy pixels in one barrier. */
-__global__ void __launch_bounds__ (kNoiseTile * kNoiseTile) noisemap_tiles_kernel (Frame cur, Frame prev, int threshold,
-    uint16_t *counts)
+/* The tiles: a block covers four tiles side by side (64 x 16 pixels), a thread four pixels of a
+ * row, compared byte-parallel as the map's kernels do; each tile's count is summed in shared
+ * memory. Pixels at the right edge, or of planes not aligned for the wide loads, go one by one
+ * through the definition. */
+constexpr int kTilesPerBlock = 4;
+constexpr int kTilePixPerThread = 4;
+constexpr int kTileThreadsX = kTilesPerBlock * kNoiseTile / kTilePixPerThread;
+
+/* The noisy pixels among the four at (@x0, @y), @x0 a multiple of 4 and @x0 + 4 <= width. */
+__device__ __forceinline__ int noisy_of_four (const Frame &cur, const Frame &prev, int x0, int y, uint32_t threshold4)
 {
-  const int x = blockIdx.x * kNoiseTile + threadIdx.x, y = blockIdx.y * kNoiseTile + threadIdx.y;
-  const bool noisy = x < cur.width && y < cur.height && noisemap_pixel_changed (cur, prev, x, y, threshold);
-  const int n = __syncthreads_count (noisy);
-  if ((threadIdx.x | threadIdx.y) == 0)
-    counts[blockIdx.y * gridDim.x + blockIdx.x] = static_cast<uint16_t> (n);
+  if (layout_is_rgb (cur.layout)) {
+    const uint4 c = load16 (row (cur.planes[0], y) + 4 * x0), q = load16 (row (prev.planes[0], y) + 4 * x0);
+    const uint32_t cv[4] = {c.x, c.y, c.z, c.w}, qv[4] = {q.x, q.y, q.z, q.w};
+    int n = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      n += (__vcmpgtu4 (__vabsdiffu4 (cv[k], qv[k]), threshold4) & 0x00ffffffu) != 0;
+    return n;
+  }
+  const uint32_t cy = *reinterpret_cast<const uint32_t *> (row (cur.planes[0], y) + x0);
+  const uint32_t qy = *reinterpret_cast<const uint32_t *> (row (prev.planes[0], y) + x0);
+  /* the two chroma groups as u0 v0 u1 v1 */
+  uint32_t cuv, quv;
+  const int gy = y / 2;
+  if (cur.layout == PixelLayout::NV12) {
+    cuv = *reinterpret_cast<const uint32_t *> (row (cur.planes[1], gy) + x0);
+    quv = *reinterpret_cast<const uint32_t *> (row (prev.planes[1], gy) + x0);
+  } else {
+    const int gx = x0 / 2;
+    cuv = __byte_perm (*reinterpret_cast<const uint16_t *> (row (cur.planes[1], gy) + gx),
+        *reinterpret_cast<const uint16_t *> (row (cur.planes[2], gy) + gx), 0x5140);
+    quv = __byte_perm (*reinterpret_cast<const uint16_t *> (row (prev.planes[1], gy) + gx),
+        *reinterpret_cast<const uint16_t *> (row (prev.planes[2], gy) + gx), 0x5140);
+  }
+  const uint32_t cmask = __vcmpgtu4 (__vabsdiffu4 (cuv, quv), threshold4);
+  const uint32_t chroma_px = ((cmask & 0x0000ffffu) ? 0x0000ffffu : 0) | ((cmask & 0xffff0000u) ? 0xffff0000u : 0);
+  return __popc (__vcmpgtu4 (__vabsdiffu4 (cy, qy), threshold4) | chroma_px) >> 3;
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__ (kTileThreadsX * kNoiseTile) noisemap_tiles_kernel (Frame cur, Frame prev,
+    int threshold, uint16_t *counts)
+{
+  __shared__ int tile_count[kTilesPerBlock];
+  const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
+  if (tid < kTilesPerBlock)
+    tile_count[tid] = 0;
+  __syncthreads ();
+  const int x0 = (blockIdx.x * kTileThreadsX + threadIdx.x) * kTilePixPerThread;
+  const int y = blockIdx.y * kNoiseTile + threadIdx.y;
+  int n = 0;
+  if (y < cur.height && x0 < cur.width) {
+    if (kVec && x0 + kTilePixPerThread <= cur.width) {
+      n = noisy_of_four (cur, prev, x0, y, static_cast<uint32_t> (threshold) * 0x01010101u);
+    } else {
+      for (int x = x0; x < min (x0 + kTilePixPerThread, cur.width); x++)
+        n += noisemap_pixel_changed (cur, prev, x, y, threshold);
+    }
+  }
+  const int t = threadIdx.x / (kNoiseTile / kTilePixPerThread);
+  if (n)
+    atomicAdd (&tile_count[t], n);
+  __syncthreads ();
+  const int cols = noise_tile_cols (cur.width), tx = blockIdx.x * kTilesPerBlock + tid;
+  if (tid < kTilesPerBlock && tx < cols)
+    counts[blockIdx.y * cols + tx] = static_cast<uint16_t> (tile_count[tid]);
 }
 
 }  // namespace
@@ -207,8 +265,21 @@ cudaError_t noisemap_tiles_cuda (const Frame &cur, const Frame &prev, int thresh
 {
   if (cur.width <= 0 || cur.height <= 0)
     return cudaSuccess;
-  const dim3 grid (noise_tile_cols (cur.width), div_up (cur.height, kNoiseTile));
-  noisemap_tiles_kernel<<<grid, dim3 (kNoiseTile, kNoiseTile), 0, stream>>> (cur, prev, threshold, counts);
+  bool vec;
+  if (layout_is_rgb (cur.layout)) {
+    vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16);
+  } else {
+    const int chroma_align = cur.layout == PixelLayout::NV12 ? 4 : 2;
+    vec = true;
+    for (int p = 0; p < cur.n_planes; p++)
+      vec = vec && aligned (cur.planes[p], p == 0 ? 4 : chroma_align) && aligned (prev.planes[p], p == 0 ? 4 : chroma_align);
+  }
+  const dim3 grid (div_up (noise_tile_cols (cur.width), kTilesPerBlock), noise_tile_rows (cur.height));
+  const dim3 block (kTileThreadsX, kNoiseTile);
+  if (vec)
+    noisemap_tiles_kernel<true><<<grid, block, 0, stream>>> (cur, prev, threshold, counts);
+  else
+    noisemap_tiles_kernel<false><<<grid, block, 0, stream>>> (cur, prev, threshold, counts);
   return cudaGetLastError ();
 }
 

@@ -53,6 +53,10 @@ CUV_HD int noise_tile_cols (int width)
 {
   return (width + kNoiseTile - 1) / kNoiseTile;
 }
+CUV_HD int noise_tile_rows (int height)
+{
+  return (height + kNoiseTile - 1) / kNoiseTile;
+}
 
 /* @cur, @prev and @out have the same layout and size (@cur and @prev may be the same frame). */
 /* The definition, plain and scalar (noisemap_cpu.cpp): what the tests hold the others to. */

@@ -29,7 +29,7 @@ cp "$root/usr/lib/$arch/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner" "$out/bin
 # the plugins a test or a demo pipeline uses (as ../shared/device/bundle.sh takes for 1.22)
 for p in coreelements coretracers app imagefreeze videotestsrc videoconvertscale videorate videofilter videofiltersbad \
          videosignal nvcodec png multifile isomp4 matroska videoparsersbad debugutilsbad compositor \
-         overlaycomposition playback typefindfunctions autodetect openh264 rawparse; do
+         overlaycomposition playback typefindfunctions autodetect openh264 rawparse analyticsoverlay; do
   [ -f "$root/usr/lib/$arch/gstreamer-1.0/libgst$p.so" ] && cp "$root/usr/lib/$arch/gstreamer-1.0/libgst$p.so" "$out/plugins/"
 done
 

@@ -480,6 +480,15 @@ int main (int argc, char **argv)
               [&] { return cuv::noisemap_cuda (src.dev, prev.dev, dst.dev, np, dstats, b.stream); },
               [&] { cuv::noisemap_cpu (src.host, prev.host, dst.host, np, &hstats); });
         }
+        /* regions=true's extra pass: the changed pixels of each 16x16 tile */
+        const size_t tiles = static_cast<size_t> (cuv::noise_tile_cols (s.w)) * cuv::noise_tile_rows (s.h);
+        uint16_t *dtiles = nullptr;
+        CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtiles), tiles * sizeof (uint16_t)));
+        std::vector<uint16_t> htiles (tiles);
+        row ("cudanoisemap regions=true: tile counts",
+            [&] { return cuv::noisemap_tiles_cuda (src.dev, prev.dev, 20, dtiles, b.stream); },
+            [&] { cuv::noisemap_tiles_reference (src.host, prev.host, 20, htiles.data ()); });
+        cudaFree (dtiles);
       }
       /* every pixel in one bin: each shared atomic of a warp hits one address */
       CUVTEST_CHECK_CUDA (cudaMemset (src.dbuf, 128, src.bytes));

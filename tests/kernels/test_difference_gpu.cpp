@@ -155,7 +155,7 @@ void test_noisemap_tiles (Checker &c)
     HostImage prev (k.layout, k.size.w, k.size.h, k.stride.pad + 16, k.stride.offset ? 3 : 0);
     fill_pattern (cur.storage, k.size.w * 17 + k.size.h);
     make_previous (cur, prev, k.size.w + 3);
-    const size_t n = static_cast<size_t> (cuv::noise_tile_cols (k.size.w)) * ((k.size.h + cuv::kNoiseTile - 1) / cuv::kNoiseTile);
+    const size_t n = static_cast<size_t> (cuv::noise_tile_cols (k.size.w)) * cuv::noise_tile_rows (k.size.h);
     for (int threshold : {0, 20, 200}) {
       std::vector<uint16_t> want (n), got (n + 8);
       const cuv::Frame &cpu_prev = k.first_frame ? cur.frame : prev.frame;
