@@ -137,15 +137,22 @@ gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
   if (!impl->frame.regions || impl->first_frame || !impl->tiles)
     return;
   const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = cuv::noise_tile_rows (impl->height);
-  impl->changing_tiles.resize (static_cast<size_t> (cols) * rows);
-  for (int ty = 0; ty < rows; ty++) {
-    const int th = std::min (t, impl->height - ty * t);
-    for (int tx = 0; tx < cols; tx++) {
-      const int tile_pixels = std::min (t, impl->width - tx * t) * th;
-      const size_t i = static_cast<size_t> (ty) * cols + tx;
-      impl->changing_tiles[i] = impl->tiles[i] > 0 && 4 * impl->tiles[i] >= tile_pixels;
-    }
-  }
+  const size_t n = static_cast<size_t> (cols) * rows;
+  impl->changing_tiles.resize (n);
+  uint8_t *mask = impl->changing_tiles.data ();
+  /* whole tiles in one loop the compiler vectorises (4K has 32,400 tiles), then the cut ones of
+   * the last column and row */
+  for (size_t i = 0; i < n; i++)
+    mask[i] = 4 * impl->tiles[i] >= t * t;
+  const auto cut = [&] (int tx, int ty) {
+    const int pixels = std::min (t, impl->width - tx * t) * std::min (t, impl->height - ty * t);
+    const size_t i = static_cast<size_t> (ty) * cols + tx;
+    mask[i] = impl->tiles[i] > 0 && 4 * impl->tiles[i] >= pixels;
+  };
+  for (int ty = 0; ty < rows; ty++)
+    cut (cols - 1, ty);
+  for (int tx = 0; tx < cols; tx++)
+    cut (tx, rows - 1);
   static const GQuark change = g_quark_from_static_string ("change");
   for (const cuv::Region &r : cuv::connected_regions (impl->changing_tiles.data (), cols, rows, 1, impl->tiles)) {
     if (r.weight < impl->frame.min_region_area)

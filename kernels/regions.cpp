@@ -2,6 +2,7 @@
 #include "regions.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cuv {
 
@@ -14,7 +15,12 @@ std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, 
   std::vector<uint8_t> seen (n, 0);
   std::vector<int> stack;
   for (size_t start = 0; start < n; start++) {
-    if (!mask[start] || seen[start])
+    /* most cells are not marked: skip to the next marked one (memchr reads many at a time) */
+    const void *next = std::memchr (mask + start, 1, n - start);
+    if (!next)
+      break;
+    start = static_cast<size_t> (static_cast<const uint8_t *> (next) - mask);
+    if (seen[start])
       continue;
     /* a depth-first walk over the region from its first cell in raster order */
     const int sx = static_cast<int> (start % cols), sy = static_cast<int> (start / cols);

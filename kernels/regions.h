@@ -15,7 +15,7 @@ struct Region {
   uint64_t weight;          /* the sum of @weights over those cells (0 without weights) */
 };
 
-/* The 8-connected regions of the cells of @mask (@cols x @rows, row by row, non-zero = marked)
+/* The 8-connected regions of the cells of @mask (@cols x @rows, row by row, 1 = marked, 0 not)
  * that hold at least @min_cells marked cells, as their bounding boxes, in the raster order of
  * each region's first cell; with @weights (one per cell), each region's sum of them. */
 std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, int min_cells,
