@@ -17,10 +17,18 @@
  * it is compared with itself, so the heat map shows no change (all blue with `sine`).
  *
  * Every buffer carries a GstCustomMeta "CudaHeatmapMeta" with pixels, mean-difference (0..765),
- * max-difference and first-frame. With `post-messages` on, an element message `cudaheatmap` is
- * posted every `interval` nanoseconds with timestamp, stream-time, running-time, duration (as
- * `level` names them), frames, pixels, mean-difference (over the interval) and max-difference
- * (the largest in it).
+ * max-difference and first-frame. If the #GstCudaHeatmap:post-messages property is %TRUE,
+ * an element message named `cudaheatmap` is posted after each interval of stream time given by the
+ * #GstCudaHeatmap:interval property (0: every frame). Its structure contains these fields:
+ *
+ * * #GstClockTime `timestamp`: the timestamp of the first buffer of the interval.
+ * * #GstClockTime `stream-time`: the stream time of that buffer.
+ * * #GstClockTime `running-time`: the running time of that buffer.
+ * * #GstClockTime `duration`: the stream time the interval covers.
+ * * #guint `frames`: the frames of the interval.
+ * * #guint64 `pixels`: the pixels compared, summed over the interval.
+ * * #gdouble `mean-difference`: the mean d over all pixels of the interval (0..765).
+ * * #guint `max-difference`: the largest d of the interval.
  *
  * ## Example launch line
  * |[

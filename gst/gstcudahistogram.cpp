@@ -12,12 +12,23 @@
  * the histogram and the means are drawn into a corner of the frame, semi-transparent.
  *
  * The results go two ways. Every buffer carries a GstCustomMeta "CudaHistogramMeta" (see
- * gstcudahistogrammeta.h for its fields and C accessors). With `post-messages` on, an element
- * message named `cudahistogram` is posted every `interval` nanoseconds (0: every frame) with the
- * fields timestamp, stream-time, running-time and duration (as `level` names them), then frames,
- * pixels, bins, histogram (array of guint64, summed over the interval), luma-mean,
- * luma-variance, and r-mean, g-mean, b-mean for RGB formats (averaged over the interval), and the
- * ROI as roi-x, roi-y, roi-width, roi-height.
+ * gstcudahistogrammeta.h for its fields and C accessors; with `tensor-meta`, on GStreamer 1.26+
+ * builds, the counts also as a GstTensorMeta tensor "cudahistogram-counts"). If the
+ * #GstCudaHistogram:post-messages property is %TRUE, an element message named
+ * `cudahistogram` is posted after each interval of stream time given by the
+ * #GstCudaHistogram:interval property (0: every frame). Its structure contains these fields:
+ *
+ * * #GstClockTime `timestamp`: the timestamp of the first buffer of the interval.
+ * * #GstClockTime `stream-time`: the stream time of that buffer.
+ * * #GstClockTime `running-time`: the running time of that buffer.
+ * * #GstClockTime `duration`: the stream time the interval covers.
+ * * #guint `frames`: the frames of the interval.
+ * * #guint64 `pixels`: the pixels counted, summed over the interval.
+ * * #guint `bins`: the number of bins.
+ * * #GstValueArray of #guint64 `histogram`: the count of each bin, summed over the interval.
+ * * #gdouble `luma-mean`, `luma-variance`: luma's mean (0..255) and population variance.
+ * * #gdouble `r-mean`, `g-mean`, `b-mean`: the means of R, G and B (RGB formats only).
+ * * #guint `roi-x`, `roi-y`, `roi-width`, `roi-height`: the measured region after clipping.
  *
  * A region that reaches past the frame is clipped, with one warning; a region that lies outside
  * it gives an empty histogram (pixels = 0) and a warning that says so.

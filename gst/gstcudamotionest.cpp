@@ -21,11 +21,24 @@
  * DISCONT buffer has no previous frame: all its vectors are (0, 0) at cost 0.
  *
  * Every buffer carries a GstCustomMeta "CudaMotionMeta" with the grid and one 8-byte record per
- * unit (gstcudamotionmeta.h has the layout and a C accessor). With `post-messages` on, an element
- * message `cudamotionest` is posted every `interval` nanoseconds with timestamp, stream-time,
- * running-time, duration (as `level` names them), frames, units, mean-magnitude (mean vector
- * length in pixels), moving-ratio (share of units whose vector is non-zero and whose SAD per pixel
- * is below `motion-threshold`) and global-dx, global-dy (the most common vector).
+ * unit (gstcudamotionmeta.h has the layout and a C accessor); with `regions`, each moving region
+ * also as a GstVideoRegionOfInterestMeta "motion" and (GStreamer 1.24+ builds) an object detection
+ * in the GstAnalyticsRelationMeta; with `tensor-meta` (GStreamer 1.26+ builds), the vector field
+ * as a GstTensorMeta tensor "cudamotionest-vectors". If the #GstCudaMotionest:post-messages
+ * property is %TRUE, an element message named `cudamotionest` is posted after each interval of
+ * stream time given by the #GstCudaMotionest:interval property (0: every frame). Its
+ * structure contains these fields:
+ *
+ * * #GstClockTime `timestamp`: the timestamp of the first buffer of the interval.
+ * * #GstClockTime `stream-time`: the stream time of that buffer.
+ * * #GstClockTime `running-time`: the running time of that buffer.
+ * * #GstClockTime `duration`: the stream time the interval covers.
+ * * #guint `frames`: the frames of the interval.
+ * * #guint64 `units`: the grid units of the interval's frames.
+ * * #gdouble `mean-magnitude`: the mean vector length over those units, in pixels.
+ * * #gdouble `moving-ratio`: the share of units whose vector is not (0, 0) and whose block's SAD
+ *   per pixel is below `motion-threshold`.
+ * * #gint `global-dx`, `global-dy`: the most common vector of the interval.
  *
  * `draw=none` passes the frame through untouched (in place, read only); `arrows` draws each
  * block's vector on the frame, `color` replaces the frame with a colour-wheel flow image.

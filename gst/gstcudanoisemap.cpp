@@ -14,12 +14,23 @@
  * (a change of memory only keeps it): nothing counts as changed (a black map; in overlay mode the frame unchanged).
  *
  * Every buffer carries a GstCustomMeta "CudaNoisemapMeta" with pixels, changed-pixels,
- * changed-ratio (0..1), changed-bytes-estimate (changed pixels times the bytes of a pixel: 4 for
- * RGB formats, 1.5 for NV12/I420, rounded up: what sending only the changed pixels would cost)
- * and first-frame. With `post-messages` on, an element message `cudanoisemap` is posted every
- * `interval` nanoseconds with timestamp, stream-time, running-time, duration (as `level` names
- * them), frames, pixels, changed-pixels, changed-bytes-estimate (both summed over the interval)
- * and changed-ratio (of all pixels of the interval).
+ * changed-ratio (0..1), changed-bytes-estimate and first-frame; with `regions`, each region that
+ * changes also as a GstVideoRegionOfInterestMeta "change" and (GStreamer 1.24+ builds) an object
+ * detection in the GstAnalyticsRelationMeta. If the #GstCudaNoisemap:post-messages property
+ * is %TRUE, an element message named `cudanoisemap` is posted after each interval of stream time
+ * given by the #GstCudaNoisemap:interval property (0: every frame). Its structure contains
+ * these fields:
+ *
+ * * #GstClockTime `timestamp`: the timestamp of the first buffer of the interval.
+ * * #GstClockTime `stream-time`: the stream time of that buffer.
+ * * #GstClockTime `running-time`: the running time of that buffer.
+ * * #GstClockTime `duration`: the stream time the interval covers.
+ * * #guint `frames`: the frames of the interval.
+ * * #guint64 `pixels`: the pixels compared, summed over the interval.
+ * * #guint64 `changed-pixels`: the changed pixels, summed over the interval.
+ * * #gdouble `changed-ratio`: changed-pixels / pixels (0..1).
+ * * #guint64 `changed-bytes-estimate`: the changed pixels times the bytes of a pixel (4 for RGB
+ *   formats, 1.5 for NV12 and I420), rounded up: what sending only the changed pixels would cost.
  *
  * ## Example launch line
  * |[
