@@ -157,37 +157,50 @@ gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 
 /* ---- properties ---- */
 
-gboolean
-gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value)
+/* The analyser's properties are installed on each subclass (their blurbs name its message), so
+ * GObject hands them to the subclass's set_property; class_set_results puts these in its place,
+ * and they hand the subclass only its own ids. */
+static void
+gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
-  std::lock_guard<std::mutex> lk (impl->lock);
   switch (prop_id) {
-    case PROP_POST_MESSAGES:
+    case PROP_POST_MESSAGES: {
+      std::lock_guard<std::mutex> lk (impl->lock);
       impl->post_messages = g_value_get_boolean (value);
-      return TRUE;
-    case PROP_INTERVAL:
+      break;
+    }
+    case PROP_INTERVAL: {
+      std::lock_guard<std::mutex> lk (impl->lock);
       impl->interval = g_value_get_uint64 (value);
-      return TRUE;
+      break;
+    }
     default:
-      return FALSE;
+      GST_CUDA_VISION_ANALYSER_CLASS (g_type_class_peek (pspec->owner_type))->subclass_set_property (object, prop_id, value,
+          pspec);
+      break;
   }
 }
 
-gboolean
-gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value)
+static void
+gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
-  std::lock_guard<std::mutex> lk (impl->lock);
   switch (prop_id) {
-    case PROP_POST_MESSAGES:
+    case PROP_POST_MESSAGES: {
+      std::lock_guard<std::mutex> lk (impl->lock);
       g_value_set_boolean (value, impl->post_messages);
-      return TRUE;
-    case PROP_INTERVAL:
+      break;
+    }
+    case PROP_INTERVAL: {
+      std::lock_guard<std::mutex> lk (impl->lock);
       g_value_set_uint64 (value, impl->interval);
-      return TRUE;
+      break;
+    }
     default:
-      return FALSE;
+      GST_CUDA_VISION_ANALYSER_CLASS (g_type_class_peek (pspec->owner_type))->subclass_get_property (object, prop_id, value,
+          pspec);
+      break;
   }
 }
 
@@ -200,6 +213,11 @@ gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, c
       GST_PARAM_MUTABLE_PLAYING);
   klass->message_name = message_name;
   klass->meta_name = meta_name;
+  g_return_if_fail (gobject_class->set_property != gst_cuda_vision_analyser_set_property);
+  klass->subclass_set_property = gobject_class->set_property;
+  klass->subclass_get_property = gobject_class->get_property;
+  gobject_class->set_property = gst_cuda_vision_analyser_set_property;
+  gobject_class->get_property = gst_cuda_vision_analyser_get_property;
   cuv::register_custom_meta (meta_name);
 
   gchar *blurb = g_strdup_printf ("Post a '%s' element message on the bus every interval", message_name);

@@ -17,9 +17,9 @@
  *   gst_cuda_vision_analyser_class_set_results (klass, "cudafoo", "CudaFooMeta",
  *       "the counts sum the frames of an interval");
  *
- * and its set_property/get_property hand the ids they do not know to
- * gst_cuda_vision_analyser_set_property/get_property. The operation itself is the base class's
- * transform_cpu/transform_cuda, as for any element. */
+ * after setting its own set_property/get_property, which then see only its own ids: the base
+ * installs `post-messages` and `interval` on the subclass and handles them itself. The operation
+ * itself is the base class's transform_cpu/transform_cuda, as for any element. */
 #pragma once
 
 #include "cuvmessenger.h"
@@ -63,20 +63,19 @@ struct _GstCudaVisionAnalyserClass {
   /* set by gst_cuda_vision_analyser_class_set_results () */
   const gchar *message_name;
   const gchar *meta_name;
+  /* the subclass's own, which the base's set_property/get_property call for every id but its own */
+  void (*subclass_set_property) (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec);
+  void (*subclass_get_property) (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec);
 
   gpointer _gst_reserved[GST_PADDING];
 };
 
-/* In the subclass's class_init: the message's structure name (the element's name), the custom
- * meta's name (registered here), and what an interval does with the frames' results, which ends
- * the `interval` property's blurb. Installs `post-messages` and `interval` on @klass. */
+/* In the subclass's class_init, after it set its set_property/get_property: the message's
+ * structure name (the element's name), the custom meta's name (registered here), and what an
+ * interval does with the frames' results, which ends the `interval` property's blurb. Installs
+ * `post-messages` and `interval` on @klass and handles them (docs/design.md, "Analysers"). */
 void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
     const gchar *meta_name, const gchar *interval_detail);
-
-/* For the subclass's set_property/get_property: handles the analyser's properties, FALSE for any
- * other id. */
-gboolean gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value);
-gboolean gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value);
 
 /* Streaming thread: starts the interval over now (e.g. when the frames' results stop adding up). */
 void gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self);

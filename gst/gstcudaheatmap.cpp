@@ -211,8 +211,7 @@ gst_cuda_heatmap_set_property (GObject *object, guint prop_id, const GValue *val
       s.blend = g_value_get_double (value);
       break;
     default:
-      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -234,8 +233,7 @@ gst_cuda_heatmap_get_property (GObject *object, guint prop_id, GValue *value, GP
       g_value_set_double (value, s.blend);
       break;
     default:
-      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }

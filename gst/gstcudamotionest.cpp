@@ -217,8 +217,7 @@ gst_cuda_motionest_set_property (GObject *object, guint prop_id, const GValue *v
       s.tensor_meta = g_value_get_boolean (value);
       break;
     default:
-      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -255,8 +254,7 @@ gst_cuda_motionest_get_property (GObject *object, guint prop_id, GValue *value, 
       g_value_set_boolean (value, s.tensor_meta);
       break;
     default:
-      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }

@@ -155,8 +155,7 @@ gst_cuda_noisemap_set_property (GObject *object, guint prop_id, const GValue *va
       s.min_region_area = g_value_get_uint (value);
       break;
     default:
-      if (!gst_cuda_vision_analyser_set_property (object, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -184,8 +183,7 @@ gst_cuda_noisemap_get_property (GObject *object, guint prop_id, GValue *value, G
       g_value_set_uint (value, s.min_region_area);
       break;
     default:
-      if (!gst_cuda_vision_analyser_get_property (object, prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
