@@ -16,6 +16,8 @@ gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *lay
     case GST_VIDEO_FORMAT_GRAY8: *layout = cuv::PixelLayout::GRAY8; return TRUE;
     case GST_VIDEO_FORMAT_NV12: *layout = cuv::PixelLayout::NV12; return TRUE;
     case GST_VIDEO_FORMAT_I420: *layout = cuv::PixelLayout::I420; return TRUE;
+    case GST_VIDEO_FORMAT_YUY2: *layout = cuv::PixelLayout::YUY2; return TRUE;
+    case GST_VIDEO_FORMAT_UYVY: *layout = cuv::PixelLayout::UYVY; return TRUE;
     default: return FALSE;
   }
 }
@@ -32,8 +34,9 @@ gst_cuda_vision_frame_from_video_frame (const GstVideoFrame *vf, cuv::PixelLayou
     /* the first component stored in plane p gives the plane's sample grid */
     int comp[GST_VIDEO_MAX_COMPONENTS];
     gst_video_format_info_component (vf->info.finfo, p, comp);
+    const int width = GST_VIDEO_FRAME_COMP_WIDTH (vf, comp[0]);
     f.planes[p] = cuv::Plane{static_cast<uint8_t *> (GST_VIDEO_FRAME_PLANE_DATA (vf, p)),
-        GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), GST_VIDEO_FRAME_COMP_WIDTH (vf, comp[0]),
+        GST_VIDEO_FRAME_PLANE_STRIDE (vf, p), p == 0 ? cuv::plane0_width (layout, width) : width,
         GST_VIDEO_FRAME_COMP_HEIGHT (vf, comp[0])};
   }
   return f;

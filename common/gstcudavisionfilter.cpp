@@ -631,8 +631,12 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   }
   old.reset ();
   priv->route.set_state (state);
-  if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
+  if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info)) {
+    /* refused caps leave no state: a buffer that still comes is not negotiated, never processed
+     * with what the subclass only half set */
+    priv->route.set_state (nullptr);
     return FALSE;
+  }
   /* a live source's frames wait for no next frame unless the user says so (max-frames-in-flight);
    * without an answer, upstream counts as live */
   GstQuery *latency = gst_query_new_latency ();

@@ -25,6 +25,8 @@ enum class PixelLayout : int {
   GRAY8,
   NV12,
   I420,
+  YUY2, /* packed 4:2:2, one plane: Y0 U Y1 V */
+  UYVY, /* packed 4:2:2, one plane: U Y0 V Y1 */
 };
 
 /* One plane. width/height count samples of the plane (for NV12's UV plane: pairs), not bytes. */
@@ -49,6 +51,12 @@ inline constexpr bool layout_is_rgb (PixelLayout l)
       l == PixelLayout::BGRx;
 }
 
+/* YUY2 and UYVY: one plane of two bytes a pixel, each pair of pixels sharing its U and V. */
+inline constexpr bool layout_is_packed422 (PixelLayout l)
+{
+  return l == PixelLayout::YUY2 || l == PixelLayout::UYVY;
+}
+
 inline constexpr bool layout_is_bgr (PixelLayout l)
 {
   return l == PixelLayout::BGRA || l == PixelLayout::BGRx;
@@ -57,12 +65,19 @@ inline constexpr bool layout_is_bgr (PixelLayout l)
 /* Bytes one sample of plane @p takes (NV12's UV plane: 2). */
 inline constexpr int plane_sample_bytes (PixelLayout l, int p)
 {
-  return layout_is_rgb (l) ? 4 : (l == PixelLayout::NV12 && p == 1) ? 2 : 1;
+  return layout_is_rgb (l) ? 4 : layout_is_packed422 (l) || (l == PixelLayout::NV12 && p == 1) ? 2 : 1;
 }
 
 inline constexpr int layout_n_planes (PixelLayout l)
 {
   return l == PixelLayout::NV12 ? 2 : l == PixelLayout::I420 ? 3 : 1;
+}
+
+/* The samples of plane 0 in a row: the frame's width, or for YUY2/UYVY its pixels rounded up to
+ * whole pairs (an odd width's last pixel still has its pair's U and V, as GStreamer lays it out). */
+inline constexpr int plane0_width (PixelLayout l, int width)
+{
+  return layout_is_packed422 (l) ? (width + 1) / 2 * 2 : width;
 }
 
 /* Fills @f for a frame whose planes lie in one block at @base with the given pitches; used for
@@ -76,7 +91,7 @@ inline Frame make_frame (PixelLayout l, int width, int height, uint8_t *base, co
   f.n_planes = layout_n_planes (l);
   uint8_t *p = base;
   for (int i = 0; i < f.n_planes; i++) {
-    int w = i == 0 ? width : (width + 1) / 2;
+    int w = i == 0 ? plane0_width (l, width) : (width + 1) / 2;
     int h = i == 0 ? height : (height + 1) / 2;
     f.planes[i] = Plane{p, pitches[i], w, h};
     if (p)
@@ -140,7 +155,7 @@ inline size_t frame_bytes (const Frame &f)
 /* Smallest pitch for plane @p, rounded up to @align bytes. */
 inline int min_pitch (PixelLayout l, int width, int p, int align)
 {
-  int w = p == 0 ? width : (width + 1) / 2;
+  int w = p == 0 ? plane0_width (l, width) : (width + 1) / 2;
   int bytes = w * plane_sample_bytes (l, p);
   return (bytes + align - 1) / align * align;
 }

@@ -37,6 +37,26 @@ template <bool kBgr, bool kAligned> __global__ void luma_kernel (Plane in, Plane
   }
 }
 
+/* YUY2/UYVY: a thread takes four pixels' Y bytes out of eight bytes, a word each way when the
+ * views are aligned for it. */
+template <bool kUyvy, bool kAligned> __global__ void luma422_kernel (Plane in, Plane out)
+{
+  const int x = (blockIdx.x * kBlockX + threadIdx.x) * 4;
+  const int y = blockIdx.y * kBlockY + threadIdx.y;
+  if (x >= out.width || y >= out.height)
+    return;
+  const uint8_t *s = in.data + static_cast<size_t> (y) * in.pitch + static_cast<size_t> (x) * 2;
+  uint8_t *d = out.data + static_cast<size_t> (y) * out.pitch + x;
+  const int n = ::min (4, out.width - x);
+  if (kAligned && n == 4) {
+    const uint2 w = *reinterpret_cast<const uint2 *> (s);
+    *reinterpret_cast<uint32_t *> (d) = __byte_perm (w.x, w.y, kUyvy ? 0x7531 : 0x6420);
+  } else {
+    for (int i = 0; i < n; i++)
+      d[i] = s[2 * i + kUyvy];
+  }
+}
+
 template <bool kBgr> void launch (const Plane &in, const Plane &out, bool aligned, cudaStream_t stream)
 {
   const dim3 block (kBlockX, kBlockY);
@@ -54,6 +74,21 @@ cudaError_t luma_plane_cuda (const Frame &in, const Plane &out, cudaStream_t str
   if (in.width <= 0 || in.height <= 0)
     return cudaSuccess;
   const Plane &src = in.planes[0];
+  if (layout_is_packed422 (in.layout)) {
+    const bool aligned = reinterpret_cast<uintptr_t> (src.data) % 8 == 0 && src.pitch % 8 == 0 &&
+        (reinterpret_cast<uintptr_t> (out.data) | out.pitch) % 4 == 0;
+    const dim3 block (kBlockX, kBlockY), grid (div_up (div_up (out.width, 4), kBlockX), div_up (out.height, kBlockY));
+    const bool uyvy = in.layout == PixelLayout::UYVY;
+    if (uyvy && aligned)
+      luma422_kernel<true, true><<<grid, block, 0, stream>>> (src, out);
+    else if (uyvy)
+      luma422_kernel<true, false><<<grid, block, 0, stream>>> (src, out);
+    else if (aligned)
+      luma422_kernel<false, true><<<grid, block, 0, stream>>> (src, out);
+    else
+      luma422_kernel<false, false><<<grid, block, 0, stream>>> (src, out);
+    return cudaGetLastError ();
+  }
   if (!layout_is_rgb (in.layout))
     return cudaMemcpy2DAsync (out.data, out.pitch, src.data, src.pitch, in.width, in.height, cudaMemcpyDeviceToDevice,
         stream);

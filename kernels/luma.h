@@ -1,7 +1,8 @@
 /* gst-cudavision: the luma plane of a frame, for elements that analyse luma only.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * RGBA/BGRA/RGBx/BGRx: BT.601 luma, luma_bt601 (); GRAY8, NV12, I420: the Y plane, copied. */
+ * RGBA/BGRA/RGBx/BGRx: BT.601 luma, luma_bt601 (); GRAY8, NV12, I420: the Y plane, copied;
+ * YUY2, UYVY: the Y bytes of the packed plane. */
 #pragma once
 
 #include "image.h"

@@ -23,8 +23,9 @@ template <bool kHead> __global__ void arrows_kernel (const MotionVector *vectors
     motion_draw_line (v, ux, uy, g.unit, color, f);
 }
 
-/* One thread per pixel; for YUV the thread of a 2x2 group's top-left pixel also writes its chroma
- * (a group never straddles two units: units are multiples of 4 pixels). */
+/* One thread per pixel; for YUV the thread of a 2x2 group's (a pair's, for YUY2 and UYVY) first
+ * pixel also writes its chroma (a group never straddles two units: units are multiples of 4
+ * pixels). */
 __global__ void wheel_kernel (const MotionVector *vectors, MotionGrid g, const uint32_t *table, int range,
     uint32_t black, Frame f)
 {
@@ -35,6 +36,14 @@ __global__ void wheel_kernel (const MotionVector *vectors, MotionGrid g, const u
   const Plane &p0 = f.planes[0];
   if (layout_is_rgb (f.layout)) {
     store_px4<false> (p0.data + static_cast<size_t> (y) * p0.pitch + static_cast<size_t> (x) * 4, c);
+    return;
+  }
+  if (layout_is_packed422 (f.layout)) {
+    /* each pixel its Y; the pair's first pixel the chroma too */
+    if ((x & 1) == 0)
+      motion_put_pixel (f, x, y, c);
+    else
+      p0.data[static_cast<size_t> (y) * p0.pitch + 2 * x + (f.layout == PixelLayout::UYVY)] = c & 0xff;
     return;
   }
   if (((x | y) & 1) == 0) {

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Colours are "frame colours": for RGB layouts a packed pixel (pack_px (), fourth byte 255), for
- * GRAY8/NV12/I420 Y | U << 8 | V << 16. Writing a colour at (x, y) of a YUV frame sets Y there and
- * the chroma of its 2x2 group.
+ * GRAY8/NV12/I420/YUY2/UYVY Y | U << 8 | V << 16. Writing a colour at (x, y) of a YUV frame sets Y
+ * there and the chroma of its 2x2 group (4:2:0) or its pair (YUY2, UYVY).
  *
  * Arrows: for each partition block with a non-zero vector, a line in `line` from the block's
  * centre (x + w / 2, y + h / 2) to centre + 2 * (dx, dy), where the content came from, drawn at
@@ -70,6 +70,15 @@ CUV_HD void motion_put_pixel (const Frame &f, int x, int y, uint32_t color)
     d[1] = color >> 8 & 0xff;
     d[2] = color >> 16 & 0xff;
     d[3] = color >> 24;
+    return;
+  }
+  if (layout_is_packed422 (f.layout)) {
+    /* Y of the pixel, and the U and V its pair shares */
+    uint8_t *pair = p0.data + static_cast<size_t> (y) * p0.pitch + static_cast<size_t> (x / 2) * 4;
+    const bool uyvy = f.layout == PixelLayout::UYVY;
+    pair[2 * (x & 1) + uyvy] = color & 0xff;
+    pair[uyvy ? 0 : 1] = color >> 8 & 0xff;
+    pair[uyvy ? 2 : 3] = color >> 16 & 0xff;
     return;
   }
   p0.data[static_cast<size_t> (y) * p0.pitch + x] = color & 0xff;

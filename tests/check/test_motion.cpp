@@ -19,7 +19,8 @@ using namespace cuvcheck;
 
 
 /* A textured frame of @info moved so that frame (x, y) = texture (x + dx, y + dy), clamped: in
- * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift). */
+ * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift); YUY2 and UYVY
+ * their Y bytes moved, their chroma the texture's unmoved. */
 static GstBuffer *
 texture_frame (const GstVideoInfo &info, int dx, int dy, int index)
 {
@@ -27,6 +28,21 @@ texture_frame (const GstVideoInfo &info, int dx, int dy, int index)
   GstVideoFrame f;
   GstVideoInfo i = info;
   fail_unless (gst_video_frame_map (&f, &i, buf, GST_MAP_WRITE));
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (&info);
+  if (format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY) {
+    const int w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info), y_byte = format == GST_VIDEO_FORMAT_UYVY;
+    guint8 *data = static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 0));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+    for (int y = 0; y < h; y++) {
+      for (int x = 0; x < (w + 1) / 2 * 2; x++) {
+        const int px = std::clamp (x + dx, 0, w - 1), py = std::clamp (y + dy, 0, h - 1);
+        data[y * stride + 2 * x + y_byte] = texture_byte (px, py, 0);
+        data[y * stride + 2 * x + 1 - y_byte] = texture_byte (x, y, 4 + (x & 1));
+      }
+    }
+    gst_video_frame_unmap (&f);
+    return stamped (buf, index);
+  }
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
     const int w = GST_VIDEO_FRAME_COMP_WIDTH (&f, p == 0 ? 0 : 1) * (GST_VIDEO_INFO_IS_RGB (&info) ? 4 : 1) *
         (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_NV12 && p == 1 ? 2 : 1);
@@ -107,7 +123,8 @@ GST_START_TEST (test_known_shifts_every_block_size)
     int search;
     guint unit;
   } modes[] = {{"", 8, 4}, {"block-size=4x4", 4, 4}, {"block-size=8x8", 8, 8}, {"block-size=16x16", 16, 16}};
-  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_GRAY8}) {
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_GRAY8,
+           GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY}) {
     GstVideoInfo info = info_for (format, 96, 64);
     for (const auto &m : modes) {
       const std::string launch = std::string ("cudamotionest backend=cpu search-range=8 ") + m.props;
@@ -575,6 +592,20 @@ GST_START_TEST (test_tensors)
 GST_END_TEST;
 #endif
 
+/* YUY2 and UYVY of odd width are refused with an error that says why. */
+GST_START_TEST (test_odd_width_packed_422_refused)
+{
+  for (const char *format : {"YUY2", "UYVY"}) {
+    const std::string launch = std::string ("videotestsrc num-buffers=1 ! video/x-raw,format=") + format +
+        ",width=7,height=8 ! cudamotionest backend=cpu ! fakesink";
+    GstMessage *msg = start_error (launch.c_str ());
+    fail_unless (error_is (msg, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "even width"), "%s: not the odd-width error",
+        launch.c_str ());
+    gst_message_unref (msg);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 cudamotionest_suite (void)
 {
@@ -593,6 +624,7 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_shared_buffers);
   tcase_add_test (tc, test_threads_give_the_same_output);
   tcase_add_test (tc, test_regions);
+  tcase_add_test (tc, test_odd_width_packed_422_refused);
 #if HAVE_GST_TENSOR_META
   tcase_add_test (tc, test_tensors);
 #endif

@@ -301,7 +301,8 @@ void test_partitions (Checker &c)
 void test_luma (Checker &c)
 {
   for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
-           cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420}) {
+           cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
+           cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
     for (Size s : sizes (false)) {
       HostImage in (l, s.w, s.h, 3, 1);
       fill_pattern (in.storage, s.w + s.h);
@@ -312,7 +313,7 @@ void test_luma (Checker &c)
       for (int y = 0; y < s.h; y++) {
         for (int x = 0; x < s.w; x++) {
           const uint8_t *px = p.data + static_cast<size_t> (y) * p.pitch + x * cuv::plane_sample_bytes (l, 0);
-          int want = px[0];
+          int want = px[l == cuv::PixelLayout::UYVY ? 1 : 0];
           if (cuv::layout_is_rgb (l))
             want = cuv::layout_is_bgr (l) ? (77 * px[2] + 150 * px[1] + 29 * px[0]) >> 8
                                           : (77 * px[0] + 150 * px[1] + 29 * px[2]) >> 8;
@@ -328,6 +329,31 @@ void test_luma (Checker &c)
 uint32_t px_at (const cuv::Frame &f, int x, int y)
 {
   return cuv::load_le32 (f.planes[0].data + static_cast<size_t> (y) * f.planes[0].pitch + x * 4);
+}
+
+/* motion_put_pixel on YUY2 and UYVY, byte by byte: Y of the pixel, U and V of its pair, nothing
+ * else; an odd width's last pixel has its pair's chroma inside the row. */
+void test_put_pixel_422 (Checker &c)
+{
+  for (cuv::PixelLayout l : {cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
+    HostImage img (l, 5, 2, 0);
+    std::fill (img.storage.begin (), img.storage.end (), 0);
+    cuv::motion_put_pixel (img.frame, 2, 1, 0x332211);
+    cuv::motion_put_pixel (img.frame, 3, 1, 0x665544);
+    cuv::motion_put_pixel (img.frame, 4, 0, 0x998877);
+    cuv::motion_put_pixel (img.frame, 5, 0, 0xffffff); /* outside: skipped */
+    const bool uyvy = l == cuv::PixelLayout::UYVY;
+    std::vector<uint8_t> want (img.storage.size (), 0);
+    const int pitch = img.frame.planes[0].pitch;
+    const uint8_t pair1[4] = {0x11, 0x55, 0x44, 0x66}, pair1_uyvy[4] = {0x55, 0x11, 0x66, 0x44};
+    const uint8_t pair2[4] = {0x77, 0x88, 0x00, 0x99}, pair2_uyvy[4] = {0x88, 0x77, 0x99, 0x00};
+    for (int i = 0; i < 4; i++) {
+      want[pitch + 4 + i] = uyvy ? pair1_uyvy[i] : pair1[i];
+      want[8 + i] = uyvy ? pair2_uyvy[i] : pair2[i];
+    }
+    c.expect (pitch == 12 && img.storage == want,
+        std::string ("put_pixel ") + layout_name (l) + ": Y at the pixel, U and V of its pair, nothing else");
+  }
 }
 
 void test_wheel (Checker &c)
@@ -423,6 +449,7 @@ int main ()
   test_fast_equals_definition (c);
   test_luma (c);
   test_wheel (c);
+  test_put_pixel_422 (c);
   test_arrows (c);
   return c.finish ("motion-reference");
 }
