@@ -16,7 +16,21 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 fail() { echo "FAIL: $*"; exit 1; }
 
-out=$("$ex/record.sh" test 2 "$tmp/rec" 2>&1) || { echo "$out"; fail "record.sh"; }
+# record.sh's pipeline (compositor, tee, vp8enc, splitmuxsink) now and then never posts EOS on
+# GStreamer 1.28 on a loaded machine, with identity in place of our elements too (docs/testing.md):
+# a run that hangs gets one more try, said aloud
+for try in 1 2; do
+  rc=0
+  out=$(timeout 60 "$ex/record.sh" test 2 "$tmp/rec" 2>&1) || rc=$?
+  [ $rc = 0 ] && break
+  if [ $rc = 124 ] && [ $try = 1 ]; then
+    echo "record.sh: no EOS within 60 s (GStreamer's hang, docs/testing.md): once more"
+    rm -rf "$tmp/rec"
+    continue
+  fi
+  echo "$out"
+  fail "record.sh (exit $rc)"
+done
 echo "$out"
 ls "$tmp"/rec/record-00.webm >/dev/null || fail "record.sh wrote no file"
 [ "$(grep -c "changed pixels .* moving blocks" <<<"$out")" -ge 1 ] || fail "record.sh printed no analysis"
