@@ -604,17 +604,32 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
    * made for, so that set_info may free what they used (docs/design.md, "A frame's lifetime") */
   gst_cuda_vision_filter_drain_frames (self);
   auto state = std::make_shared<CapsState> ();
+  /* refused caps leave no state: a buffer that still comes is not negotiated, never processed
+   * with the last caps' state or with what the subclass only half set */
+  const auto refuse = [priv] {
+    priv->route.set_state (nullptr);
+    return FALSE;
+  };
 
   if (!gst_video_info_from_caps (&state->in_info, incaps) || !gst_video_info_from_caps (&state->out_info, outcaps) ||
       !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&state->in_info), &state->in_layout) ||
       !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&state->out_info), &state->out_layout)) {
     GST_ERROR_OBJECT (self, "unusable caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
-    return FALSE;
+    return refuse ();
+  }
+  if (cuv::layout_is_packed422 (state->in_layout) && GST_VIDEO_INFO_WIDTH (&state->in_info) % 2) {
+    /* a pair's second half lies past an odd width, and GStreamer's own CUDA copies leave it out
+     * (docs/design.md, packed 4:2:2) */
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s takes %s frames of even width only; these are %d pixels wide", GST_ELEMENT_NAME (self),
+            GST_VIDEO_INFO_NAME (&state->in_info), GST_VIDEO_INFO_WIDTH (&state->in_info)),
+        ("YUY2 and UYVY pixels come in pairs"));
+    return refuse ();
   }
   state->in_cuda_caps = cuv::caps_are_cuda (incaps);
   state->out_cuda_caps = cuv::caps_are_cuda (outcaps);
   if ((state->in_cuda_caps || state->out_cuda_caps) && !ensure_context_for_cuda_memory (self))
-    return FALSE;
+    return refuse ();
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
   priv->drop_own_output_pool ();
@@ -631,12 +646,8 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   }
   old.reset ();
   priv->route.set_state (state);
-  if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info)) {
-    /* refused caps leave no state: a buffer that still comes is not negotiated, never processed
-     * with what the subclass only half set */
-    priv->route.set_state (nullptr);
-    return FALSE;
-  }
+  if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
+    return refuse ();
   /* a live source's frames wait for no next frame unless the user says so (max-frames-in-flight);
    * without an answer, upstream counts as live */
   GstQuery *latency = gst_query_new_latency ();

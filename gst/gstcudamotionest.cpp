@@ -143,14 +143,6 @@ gst_cuda_motionest_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
     return TRUE;
   if (!gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (in_info), &impl->layout))
     return FALSE;
-  if (cuv::layout_is_packed422 (impl->layout) && GST_VIDEO_INFO_WIDTH (in_info) % 2) {
-    /* a pair's second half lies past an odd width, and GStreamer's own CUDA copies leave it out */
-    GST_ELEMENT_ERROR (filter, CORE, NEGOTIATION,
-        ("%s takes %s frames of even width only; these are %d pixels wide", GST_ELEMENT_NAME (filter),
-            GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_WIDTH (in_info)),
-        ("YUY2 and UYVY pixels come in pairs"));
-    return FALSE;
-  }
   impl->width = GST_VIDEO_INFO_WIDTH (in_info);
   impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
   impl->luma_pitch = (impl->width + 255) / 256 * 256;

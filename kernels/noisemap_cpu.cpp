@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The noise map's CPU reference. */
+ * The noise map's CPU reference: each pixel decided by noisemap_pixel_changed (), as the tiles are. */
 #include "noisemap.h"
 
 namespace cuv {
@@ -9,15 +9,14 @@ namespace {
 
 void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
 {
-  const Plane &c = cur.planes[0], &q = prev.planes[0], &o = out.planes[0];
+  const Plane &c = cur.planes[0], &o = out.planes[0];
   const uint32_t painted_black = blend_px (p.color, 0, p.alpha) | 0xff000000u;
   for (int y = 0; y < cur.height; y++) {
     const uint8_t *crow = c.data + static_cast<size_t> (y) * c.pitch;
-    const uint8_t *prow = q.data + static_cast<size_t> (y) * q.pitch;
     uint8_t *orow = o.data + static_cast<size_t> (y) * o.pitch;
     for (int x = 0; x < cur.width; x++) {
       const uint32_t cp = load_le32 (crow + 4 * x);
-      const bool noisy = rgb_abs_max (cp, load_le32 (prow + 4 * x)) > p.threshold;
+      const bool noisy = noisemap_pixel_changed (cur, prev, x, y, p.threshold);
       stats->changed += noisy;
       uint32_t v;
       if (p.overlay)
@@ -32,16 +31,15 @@ void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const 
 /* One 2x2 chroma group at a time: its pixels' Y, then its chroma, painted if any pixel is noisy. */
 void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
 {
-  const Plane &c = cur.planes[0], &q = prev.planes[0], &o = out.planes[0];
+  const Plane &c = cur.planes[0], &o = out.planes[0];
   for (int gy = 0; gy < cur.planes[1].height; gy++) {
     for (int gx = 0; gx < cur.planes[1].width; gx++) {
-      const ChromaAt cc = chroma_at (cur, gx, gy), pc = chroma_at (prev, gx, gy), oc = chroma_at (out, gx, gy);
-      const bool chroma_changed = abs_diff (*cc.u, *pc.u) > p.threshold || abs_diff (*cc.v, *pc.v) > p.threshold;
+      const ChromaAt cc = chroma_at (cur, gx, gy), oc = chroma_at (out, gx, gy);
       bool any = false;
       for (int y = 2 * gy; y < 2 * gy + 2 && y < cur.height; y++) {
         for (int x = 2 * gx; x < 2 * gx + 2 && x < cur.width; x++) {
           const int cy = c.data[static_cast<size_t> (y) * c.pitch + x];
-          const bool noisy = chroma_changed || abs_diff (cy, q.data[static_cast<size_t> (y) * q.pitch + x]) > p.threshold;
+          const bool noisy = noisemap_pixel_changed (cur, prev, x, y, p.threshold);
           stats->changed += noisy;
           any |= noisy;
           const int below = p.overlay ? cy : p.y_black;
