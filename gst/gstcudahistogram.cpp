@@ -5,8 +5,9 @@
  *
  * Measures each frame on the GPU in one read of its pixels: a luma histogram of `bins` bins
  * (BT.601 luma, (77 R + 150 G + 29 B) >> 8, for RGB formats; the Y plane for NV12, I420 and
- * GRAY8), the mean of R, G and B (RGB formats only), and the mean and variance of luma, over the
- * whole frame or the region `roi-x`, `roi-y`, `roi-width`, `roi-height`.
+ * GRAY8; the Y bytes for YUY2 and UYVY, as webcams give them), the mean of R, G and B (RGB
+ * formats only), and the mean and variance of luma, over the whole frame or the region `roi-x`,
+ * `roi-y`, `roi-width`, `roi-height`.
  *
  * The frame passes through unchanged, in place and without a copy, unless `overlay` is on: then
  * the histogram and the means are drawn into a corner of the frame, semi-transparent.
@@ -38,8 +39,8 @@
  * gst-launch-1.0 -m videotestsrc num-buffers=3 ! cudaupload ! cudahistogram bins=16 ! cudadownload ! fakesink
  * ]| Prints a `cudahistogram` message with 16 bins for each of three frames.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudahistogram overlay=true overlay-position=bottom-right ! videoconvert ! autovideosink
- * ]| A live histogram drawn over a webcam.
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudahistogram overlay=true overlay-position=bottom-right ! videoconvert ! autovideosink
+ * ]| A live histogram drawn over a webcam, in the webcam's own YUY2.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -57,8 +58,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug
 
 /* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
-#define HISTOGRAM_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
-#define HISTOGRAM_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
+#define HISTOGRAM_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
+#define HISTOGRAM_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420, YUY2, UYVY }"
 
 enum {
   PROP_0,

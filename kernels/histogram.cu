@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * One read of each pixel, the histogram and the sums from the same load. The region is cut into
- * tiles of 32 columns of 16-byte chunks (4 RGB pixels or 16 luma samples) by 32 rows; the grid
+ * tiles of 32 columns of 16-byte chunks (4 RGB pixels, 16 luma samples or 8 YUY2/UYVY pixels) by 32 rows; the grid
  * holds the blocks that stay resident, and block b takes tiles b, b + gridDim.x, ... For each
  * tile a block issues all its loads first, counts each pixel's luma into one 256-entry histogram
  * in shared memory (an increment by 1, which the hardware merges across the lanes of a warp that
@@ -43,6 +43,7 @@ constexpr int kTileRows = kBlockY * kInFlight;
 enum class Access : int {
   RgbChunks,  /* 4-byte pixels, each at a 4-byte aligned address */
   LumaChunks, /* 1-byte samples */
+  Luma422Chunks, /* YUY2/UYVY: the Y bytes of 2-byte pixels */
   RgbBytes,   /* 4-byte pixels at any address, one pixel per chunk */
 };
 
@@ -57,6 +58,7 @@ struct Region {
   uint32_t tiles;     /* in the region */
   int head;           /* aligned rows: the region's first byte's offset in its chunk; else -1 */
   uint32_t luma_weights; /* RGB: the BT.601 weights in the pixel's byte order */
+  int y_byte;         /* YUY2/UYVY: the parity of the Y bytes' offsets from the region's first byte */
   int bins;
   PixelLayout layout;
 };
@@ -99,6 +101,13 @@ struct Chunk {
   uint32_t valid;
 };
 
+/* The bytes of a 16-byte chunk that are Y bytes of YUY2/UYVY, where the chunk's first byte is
+ * byte @off of the region: every other one, from the first or the second. */
+__device__ __forceinline__ uint32_t luma422_mask (const Region &g, int off)
+{
+  return ((off ^ g.y_byte) & 1) ? 0xaaaau : 0x5555u;
+}
+
 /* Chunk @c of the region's row at @row, any alignment: for the region's edges and rows whose
  * start is not 16-byte aligned alike. */
 template <Access kAccess>
@@ -119,7 +128,8 @@ __device__ __forceinline__ Chunk load_edge_chunk (const Region &g, const uint8_t
   if (off >= 0 && off + 16 <= g.row_bytes) {
     /* inside the region although the rows are not aligned alike */
     const uint4 v = __ldcs (reinterpret_cast<const uint4 *> (p));
-    return Chunk{{v.x, v.y, v.z, v.w}, kAccess == Access::RgbChunks ? 0xfu : 0xffffu};
+    return Chunk{{v.x, v.y, v.z, v.w},
+        kAccess == Access::RgbChunks ? 0xfu : kAccess == Access::LumaChunks ? 0xffffu : luma422_mask (g, off)};
   }
 #pragma unroll
   for (int i = 0; i < 4; i++) {
@@ -136,13 +146,15 @@ __device__ __forceinline__ Chunk load_edge_chunk (const Region &g, const uint8_t
         }
     }
   }
+  if (kAccess == Access::Luma422Chunks)
+    k.valid &= luma422_mask (g, off);
   return k;
 }
 
 template <Access kAccess>
 __device__ __forceinline__ void count_chunk (const Region &g, const Chunk &k, uint32_t hist, Sums &s)
 {
-  if (kAccess == Access::LumaChunks) {
+  if (kAccess == Access::LumaChunks || kAccess == Access::Luma422Chunks) {
     count_luma (hist, k.w, k.valid);
   } else {
 #pragma unroll
@@ -286,9 +298,9 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
       for (int i = 0; i < kInFlight; i++) {
         if (t.r0 + i * kBlockY >= g.rows)
           break;
-        if (kAccess == Access::LumaChunks) {
+        if (kAccess == Access::LumaChunks || kAccess == Access::Luma422Chunks) {
           const uint32_t w[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
-          count_luma (h, w, 0xffffu);
+          count_luma (h, w, kAccess == Access::LumaChunks ? 0xffffu : luma422_mask (g, t.off));
         } else {
           count_rgb (h, v[i].x, g.luma_weights, s);
           count_rgb (h, v[i].y, g.luma_weights, s);
@@ -302,7 +314,7 @@ __global__ void __launch_bounds__ (kThreads) histogram_kernel (Region g, Histogr
     }
   }
 
-  if (kAccess != Access::LumaChunks) {
+  if (kAccess == Access::RgbChunks || kAccess == Access::RgbBytes) {
 #pragma unroll
     for (int k = 0; k < 3; k++) {
       unsigned long long sum = s.c[k];
@@ -356,8 +368,8 @@ histogram_cuda (const Frame &src, const Roi &roi, int bins, const HistogramResul
       bins < 1 || bins > kHistogramMaxBins)
     return cudaErrorInvalidValue;
   const Plane &pl = src.planes[0];
-  const bool rgb = layout_is_rgb (src.layout);
-  const int bpp = rgb ? 4 : 1;
+  const bool rgb = layout_is_rgb (src.layout), packed = layout_is_packed422 (src.layout);
+  const int bpp = rgb ? 4 : packed ? 2 : 1;
   Region g{};
   g.data = pl.data + static_cast<size_t> (roi.y) * pl.pitch;
   g.pitch = pl.pitch;
@@ -367,14 +379,16 @@ histogram_cuda (const Frame &src, const Roi &roi, int bins, const HistogramResul
   g.bins = bins;
   g.layout = src.layout;
   g.luma_weights = layout_is_bgr (src.layout) ? pack_weights (29, 150, 77) : pack_weights (77, 150, 29);
+  g.y_byte = packed422_y_byte (src.layout);
   const bool aligned = reinterpret_cast<uintptr_t> (pl.data) % 16 == 0 && pl.pitch % 16 == 0;
   /* with aligned rows every row's region starts at the same offset in its chunk */
   g.head = aligned ? static_cast<int> ((reinterpret_cast<uintptr_t> (g.data) + g.first_byte) % 16) : -1;
   g.chunks = ((aligned ? g.head : 15) + g.row_bytes + 15) / 16;
   if (!rgb || (reinterpret_cast<uintptr_t> (pl.data) % 4 == 0 && pl.pitch % 4 == 0)) {
     g.tiles_x = (g.chunks + kBlockX - 1) / kBlockX;
-    return rgb ? launch_histogram<Access::RgbChunks> (g, results, stream)
-               : launch_histogram<Access::LumaChunks> (g, results, stream);
+    return rgb      ? launch_histogram<Access::RgbChunks> (g, results, stream)
+        : packed ? launch_histogram<Access::Luma422Chunks> (g, results, stream)
+                 : launch_histogram<Access::LumaChunks> (g, results, stream);
   }
   g.chunks = std::max (roi.width, 0);
   g.head = -1;
@@ -435,6 +449,16 @@ __global__ void __launch_bounds__ (kOverlayBlockX * kOverlayBlockY) overlay_kern
       store_px4<true> (p, overlay_rgb_px (load_px4<true> (p), code, ri));
     else
       store_px4<false> (p, overlay_rgb_px (load_px4<false> (p), code, ri));
+    return;
+  }
+  if (layout_is_packed422 (a.frame.layout)) {
+    /* a pair's U and V belong to the rectangle when its left pixel does */
+    uint8_t *luma = p + 2 * x + packed422_y_byte (a.frame.layout), *u = p + 4 * (x / 2) + packed422_u_byte (a.frame.layout);
+    *luma = overlay_luma (*luma, code);
+    if (!(x & 1)) {
+      u[0] = overlay_chroma (u[0]);
+      u[2] = overlay_chroma (u[2]);
+    }
     return;
   }
   p[x] = overlay_luma (p[x], code);

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Semantics (both backends, integer arithmetic, so they agree exactly):
- *   luma = (77 R + 150 G + 29 B) >> 8 for RGB layouts, the Y plane for NV12/I420/GRAY8;
+ *   luma = (77 R + 150 G + 29 B) >> 8 for RGB layouts, the Y plane for NV12/I420/GRAY8, the Y
+ *   bytes for YUY2/UYVY;
  *   bin = (luma * bins) >> 8, so each of the @bins bins covers 256 / bins luma values (the first
  *   ones one more where bins does not divide 256);
  *   sums of R, G, B (RGB layouts only), luma and luma squared over the region.

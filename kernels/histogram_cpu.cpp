@@ -25,6 +25,8 @@ histogram_reference (const Frame &src, const Roi &roi, int bins, HistogramResult
   const Plane &pl = src.planes[0];
   const bool rgb = layout_is_rgb (src.layout);
   const int ri = layout_is_bgr (src.layout) ? 2 : 0;
+  const bool packed = layout_is_packed422 (src.layout);
+  const int yb = packed422_y_byte (src.layout);
   for (int y = roi.y; y < roi.y + roi.height; y++) {
     const uint8_t *row = pl.data + static_cast<size_t> (y) * pl.pitch;
     for (int x = roi.x; x < roi.x + roi.width; x++) {
@@ -37,7 +39,7 @@ histogram_reference (const Frame &src, const Roi &roi, int bins, HistogramResult
         res->sum_g += g;
         res->sum_b += b;
       } else {
-        l = row[x];
+        l = packed ? row[2 * x + yb] : row[x];
       }
       res->counts[histogram_bin (l, bins)]++;
       res->sum_y += l;
@@ -75,6 +77,7 @@ histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bins, co
   uint64_t max_count = *std::max_element (res.counts, res.counts + bins);
   OverlayBars b = overlay_bars (rect, rgb, rgb ? rgb_sums : luma_sums, pixels, max_count);
   const int ri = layout_is_bgr (frame.layout) ? 2 : 0;
+  const int yb = packed422_y_byte (frame.layout), ub = packed422_u_byte (frame.layout);
   const Plane &pl = frame.planes[0];
 
   for (int ly = 0; ly < rect.height; ly++) {
@@ -88,6 +91,14 @@ histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bins, co
         px = overlay_rgb_px (px, code, ri);
         for (int c = 0; c < 4; c++)
           p[c] = static_cast<uint8_t> (px >> (8 * c));
+      } else if (layout_is_packed422 (frame.layout)) {
+        /* a pair's U and V belong to the rectangle when its left pixel does */
+        uint8_t *luma = row + 2 * x + yb, *u = row + 4 * (x / 2) + ub;
+        *luma = overlay_luma (*luma, code);
+        if (!(x & 1)) {
+          u[0] = overlay_chroma (u[0]);
+          u[2] = overlay_chroma (u[2]);
+        }
       } else {
         row[x] = overlay_luma (row[x], code);
       }

@@ -26,17 +26,18 @@ namespace {
 
 using LumaCounts = uint32_t[4][256];
 
-void count_bytes (const uint8_t *p, int n, LumaCounts counts)
+/* Counts @n bytes @kStep apart (2: the Y bytes of a YUY2/UYVY row). */
+template <int kStep> void count_bytes (const uint8_t *p, int n, LumaCounts counts)
 {
   int i = 0;
   for (; i + 4 <= n; i += 4) {
-    counts[0][p[i]]++;
-    counts[1][p[i + 1]]++;
-    counts[2][p[i + 2]]++;
-    counts[3][p[i + 3]]++;
+    counts[0][p[kStep * i]]++;
+    counts[1][p[kStep * (i + 1)]]++;
+    counts[2][p[kStep * (i + 2)]]++;
+    counts[3][p[kStep * (i + 3)]]++;
   }
   for (; i < n; i++)
-    counts[0][p[i]]++;
+    counts[0][p[kStep * i]]++;
 }
 
 /* The luma of @n pixels of a 4-byte layout (R at byte @ri) into @luma; their R, G, B added to
@@ -111,9 +112,11 @@ void HistogramFast (const Frame &src, const Roi &roi, int bins, HistogramResult 
     const uint8_t *row = plane_row (pl, y);
     if (rgb) {
       luma_row (row + 4 * static_cast<size_t> (roi.x), roi.width, layout_is_bgr (src.layout) ? 2 : 0, luma.data (), sums);
-      count_bytes (luma.data (), roi.width, counts);
+      count_bytes<1> (luma.data (), roi.width, counts);
+    } else if (layout_is_packed422 (src.layout)) {
+      count_bytes<2> (row + 2 * static_cast<size_t> (roi.x) + packed422_y_byte (src.layout), roi.width, counts);
     } else {
-      count_bytes (row + roi.x, roi.width, counts);
+      count_bytes<1> (row + roi.x, roi.width, counts);
     }
   }
   for (int v = 0; v < 256; v++) {

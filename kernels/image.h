@@ -57,6 +57,18 @@ inline constexpr bool layout_is_packed422 (PixelLayout l)
   return l == PixelLayout::YUY2 || l == PixelLayout::UYVY;
 }
 
+/* Where a pixel's bytes lie in its pair of a YUY2/UYVY row: its Y at 2 x + packed422_y_byte, the
+ * pair's U at 4 (x / 2) + packed422_u_byte and V two bytes after U. */
+inline constexpr int packed422_y_byte (PixelLayout l)
+{
+  return l == PixelLayout::UYVY ? 1 : 0;
+}
+
+inline constexpr int packed422_u_byte (PixelLayout l)
+{
+  return l == PixelLayout::UYVY ? 0 : 1;
+}
+
 inline constexpr bool layout_is_bgr (PixelLayout l)
 {
   return l == PixelLayout::BGRA || l == PixelLayout::BGRx;

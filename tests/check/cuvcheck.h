@@ -30,6 +30,12 @@ inline GstVideoInfo info_for (GstVideoFormat format, int w, int h)
   return info;
 }
 
+/* @w, or for YUY2/UYVY, whose odd widths the elements refuse, @w rounded up to even. */
+inline int width_for (GstVideoFormat format, int w)
+{
+  return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ? w + w % 2 : w;
+}
+
 inline std::string caps_for (const GstVideoInfo &info)
 {
   GstCaps *caps = gst_video_info_to_caps (&info);
@@ -256,9 +262,9 @@ inline void check_shared_input (const std::string &launch, const std::vector<Gst
   for (GstVideoFormat f : formats) {
     for (cuvtest::Size s : {cuvtest::Size{1, 1}, cuvtest::Size{17, 13}, cuvtest::Size{320, 241}}) {
       for (int pad : {0, 48}) {
-        GstVideoInfo info = info_for (f, s.w, s.h);
-        const std::string what = launch + " " + gst_video_format_to_string (f) + " " + std::to_string (s.w) + "x" +
-            std::to_string (s.h) + " pad " + std::to_string (pad);
+        GstVideoInfo info = info_for (f, width_for (f, s.w), s.h);
+        const std::string what = launch + " " + gst_video_format_to_string (f) + " " +
+            std::to_string (width_for (f, s.w)) + "x" + std::to_string (s.h) + " pad " + std::to_string (pad);
         GstBuffer *in = make_buffer (info, pad, seed++);
         GstBuffer *before = gst_buffer_copy_deep (in);
 

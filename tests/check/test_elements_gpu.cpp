@@ -71,6 +71,7 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
   uint32_t seed = 1;
   for (size_t i = 0; i < n_formats; i++) {
     for (cuvtest::Size s : sizes) {
+      s.w = width_for (formats[i], s.w);
       cuvtest::Timer timer (std::string (element) + " " + props + " " + gst_video_format_to_string (formats[i]) + " " +
           std::to_string (s.w) + "x" + std::to_string (s.h));
       for (int pad : {0, 48}) {
@@ -131,7 +132,8 @@ GST_START_TEST (test_enhance_cuda_equals_cpu_on_every_route)
 GST_END_TEST;
 
 static const GstVideoFormat kHistogramFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY8};
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+    GST_VIDEO_FORMAT_GRAY8};
 
 GST_START_TEST (test_histogram_cuda_equals_cpu_on_every_route)
 {

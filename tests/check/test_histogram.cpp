@@ -12,7 +12,8 @@
 using namespace cuvcheck;
 
 static const GstVideoFormat kFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY8};
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_UYVY};
 
 /* Counts written out here, from the mapped frame: luma by the formula, bins by their range. */
 struct Count {
@@ -42,6 +43,8 @@ count_frame (GstBuffer *buf, const GstVideoInfo &info, int nbins, int x0, int y0
         c.sum_r += r;
         c.sum_g += g;
         c.sum_b += b;
+      } else if (fmt == GST_VIDEO_FORMAT_YUY2 || fmt == GST_VIDEO_FORMAT_UYVY) {
+        l = row[2 * x + (fmt == GST_VIDEO_FORMAT_UYVY)]; /* Y0 U Y1 V, U Y0 V Y1 */
       } else {
         l = row[x];
       }
@@ -106,6 +109,7 @@ GST_START_TEST (test_meta_and_message_match_direct_count)
   uint32_t seed = 3;
   for (GstVideoFormat fmt : kFormats) {
     for (cuvtest::Size sz : sizes) {
+      sz.w = width_for (fmt, sz.w);
       for (int pad : {0, 36}) {
         GstVideoInfo info = info_for (fmt, sz.w, sz.h);
         const int roi_x = sz.w / 4, roi_y = sz.h / 3;

@@ -14,7 +14,8 @@ using namespace cuvtest;
 namespace {
 
 const cuv::PixelLayout kLayouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
-    cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
+    cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
+    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
 
 /* The histogram and moments written out from the definition: luma by its formula in floating
  * point, the bin by the luma range it covers. */
@@ -39,6 +40,10 @@ Direct direct_count (const cuv::Frame &f, const cuv::Roi &roi, int bins)
         d.sum_r += r;
         d.sum_g += g;
         d.sum_b += b;
+      } else if (f.layout == cuv::PixelLayout::YUY2) {
+        l = p[2 * x]; /* Y0 U Y1 V */
+      } else if (f.layout == cuv::PixelLayout::UYVY) {
+        l = p[2 * x + 1]; /* U Y0 V Y1 */
       } else {
         l = p[x];
       }
@@ -130,7 +135,8 @@ void test_overlay_rect (Checker &c)
  * rectangle is shaded, the mean bar is as long as the level says, and nothing outside changes. */
 void test_overlay_flat (Checker &c)
 {
-  for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12}) {
+  for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12,
+           cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
     HostImage img (l, 200, 120, 0);
     std::memset (img.storage.data (), 200, img.storage.size ());
     const cuv::Roi roi{0, 0, 200, 120};
@@ -138,13 +144,14 @@ void test_overlay_flat (Checker &c)
     cuv::histogram_reference (img.frame, roi, 256, &res);
     cuv::OverlayRect rect = cuv::histogram_overlay_rect (200, 120, cuv::OverlayCorner::TopLeft, 50);
     cuv::histogram_overlay_cpu (img.frame, rect, 256, res, 200 * 120);
-    const int bpp = cuv::layout_is_rgb (l) ? 4 : 1;
+    const int bpp = cuv::layout_is_rgb (l) ? 4 : cuv::layout_is_packed422 (l) ? 2 : 1;
+    const int luma_byte = cuv::layout_is_rgb (l) ? 1 : cuv::packed422_y_byte (l);
     const cuv::Plane &pl = img.frame.planes[0];
     int bars = 0, shaded = 0, means = 0, outside_changed = 0;
     int bar_col = -1;
     for (int y = 0; y < 120; y++)
       for (int x = 0; x < 200; x++) {
-        int v = pl.data[static_cast<size_t> (y) * pl.pitch + bpp * x + (cuv::layout_is_rgb (l) ? 1 : 0)];
+        int v = pl.data[static_cast<size_t> (y) * pl.pitch + bpp * x + luma_byte];
         bool inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
         if (!inside) {
           outside_changed += v != 200;
@@ -172,6 +179,17 @@ void test_overlay_flat (Checker &c)
     int mean_len = 200 * rect.width / 255;
     c.expect (means == n_means * (strip / n_means) * mean_len, what + ": mean bars of the level's length");
     c.expect (bars + shaded + means == rect.width * rect.height, what + ": every pixel of the rectangle is drawn");
+    if (cuv::layout_is_packed422 (l)) {
+      /* a pair's U and V are drawn (halved towards 128) when its left pixel lies in the rectangle */
+      int wrong_chroma = 0;
+      for (int y = 0; y < 120; y++)
+        for (int x = 0; x < 200; x += 2) {
+          bool inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
+          const uint8_t *u = pl.data + static_cast<size_t> (y) * pl.pitch + 2 * x + cuv::packed422_u_byte (l);
+          wrong_chroma += u[0] != (inside ? 164 : 200) || u[2] != (inside ? 164 : 200);
+        }
+      c.expect (wrong_chroma == 0, what + ": the U and V of the pairs inside, and only those, are drawn");
+    }
   }
 }
 

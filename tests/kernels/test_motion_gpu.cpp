@@ -108,14 +108,9 @@ void test_search (Checker &c)
   compare_search (c, cuv::MotionBlock::Variable, 3840, 2160, 4, Stride{0, 0}, true);
 }
 
-/* Every layout cudamotionest takes: those of kAll and the packed 4:2:2 ones. */
-const cuv::PixelLayout kMotionLayouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
-    cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
-    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
-
 void test_luma (Checker &c)
 {
-  for (cuv::PixelLayout l : kMotionLayouts) {
+  for (cuv::PixelLayout l : kAllWith422) {
     for (Size s : sizes (true)) {
       for (Stride st : strides_for (s)) {
         HostImage in (l, s.w, s.h, st.pad, st.offset);
@@ -141,7 +136,7 @@ void test_luma (Checker &c)
 /* Arrows and wheel on every layout, from the vectors of a real search. */
 void test_draw (Checker &c)
 {
-  for (cuv::PixelLayout l : kMotionLayouts) {
+  for (cuv::PixelLayout l : kAllWith422) {
     for (Size s : {Size{3, 3}, Size{17, 13}, Size{67, 45}, Size{641, 479}}) {
       for (cuv::MotionBlock b : {cuv::MotionBlock::Variable, cuv::MotionBlock::B16}) {
         const int range = 6;
