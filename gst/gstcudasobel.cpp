@@ -5,18 +5,19 @@
  *
  * 3x3 Sobel edge magnitude on the GPU: per colour channel (`mode=color`, alpha kept) or on the
  * BT.601 luma (`mode=luma`, grey edges). Magnitude = min(255, round(scale * sqrt(gx^2 + gy^2))),
- * border pixels replicated; with `threshold` > 0 the output is binary (0 or 255). NV12 and I420
- * are filtered on their luma plane and their chroma is set neutral (grey edges); GRAY8 is
- * filtered as is (in system memory: GStreamer 1.22's CUDA memory has no GRAY8). Takes CUDA or system memory on either pad, so it links directly to cudaupload,
- * nvh264dec, other cudavision elements, or to plain system-memory elements.
+ * border pixels replicated; with `threshold` > 0 the output is binary (0 or 255). NV12, I420,
+ * and a webcam's YUY2 and UYVY are filtered on their luma and their chroma is set neutral (grey
+ * edges); GRAY8 is filtered as is (in system memory: GStreamer 1.22's CUDA memory has no GRAY8).
+ * Takes CUDA or system memory on either pad, so it links directly to cudaupload, nvh264dec,
+ * other cudavision elements, or to plain system-memory elements.
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudaupload ! cudasobel mode=luma scale=2 ! cudadownload ! videoconvert ! autovideosink
  * ]| Grey edges of the test pattern, the frames staying on the GPU between upload and download.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudasobel threshold=80 ! videoconvert ! autovideosink
- * ]| Binary edges of a webcam.
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudasobel threshold=80 ! videoconvert ! autovideosink
+ * ]| Binary edges of a webcam, in its own YUY2.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -34,8 +35,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
 
 /* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
-#define SOBEL_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
-#define SOBEL_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420 }"
+#define SOBEL_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
+#define SOBEL_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420, YUY2, UYVY }"
 
 typedef enum {
   GST_CUDA_SOBEL_MODE_COLOR,
@@ -287,12 +288,12 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
    * GstCudaSobel:mode:
    *
    * `color` filters R, G and B independently and keeps alpha; `luma` filters the BT.601 luma and
-   * writes grey edges. NV12, I420 and GRAY8 are always filtered on luma.
+   * writes grey edges. NV12, I420, YUY2, UYVY and GRAY8 are always filtered on luma.
    */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "color: edges of R, G and B separately, alpha kept; luma: grey edges of the BT.601 luma "
-          "(NV12, I420 and GRAY8 always use luma)",
+          "(NV12, I420, YUY2, UYVY and GRAY8 always use luma)",
           GST_TYPE_CUDA_SOBEL_MODE, DEFAULT_MODE, flags));
   /**
    * GstCudaSobel:scale:

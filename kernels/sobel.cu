@@ -5,8 +5,9 @@
  * access for RGB, 4 bytes for an 8-bit plane), so that many loads are in flight before any
  * arithmetic; the side neighbours and the two halo rows hit L1/L2, not DRAM. The filter is applied
  * separably: per column a vertical smoothing (a + 2b + c) and difference (c - a), then gx and gy
- * from three columns, so each sample is unpacked once per row. An 8-bit plane (NV12, I420,
- * GRAY8) keeps each loaded row packed in two words and unpacks three rows per output row, so that
+ * from three columns, so each sample is unpacked once per row. YUY2 and UYVY are filtered on their
+ * Y bytes (four pixels in one 8-byte load) and get 128 in U and V. An 8-bit plane (NV12, I420,
+ * GRAY8, and the Y bytes of YUY2/UYVY) keeps each loaded row packed in two words and unpacks three rows per output row, so that
  * its kernel needs 40 registers instead of 64 and more blocks fit an SM: with many pipelines
  * sharing the GPU that is 14% less GPU time a 1920x1080 frame (docs/performance.md). */
 #include "sobel.h"
@@ -50,21 +51,25 @@ constexpr int kRows = CUV_SOBEL_ROWS; /* rows per thread, vertically */
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
-enum class Kind { RgbColor, RgbLuma, BgrLuma, Gray };
+enum class Kind { RgbColor, RgbLuma, BgrLuma, Gray, Yuy2, Uyvy };
 
 /* What an energy becomes: the magnitude by the exact root or by the hardware's approximate one
  * (where sobel_fast_root_exact_cuda proved it gives the same bytes), or 255/0 against the
  * threshold's energy bound. */
 enum class Output { Exact, Fast, Threshold };
 
-template <Kind K> constexpr int kBytes = K == Kind::Gray ? 1 : 4;
+/* Kinds that filter one byte a pixel: an 8-bit plane, or the Y bytes of YUY2/UYVY. */
+template <Kind K> constexpr bool kOneByte = K == Kind::Gray || K == Kind::Yuy2 || K == Kind::Uyvy;
+template <Kind K> constexpr int kBytes = K == Kind::Gray ? 1 : kOneByte<K> ? 2 : 4;
+/* the byte of a pixel that is filtered: its Y in YUY2 (Y U, Y V) and UYVY (U Y, V Y) */
+template <Kind K> constexpr int kYByte = K == Kind::Uyvy ? 1 : 0;
 
 template <Kind K, bool kAligned> __device__ __forceinline__ uint32_t load_px (const uint8_t *row, int x)
 {
   if constexpr (kBytes<K> == 4)
     return load_px4<kAligned> (row + 4 * x);
   else
-    return __ldg (row + x);
+    return __ldg (row + kBytes<K> * x + kYByte<K>);
 }
 
 /* Byte offsets in a row of the pixels a thread reads beside its four, clamped to the row. */
@@ -83,6 +88,12 @@ __device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width,
       w[2] = q.y;
       w[3] = q.z;
       w[4] = q.w;
+    } else if constexpr (kBytes<K> == 2) {
+      uint2 q = __ldg (reinterpret_cast<const uint2 *> (row + 2 * x0));
+      w[1] = (q.x >> (8 * kYByte<K>)) & 0xff;
+      w[2] = (q.x >> (16 + 8 * kYByte<K>)) & 0xff;
+      w[3] = (q.y >> (8 * kYByte<K>)) & 0xff;
+      w[4] = (q.y >> (16 + 8 * kYByte<K>)) & 0xff;
     } else {
       uint32_t q = __ldg (reinterpret_cast<const uint32_t *> (row + x0));
       w[1] = q & 0xff;
@@ -99,8 +110,8 @@ __device__ __forceinline__ void load_row (const uint8_t *row, int x0, int width,
     w[0] = load_px4<kVec> (row + side.left);
     w[5] = load_px4<kVec> (row + side.right);
   } else {
-    w[0] = __ldg (row + side.left);
-    w[5] = __ldg (row + side.right);
+    w[0] = __ldg (row + side.left + kYByte<K>);
+    w[5] = __ldg (row + side.right + kYByte<K>);
   }
 }
 
@@ -241,7 +252,7 @@ __device__ __forceinline__ void fill_chroma (const Chroma &c, int x0, int y0, in
 }
 
 template <Kind K, bool kVec, Output kOut>
-__global__ void __launch_bounds__ (kBlockX * kBlockY, K == Kind::Gray ? (kVec ? kGrayMinBlocks : kGrayMinBlocksUnaligned) : CUV_SOBEL_MIN_BLOCKS)
+__global__ void __launch_bounds__ (kBlockX * kBlockY, kOneByte<K> ? (kVec ? kGrayMinBlocks : kGrayMinBlocksUnaligned) : CUV_SOBEL_MIN_BLOCKS)
 sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restrict__ dst,
     int dst_pitch, int width, int height, float scale, int thr_energy, Chroma chroma)
 {
@@ -254,8 +265,8 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
 
   const SideOffsets side = {static_cast<uint32_t> (max (x0 - 1, 0)) * kBytes<K>,
       static_cast<uint32_t> (min (x0 + kPix, width - 1)) * kBytes<K>};
-  if constexpr (K == Kind::Gray) {
-    /* an 8-bit plane: each row's six samples packed in two words (the four, and the two beside
+  if constexpr (kOneByte<K>) {
+    /* an 8-bit plane (or YUY2/UYVY's Y bytes): each row's six samples packed in two words (the four, and the two beside
      * them), all loaded before any arithmetic, unpacked per output row: 12 registers for the
      * window instead of 36, so that more blocks fit an SM */
     uint32_t mid[kRows + 2], sides[kRows + 2];
@@ -284,7 +295,22 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
       uint32_t m[kPix];
       sobel4<kOut> (rows[0], rows[1], rows[2], scale, thr_energy, m);
       uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
-      if (kVec && x0 + kPix <= width) {
+      if constexpr (kBytes<K> == 2) {
+        /* the Y bytes, and 128 for U and V */
+        constexpr int sy = 8 * kYByte<K>, sc = 8 - sy;
+        if (kVec && x0 + kPix <= width) {
+          __stcs (reinterpret_cast<uint2 *> (drow + 2 * x0),
+              make_uint2 (m[0] << sy | m[1] << (16 + sy) | 0x80u << sc | 0x80u << (16 + sc),
+                  m[2] << sy | m[3] << (16 + sy) | 0x80u << sc | 0x80u << (16 + sc)));
+        } else {
+#pragma unroll
+          for (int k = 0; k < kPix; k++)
+            if (x0 + k < width) {
+              drow[2 * (x0 + k) + kYByte<K>] = static_cast<uint8_t> (m[k]);
+              drow[2 * (x0 + k) + 1 - kYByte<K>] = 128;
+            }
+        }
+      } else if (kVec && x0 + kPix <= width) {
         __stcs (reinterpret_cast<unsigned int *> (drow + x0), m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24);
       } else {
 #pragma unroll
@@ -369,7 +395,7 @@ cudaError_t launch (const Plane &s, const Plane &d, const SobelParams &p, cudaSt
 {
   dim3 block (kBlockX, kBlockY);
   dim3 grid (div_up (div_up (s.width, kPix), kBlockX), div_up (div_up (s.height, kRows), kBlockY));
-  /* the vector path needs whole 16-byte (RGB) or 4-byte (8-bit) groups on every row */
+  /* the vector path needs whole 16-byte (RGB), 8-byte (YUY2/UYVY) or 4-byte (8-bit) groups on every row */
   constexpr uintptr_t align = kBytes<K> * kPix;
   bool vec = reinterpret_cast<uintptr_t> (s.data) % align == 0 && reinterpret_cast<uintptr_t> (d.data) % align == 0 &&
       s.pitch % align == 0 && d.pitch % align == 0;
@@ -458,6 +484,11 @@ cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &p
       return launch<Kind::BgrLuma> (s, d, params, stream);
     return launch<Kind::RgbLuma> (s, d, params, stream);
   }
+  /* YUY2/UYVY: the plane's width counts whole pairs (sobel.h) */
+  if (src.layout == PixelLayout::YUY2)
+    return launch<Kind::Yuy2> (s, d, params, stream);
+  if (src.layout == PixelLayout::UYVY)
+    return launch<Kind::Uyvy> (s, d, params, stream);
   Chroma chroma{};
   for (int p = 1; p < dst.n_planes && chroma.n < 2; p++, chroma.n++) {
     const Plane &c = dst.planes[p];

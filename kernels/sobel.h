@@ -8,7 +8,9 @@
  *   output   threshold == 0 ? m : (m >= threshold ? 255 : 0).
  * RGB layouts: Color mode filters R, G and B independently; Luma mode filters the BT.601 luma
  * ((77 R + 150 G + 29 B) >> 8) and writes it to R, G and B. The fourth byte (alpha or x) is copied.
- * GRAY8: the single plane. NV12/I420: the luma plane; chroma is set to 128 (neutral grey). */
+ * GRAY8: the single plane. NV12/I420: the luma plane; chroma is set to 128 (neutral grey).
+ * YUY2/UYVY: the Y bytes, as a plane of the row's whole pairs (an odd width's padding pixel is
+ * filtered with the others); U and V are set to 128. */
 #pragma once
 
 #include <vector>

@@ -30,6 +30,20 @@ void sobel_plane (const Plane &s, const Plane &d, float scale, int threshold)
           static_cast<uint8_t> (sobel_at (fetch, x, y, s.width, s.height, scale, threshold));
 }
 
+/* YUY2/UYVY: the Y bytes filtered as a plane of the pairs' width, U and V set to 128. */
+void sobel_packed422 (const Plane &s, const Plane &d, PixelLayout layout, float scale, int threshold)
+{
+  const int yb = packed422_y_byte (layout);
+  auto fetch = [&] (int x, int y) { return static_cast<int> (s.data[static_cast<size_t> (y) * s.pitch + 2 * x + yb]); };
+  for (int y = 0; y < s.height; y++) {
+    uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
+    for (int x = 0; x < s.width; x++) {
+      o[2 * x + yb] = static_cast<uint8_t> (sobel_at (fetch, x, y, s.width, s.height, scale, threshold));
+      o[2 * x + 1 - yb] = 128;
+    }
+  }
+}
+
 void fill_plane (const Plane &d, int bytes_per_sample, uint8_t value)
 {
   for (int y = 0; y < d.height; y++)
@@ -77,6 +91,10 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
     sobel_rgb (src, dst, params);
     return;
   }
+  if (layout_is_packed422 (src.layout)) {
+    sobel_packed422 (src.planes[0], dst.planes[0], src.layout, params.scale, params.threshold);
+    return;
+  }
   sobel_plane (src.planes[0], dst.planes[0], params.scale, params.threshold);
   for (int p = 1; p < src.n_planes; p++)
     fill_plane (dst.planes[p], plane_sample_bytes (src.layout, p), 128);
@@ -109,8 +127,16 @@ const uint8_t *row_at (const Plane &p, int y)
   return p.data + static_cast<size_t> (std::clamp (y, 0, p.height - 1)) * p.pitch;
 }
 
-void luma_row (const uint8_t *px, int w, bool bgr, uint8_t *out)
+/* The luma of @w pixels of an RGB or YUY2/UYVY row. */
+void luma_row (const uint8_t *px, int w, PixelLayout layout, uint8_t *out)
 {
+  if (layout_is_packed422 (layout)) {
+    px += packed422_y_byte (layout);
+    for (int x = 0; x < w; x++)
+      out[x] = px[2 * x];
+    return;
+  }
+  const bool bgr = layout_is_bgr (layout);
   for (int x = 0; x < w; x++, px += 4)
     out[x] = static_cast<uint8_t> (bgr ? luma_bt601 (px[2], px[1], px[0]) : luma_bt601 (px[0], px[1], px[2]));
 }
@@ -149,7 +175,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
 {
   const Plane &s = src.planes[0], &d = dst.planes[0];
   const int w = s.width;
-  if (!layout_is_rgb (src.layout)) {
+  if (!layout_is_rgb (src.layout) && !layout_is_packed422 (src.layout)) {
     for (int y = y0; y < y1; y++)
       sobel_bytes_row (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), w, output,
           d.data + static_cast<size_t> (y) * d.pitch);
@@ -159,7 +185,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
       fill_plane (band.planes[p], plane_sample_bytes (src.layout, p), 128);
     return;
   }
-  if (params.mode == SobelMode::Color) {
+  if (params.mode == SobelMode::Color && layout_is_rgb (src.layout)) {
     for (int y = y0; y < y1; y++) {
       uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
       const uint8_t *t = row_at (s, y - 1), *m = row_at (s, y), *b = row_at (s, y + 1);
@@ -170,21 +196,30 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
     }
     return;
   }
-  /* luma mode: the luma of three rows, rolled down the band, and the output's gray row */
-  const bool bgr = layout_is_bgr (src.layout);
+  /* RGB's luma mode and YUY2/UYVY: the luma of three rows, rolled down the band, and the
+   * output's gray row */
+  const bool packed = layout_is_packed422 (src.layout);
+  const int yb = packed422_y_byte (src.layout);
   std::vector<uint8_t> rows (4 * static_cast<size_t> (w));
   uint8_t *l[3] = {rows.data (), rows.data () + w, rows.data () + 2 * w};
   uint8_t *gray = rows.data () + 3 * w;
-  luma_row (row_at (s, y0 - 1), w, bgr, l[0]);
-  luma_row (row_at (s, y0), w, bgr, l[1]);
+  luma_row (row_at (s, y0 - 1), w, src.layout, l[0]);
+  luma_row (row_at (s, y0), w, src.layout, l[1]);
   for (int y = y0; y < y1; y++) {
-    luma_row (row_at (s, y + 1), w, bgr, l[2]);
+    luma_row (row_at (s, y + 1), w, src.layout, l[2]);
     uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
     const uint8_t *m = row_at (s, y);
     sobel_bytes_row (l[0], l[1], l[2], w, output, gray);
-    for (int x = 0; x < w; x++) {
-      o[4 * x] = o[4 * x + 1] = o[4 * x + 2] = gray[x];
-      o[4 * x + 3] = m[4 * x + 3];
+    if (packed) {
+      for (int x = 0; x < w; x++) {
+        o[2 * x + yb] = gray[x];
+        o[2 * x + 1 - yb] = 128;
+      }
+    } else {
+      for (int x = 0; x < w; x++) {
+        o[4 * x] = o[4 * x + 1] = o[4 * x + 2] = gray[x];
+        o[4 * x + 3] = m[4 * x + 3];
+      }
     }
     std::rotate (l, l + 1, l + 3);
   }

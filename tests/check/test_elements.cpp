@@ -9,7 +9,8 @@
 using namespace cuvcheck;
 
 static const GstVideoFormat kSobelFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_UYVY};
 static const GstVideoFormat kEnhanceFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
     GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
 static const cuvtest::Size kSizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}};
@@ -20,6 +21,7 @@ GST_START_TEST (test_sobel_cpu_matches_reference)
   uint32_t seed = 1;
   for (GstVideoFormat f : kSobelFormats) {
     for (cuvtest::Size s : kSizes) {
+      s.w = width_for (f, s.w);
       for (int pad : {0, 64}) {
         for (const char *mode : {"color", "luma"}) {
           GstVideoInfo info = info_for (f, s.w, s.h);
@@ -124,11 +126,11 @@ GST_START_TEST (test_unsupported_format_is_not_negotiated)
 {
   for (const char *name : {"cudasobel", "cudaenhance"}) {
     BusHarness b ((std::string (name) + " backend=cpu").c_str ());
-    gst_harness_set_src_caps_str (b.h, "video/x-raw,format=YUY2,width=64,height=48,framerate=30/1");
-    GstVideoInfo info = info_for (GST_VIDEO_FORMAT_YUY2, 64, 48);
+    gst_harness_set_src_caps_str (b.h, "video/x-raw,format=Y444,width=64,height=48,framerate=30/1");
+    GstVideoInfo info = info_for (GST_VIDEO_FORMAT_Y444, 64, 48);
     fail_unless_equals_int (gst_harness_push (b.h, make_buffer (info, 0, 1)), GST_FLOW_NOT_NEGOTIATED);
     GstMessage *msg = wait_error (b.bus);
-    fail_unless (error_is (msg, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "does not support the format YUY2"),
+    fail_unless (error_is (msg, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "does not support the format Y444"),
         "%s: no readable negotiation error", name);
     gst_message_unref (msg);
   }

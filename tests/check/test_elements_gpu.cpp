@@ -117,7 +117,7 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
 GST_START_TEST (test_sobel_cuda_equals_cpu_on_every_route)
 {
   const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-      GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+      GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY};
   check_element ("cudasobel", "mode=color scale=1.7", f, G_N_ELEMENTS (f));
   check_element ("cudasobel", "mode=luma threshold=50", f, 4);
 }

@@ -31,7 +31,7 @@ int at (const cuv::Plane &p, int x, int y, int bpp, int c)
 double sobel_exact (const cuv::Frame &f, int x, int y, int c, bool bgr, double scale)
 {
   const cuv::Plane &p = f.planes[0];
-  int bpp = cuv::layout_is_rgb (f.layout) ? 4 : 1;
+  int bpp = cuv::layout_is_rgb (f.layout) ? 4 : cuv::layout_is_packed422 (f.layout) ? 2 : 1;
   auto v = [&] (int dx, int dy) {
     if (c >= 0)
       return at (p, x + dx, y + dy, bpp, c);
@@ -52,7 +52,7 @@ double sobel_exact (const cuv::Frame &f, int x, int y, int c, bool bgr, double s
 void test_sobel_formula (Checker &c)
 {
   const cuv::PixelLayout layouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8,
-      cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
+      cuv::PixelLayout::NV12, cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
   uint32_t seed = 7;
   for (cuv::PixelLayout l : layouts) {
     for (Size s : {Size{1, 1}, Size{2, 2}, Size{3, 3}, Size{17, 13}, Size{64, 33}}) {
@@ -62,22 +62,26 @@ void test_sobel_formula (Checker &c)
           fill_pattern (in.storage, seed++);
           cuv::SobelParams p{mode, static_cast<float> (scale), 0};
           cuv::sobel_cpu (in.frame, out.frame, p);
-          bool rgb = cuv::layout_is_rgb (l), bgr = cuv::layout_is_bgr (l);
+          bool rgb = cuv::layout_is_rgb (l), bgr = cuv::layout_is_bgr (l), packed = cuv::layout_is_packed422 (l);
+          /* YUY2: Y0 U Y1 V, UYVY: U Y0 V Y1 */
+          const int bpp = rgb ? 4 : packed ? 2 : 1, y_byte = l == cuv::PixelLayout::UYVY ? 1 : 0;
           int bad = 0, checked = 0;
           for (int y = 0; y < s.h; y++) {
             for (int x = 0; x < s.w; x++) {
               for (int ch = 0; ch < (rgb ? 3 : 1); ch++) {
-                double m = sobel_exact (in.frame, x, y, rgb && mode == cuv::SobelMode::Color ? ch : (rgb ? -1 : 0), bgr, scale);
+                double m = sobel_exact (in.frame, x, y, rgb && mode == cuv::SobelMode::Color ? ch : (rgb ? -1 : y_byte), bgr, scale);
                 if (std::fabs (m - std::floor (m) - 0.5) < 1e-4)
                   continue; /* a float/double tie: either rounding is right */
                 int want = m >= 255 ? 255 : static_cast<int> (std::floor (m + 0.5));
-                int got = out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * (rgb ? 4 : 1) + ch];
+                int got = out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * bpp + ch + (rgb ? 0 : y_byte)];
                 bad += got != want;
                 checked++;
               }
               if (rgb)
                 bad += out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * 4 + 3] !=
                     in.frame.planes[0].data[static_cast<size_t> (y) * in.frame.planes[0].pitch + x * 4 + 3];
+              if (packed) /* U or V: neutral */
+                bad += out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * 2 + 1 - y_byte] != 128;
             }
           }
           for (int pl = 1; pl < in.frame.n_planes; pl++) {
@@ -176,7 +180,7 @@ void test_sobel_threshold_energy (Checker &c)
 void test_sobel_fast_equals_definition (Checker &c)
 {
   const cuv::PixelLayout layouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8,
-      cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
+      cuv::PixelLayout::NV12, cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
   /* every SIMD target this CPU runs, as Highway dispatches them */
   for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
     hwy::SetSupportedTargetsForTest (target);
