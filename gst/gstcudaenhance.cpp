@@ -5,8 +5,8 @@
  *
  * The GPU counterpart of videobalance: contrast, brightness, saturation and hue with
  * videobalance's meaning and arithmetic (its lookup tables and 8-bit BT.601 matrices), so that it
- * gives videobalance's bytes. RGB formats go through YUV and back as videobalance does; NV12 and
- * I420 get the luma table on Y and the chroma table on U/V. Passthrough when every value is at its
+ * gives videobalance's bytes. RGB formats go through YUV and back as videobalance does; NV12,
+ * I420 and a webcam's YUY2 and UYVY get the luma table on Y and the chroma table on U/V. Passthrough when every value is at its
  * default; works in place when both pads carry the same caps. Every property is controllable and
  * may change while PLAYING.
  *
@@ -15,8 +15,8 @@
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaupload ! cudaenhance contrast=1.4 saturation=1.5 ! cudadownload ! videoconvert ! autovideosink
  * ]| A punchier test pattern, processed in CUDA memory.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudaenhance brightness=0.1 hue=0.2 ! videoconvert ! autovideosink
- * ]| A brighter, hue-shifted webcam, uploaded and downloaded by cudaenhance itself.
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudaenhance brightness=0.1 hue=0.2 ! videoconvert ! autovideosink
+ * ]| A brighter, hue-shifted webcam in its own YUY2, uploaded and downloaded by cudaenhance itself.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,7 +35,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
 #define GST_CAT_DEFAULT gst_cuda_enhance_debug
 
-#define ENHANCE_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define ENHANCE_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
 
 enum {
   PROP_0,
@@ -98,8 +98,8 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
   cuv::EnhanceParams p = gst_cuda_enhance_params (self);
   const cuv::EnhanceTables *tables = p.is_identity () ? nullptr : &gst_cuda_enhance_tables (self, p);
   /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0). Byte table lookups in SIMD
-   * are the lightest (4:2:0 without a hue turn), then RGB in SIMD and 4:2:0 through the pair
-   * table; RGB through the definition's scalar loop (to YUV and back a pixel) is heavy. */
+   * are the lightest (4:2:0 without a hue turn), then RGB in SIMD, 4:2:0 through the pair
+   * table and YUY2/UYVY; RGB through the definition's scalar loop (to YUV and back a pixel) is heavy. */
   const int threads = gst_cuda_vision_filter_get_n_threads (filter);
   const bool rgb = cuv::layout_is_rgb (in->layout);
   int bands = threads;

@@ -3,7 +3,8 @@
  * One pass, 4 pixels (or samples) per thread and kRows rows, 16-byte accesses where the views are
  * aligned. Each output byte is a function of the same thread's input bytes only, so src == dst
  * (in place) is safe. The tables are read through the read-only cache: tabley is 256 bytes and
- * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. */
+ * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. YUY2/UYVY: two pixel
+ * pairs a thread, each word's Y bytes and its U, V pair looked up in place. */
 #include "enhance.h"
 
 #include <algorithm>
@@ -201,6 +202,40 @@ __global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_yuv_kernel (YuvArg
     enhance_uv (a, tables, k, y);
 }
 
+/* YUY2/UYVY: a pixel pair in one word (Y0 U Y1 V or U Y0 V Y1, little-endian), its Y bytes
+ * through tabley and its U, V through the pair table, each back in its place. */
+template <bool kUyvy> __device__ __forceinline__ uint32_t enhance_pair (uint32_t w, const EnhanceTables *t)
+{
+  constexpr int sy = kUyvy ? 8 : 0, su = kUyvy ? 0 : 8;
+  const uint32_t uv = __ldg (t->uv + ((w >> su) & 0xff) * 256 + ((w >> (16 + su)) & 0xff));
+  return static_cast<uint32_t> (__ldg (t->y + ((w >> sy) & 0xff))) << sy |
+      static_cast<uint32_t> (__ldg (t->y + ((w >> (16 + sy)) & 0xff))) << (16 + sy) | (uv & 0xff) << su |
+      (uv >> 8) << (16 + su);
+}
+
+/* YUY2/UYVY: two pairs (4 pixels, 8 bytes: one load and one store where aligned) of kRows rows a
+ * thread. */
+template <bool kUyvy, bool kVec>
+__global__ void __launch_bounds__ (kBlockX * kBlockY) enhance422_kernel (const uint8_t *src, int src_pitch, uint8_t *dst,
+    int dst_pitch, int pairs, int height, const EnhanceTables *tables)
+{
+  const int x0 = (blockIdx.x * kBlockX + threadIdx.x) * 2;
+  const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
+  if (x0 >= pairs)
+    return;
+  for (int y = y0; y < min (y0 + kRows, height); y++) {
+    const uint8_t *in = src + static_cast<size_t> (y) * src_pitch + 4 * x0;
+    uint8_t *out = dst + static_cast<size_t> (y) * dst_pitch + 4 * x0;
+    if (kVec && x0 + 2 <= pairs) {
+      const uint2 q = __ldg (reinterpret_cast<const uint2 *> (in));
+      *reinterpret_cast<uint2 *> (out) = make_uint2 (enhance_pair<kUyvy> (q.x, tables), enhance_pair<kUyvy> (q.y, tables));
+    } else {
+      for (int k = 0; k < min (2, pairs - x0); k++)
+        store_px4<kVec> (out + 4 * k, enhance_pair<kUyvy> (load_px4<kVec> (in + 4 * k), tables));
+    }
+  }
+}
+
 bool aligned (const Plane &s, const Plane &d, int align)
 {
   return reinterpret_cast<uintptr_t> (s.data) % align == 0 && reinterpret_cast<uintptr_t> (d.data) % align == 0 &&
@@ -223,6 +258,16 @@ cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTable
     auto kernel = vec ? (bgr ? enhance_rgb_kernel<true, true> : enhance_rgb_kernel<true, false>)
                       : (bgr ? enhance_rgb_kernel<false, true> : enhance_rgb_kernel<false, false>);
     kernel<<<grid, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, s.width, s.height, tables);
+    return cudaGetLastError ();
+  }
+
+  if (layout_is_packed422 (src.layout)) {
+    const int pairs = s.width / 2; /* the plane's width counts whole pairs */
+    const bool vec = aligned (s, d, 8), uyvy = src.layout == PixelLayout::UYVY;
+    const dim3 grid422 (div_up (div_up (pairs, 2), kBlockX), grid.y);
+    auto kernel = vec ? (uyvy ? enhance422_kernel<true, true> : enhance422_kernel<false, true>)
+                      : (uyvy ? enhance422_kernel<true, false> : enhance422_kernel<false, false>);
+    kernel<<<grid422, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, pairs, s.height, tables);
     return cudaGetLastError ();
   }
 

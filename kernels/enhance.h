@@ -5,7 +5,8 @@
  *   Y' = tabley[Y], (U', V') = tableuv[U][V], tables built in double precision on the host;
  *   RGB layouts go through videobalance's 8-bit BT.601 integer matrices: RGB -> YUV (clamped),
  *   the tables, YUV -> RGB (clamped); the fourth byte is copied.
- *   NV12/I420: the Y plane through tabley, each chroma sample pair through tableuv.
+ *   NV12/I420: the Y plane through tabley, each chroma sample pair through tableuv;
+ *   YUY2/UYVY: the Y bytes through tabley, each pixel pair's U and V through tableuv.
  * Both backends index the same tables, so they agree bit for bit. */
 #pragma once
 

@@ -65,6 +65,25 @@ void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables 
    * through the frames would be read again after every store */
   const uint8_t *ylut = t.y;
   const uint16_t *uvlut = t.uv;
+  if (layout_is_packed422 (src.layout)) {
+    /* pairs of pixels, whole in the plane's width: the Y bytes through tabley, U and V through
+     * tableuv */
+    const int yb = packed422_y_byte (src.layout), ub = packed422_u_byte (src.layout);
+    const Plane &s = src.planes[0], &d = dst.planes[0];
+    for (int y = 0; y < s.height; y++) {
+      const uint8_t *in = plane_row (s, y);
+      uint8_t *out = plane_row (d, y);
+      for (int x = 0, n = s.width / 2; x < n; x++, in += 4, out += 4) {
+        const uint16_t uv = uvlut[in[ub] * 256 + in[ub + 2]];
+        const uint8_t y0 = ylut[in[yb]], y1 = ylut[in[yb + 2]];
+        out[yb] = y0;
+        out[yb + 2] = y1;
+        out[ub] = uv & 0xff;
+        out[ub + 2] = uv >> 8;
+      }
+    }
+    return;
+  }
   const Plane &sy = src.planes[0];
   const Plane &dy = dst.planes[0];
   for (int y = 0; y < sy.height; y++) {

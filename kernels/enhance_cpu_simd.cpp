@@ -8,7 +8,8 @@
  * which Highway 1.0 has no operation for): two of them and a select on the high bit. Elsewhere the
  * table is sixteen 16-byte pieces, each looked up by the low four bits of every byte (a byte
  * shuffle) and kept where the high four bits name that piece. Chroma with a hue turn (a 64 K-entry
- * table of pairs) and RGB go through the definition. */
+ * table of pairs), RGB and YUY2/UYVY (whose bytes take turns between two tables) go through the
+ * definition. */
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "enhance_cpu_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -138,7 +139,7 @@ void lookup_plane (const Plane &s, const Plane &d, int bytes_per_row, const uint
 void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 {
 #if HWY_TARGET != HWY_SCALAR
-  if (!layout_is_rgb (src.layout)) {
+  if (!layout_is_rgb (src.layout) && !layout_is_packed422 (src.layout)) {
     lookup_plane (src.planes[0], dst.planes[0], src.planes[0].width, t.y);
     if (t.chroma_by_byte) {
       if (src.layout == PixelLayout::NV12) {
@@ -157,7 +158,7 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
   }
 #endif
 #if CUV_BYTE_PERMUTE
-  if (t.chroma_by_byte) {
+  if (t.chroma_by_byte && layout_is_rgb (src.layout)) {
     const int ri = layout_is_bgr (src.layout) ? 2 : 0, xv = src.width / 16 * 16;
     for (int y = 0; y < src.height; y++)
       rgb_row (plane_row (src.planes[0], y), plane_row (dst.planes[0], y), xv, ri, t);
@@ -171,7 +172,8 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 
 bool EnhanceIsLight (const EnhanceTables &t, PixelLayout layout)
 {
-  return t.chroma_by_byte && (CUV_BYTE_PERMUTE || !layout_is_rgb (layout)) && HWY_TARGET != HWY_SCALAR;
+  return t.chroma_by_byte && !layout_is_packed422 (layout) && (CUV_BYTE_PERMUTE || !layout_is_rgb (layout)) &&
+      HWY_TARGET != HWY_SCALAR;
 }
 
 }  // namespace HWY_NAMESPACE

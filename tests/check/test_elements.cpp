@@ -12,7 +12,7 @@ static const GstVideoFormat kSobelFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_
     GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
     GST_VIDEO_FORMAT_UYVY};
 static const GstVideoFormat kEnhanceFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY};
 static const cuvtest::Size kSizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}};
 
 /* The element's output equals the reference run directly on the same input. */
@@ -64,6 +64,7 @@ GST_START_TEST (test_enhance_matches_videobalance)
   int worst = 0;
   for (GstVideoFormat f : kEnhanceFormats) {
     for (cuvtest::Size s : {cuvtest::Size{1, 1}, cuvtest::Size{17, 13}, cuvtest::Size{320, 241}}) {
+      s.w = width_for (f, s.w);
       for (const char *v : values) {
         GstVideoInfo info = info_for (f, s.w, s.h);
         GstBuffer *in = make_buffer (info, 0, seed++);

@@ -126,7 +126,7 @@ GST_END_TEST;
 GST_START_TEST (test_enhance_cuda_equals_cpu_on_every_route)
 {
   const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-      GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420};
+      GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY};
   check_element ("cudaenhance", "contrast=1.3 brightness=-0.1 saturation=1.4 hue=0.2", f, G_N_ELEMENTS (f));
 }
 GST_END_TEST;
