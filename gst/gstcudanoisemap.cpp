@@ -5,10 +5,11 @@
  *
  * Marks the pixels that changed by more than `threshold` since the previous frame: in any of R,
  * G and B for RGBA, BGRA, RGBx and BGRx, in any of Y, U and V for NV12 and I420 (each pixel
- * with the U and V of its 2x2 group). `mode=map` outputs a black image with those pixels in
- * `color`; `mode=overlay` paints them over the current frame. The colour's alpha is its opacity.
- * The output keeps the input's format. In NV12/I420 a chroma sample is painted when any pixel
- * of its 2x2 group is noisy.
+ * with the U and V of its 2x2 group) and for a webcam's YUY2 and UYVY (with its pair's U and V).
+ * `mode=map` outputs a black image with those pixels in `color`; `mode=overlay` paints them over
+ * the current frame. The colour's alpha is its opacity. The output keeps the input's format. In
+ * NV12/I420 a chroma sample is painted when any pixel of its 2x2 group is noisy, in YUY2/UYVY a
+ * pair's U and V when either of its pixels is.
  *
  * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame
  * (a change of memory only keeps it): nothing counts as changed (a black map; in overlay mode the frame unchanged).
@@ -30,14 +31,15 @@
  * * #guint64 `changed-pixels`: the changed pixels, summed over the interval.
  * * #gdouble `changed-ratio`: changed-pixels / pixels (0..1).
  * * #guint64 `changed-bytes-estimate`: the changed pixels times the bytes of a pixel (4 for RGB
- *   formats, 1.5 for NV12 and I420), rounded up: what sending only the changed pixels would cost.
+ *   formats, 1.5 for NV12 and I420, 2 for YUY2 and UYVY), rounded up: what sending only the
+ *   changed pixels would cost.
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m videotestsrc pattern=ball num-buffers=30 ! cudaupload ! cudanoisemap ! cudadownload ! fakesink
  * ]| Prints how many pixels of each frame changed.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudanoisemap mode=overlay threshold=30 color=0x80ffff00 ! videoconvert ! autovideosink
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudanoisemap mode=overlay threshold=30 color=0x80ffff00 ! videoconvert ! autovideosink
  * ]| A webcam with its changing pixels painted half-transparent yellow.
  */
 #ifdef HAVE_CONFIG_H
@@ -53,7 +55,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
 #define GST_CAT_DEFAULT gst_cuda_noisemap_debug
 
-#define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
 
 enum {
   PROP_0,
@@ -112,7 +114,7 @@ gst_cuda_noisemap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_
   impl->width = GST_VIDEO_INFO_WIDTH (in_info);
   impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
   impl->pixels = static_cast<guint64> (impl->width) * impl->height;
-  impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32 : 12;
+  impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32 : cuv::layout_is_packed422 (impl->layout) ? 16 : 12;
   return TRUE;
 }
 

@@ -11,6 +11,7 @@
  *   into a row of scratch first), so that a pair of lanes holds one 2x2 group's chroma. The heat
  *   map takes 32-bit lanes (a pixel's chroma by DupEven/DupOdd), the noise map 16-bit lanes (a
  *   group's mask over its lane pair).
+ * - YUY2/UYVY: the definition's loop, a pair at a time.
  * The columns a whole vector does not cover (and every column on the scalar target) go through
  * the definition on the frame's remaining columns (frame_cols). */
 #undef HWY_TARGET_INCLUDE
@@ -322,7 +323,8 @@ void NoisemapFast (const Frame &cur, const Frame &prev, const Frame &out, const 
 #if HWY_TARGET != HWY_SCALAR
   const bool rgb = layout_is_rgb (cur.layout);
   const int n = static_cast<int> (rgb ? hn::Lanes (D32 ()) : hn::Lanes (D16 ()));
-  xv = cur.width / n * n;
+  /* YUY2/UYVY: through the definition */
+  xv = layout_is_packed422 (cur.layout) ? 0 : cur.width / n * n;
   if (xv > 0 && rgb)
     noisemap_rgb (cur, prev, out, p, xv, stats);
   else if (xv > 0)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The noise map in one pass, shaped as heatmap.cu: a 4x2 tile per thread, byte-parallel
- * compares (__vabsdiffu4, __vcmpgtu4) and byte-parallel painting (blend_px under a byte mask). */
+ * compares (__vabsdiffu4, __vcmpgtu4) and byte-parallel painting (blend_px under a byte mask).
+ * YUY2/UYVY: a tile row is two pixel pairs, one 8-byte access, each pair's word compared and
+ * painted at once. */
 #include "noisemap.h"
 
 #include "difference.cuh"
@@ -17,7 +19,30 @@ struct NoiseArgs {
   NoisemapParams p;
   uint32_t threshold4;   /* the threshold in each byte */
   uint32_t painted_black; /* map mode's noisy pixel (RGB layouts) */
+  uint32_t paint422;      /* YUY2/UYVY: a pair word of the colour */
+  uint32_t black422;      /* YUY2/UYVY: a pair word of black */
 };
+
+/* YUY2/UYVY: the Y bytes of a pair word (Y0 U Y1 V or U Y0 V Y1, little-endian). */
+__host__ __device__ __forceinline__ uint32_t y_bytes_422 (PixelLayout l)
+{
+  return l == PixelLayout::UYVY ? 0xff00ff00u : 0x00ff00ffu;
+}
+
+/* A pair word in @l's byte order from Y (both pixels), U and V. */
+__host__ __device__ __forceinline__ uint32_t pair_word (PixelLayout l, uint32_t y, uint32_t u, uint32_t v)
+{
+  return l == PixelLayout::UYVY ? u | y << 8 | v << 16 | y << 24 : y | u << 8 | y << 16 | v << 24;
+}
+
+/* The bytes of a pair word to paint: the Y byte of each noisy pixel (its Y, or the pair's U or V,
+ * changed by more than the threshold), and U and V when either is. */
+__device__ __forceinline__ uint32_t noisy_bytes_422 (uint32_t c, uint32_t q, uint32_t threshold4, PixelLayout l)
+{
+  const uint32_t ys = y_bytes_422 (l), d = __vcmpgtu4 (__vabsdiffu4 (c, q), threshold4);
+  const uint32_t px = (d & ~ys) ? ys : d & ys;
+  return px ? px | ~ys : 0;
+}
 
 __host__ __device__ __forceinline__ uint32_t replicate (uint32_t b)
 {
@@ -76,6 +101,41 @@ __global__ void __launch_bounds__ (kThreads) noisemap_rgb_kernel (NoiseArgs a, D
             o[k] = noise_rgb (a, cv[k], noisy);
           }
           store16 (row_w (a.out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
+        }
+      }
+    }
+  }
+  block_stats (changed, 0, &results.accum->changed, nullptr);
+  publish_stats (results);
+}
+
+/* YUY2/UYVY: the output word of a pair, its noisy pixels added to @changed. */
+__device__ __forceinline__ uint32_t noise_pair (const NoiseArgs &a, uint32_t c, uint32_t q, uint32_t &changed)
+{
+  const uint32_t mask = noisy_bytes_422 (c, q, a.threshold4, a.cur.layout);
+  changed += __popc (mask & y_bytes_422 (a.cur.layout)) >> 3;
+  const uint32_t below = a.p.overlay ? c : a.black422;
+  return mask ? (blend_px (a.paint422, below, a.p.alpha) & mask) | (below & ~mask) : below;
+}
+
+/* YUY2/UYVY: the tile's rows of two pairs, one 8-byte access each where aligned. */
+template <bool kVec>
+__global__ void __launch_bounds__ (kThreads) noisemap_422_kernel (NoiseArgs a, DiffResults results)
+{
+  const Walk w = walk ();
+  const int pairs = a.cur.width / 2, height = a.cur.height, p0 = w.x0 / 2;
+  uint32_t changed = 0;
+  if (p0 < pairs) {
+    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+      for (int y = y0; y < min (y0 + kTileRows, height); y++) {
+        const uint8_t *c = row (a.cur.planes[0], y) + 4 * p0, *q = row (a.prev.planes[0], y) + 4 * p0;
+        uint8_t *o = row_w (a.out.planes[0], y) + 4 * p0;
+        if (kVec && p0 + 2 <= pairs) {
+          const uint2 cw = *reinterpret_cast<const uint2 *> (c), qw = *reinterpret_cast<const uint2 *> (q);
+          *reinterpret_cast<uint2 *> (o) = make_uint2 (noise_pair (a, cw.x, qw.x, changed), noise_pair (a, cw.y, qw.y, changed));
+        } else {
+          for (int k = 0; k < min (2, pairs - p0); k++)
+            store_le32 (o + 4 * k, noise_pair (a, load_le32 (c + 4 * k), load_le32 (q + 4 * k), changed));
         }
       }
     }
@@ -210,6 +270,13 @@ __device__ __forceinline__ int noisy_of_four (const Frame &cur, const Frame &pre
       n += (__vcmpgtu4 (__vabsdiffu4 (cv[k], qv[k]), threshold4) & 0x00ffffffu) != 0;
     return n;
   }
+  if (layout_is_packed422 (cur.layout)) {
+    const uint2 c = *reinterpret_cast<const uint2 *> (row (cur.planes[0], y) + 2 * x0);
+    const uint2 q = *reinterpret_cast<const uint2 *> (row (prev.planes[0], y) + 2 * x0);
+    const uint32_t ys = y_bytes_422 (cur.layout);
+    return (__popc (noisy_bytes_422 (c.x, q.x, threshold4, cur.layout) & ys) +
+               __popc (noisy_bytes_422 (c.y, q.y, threshold4, cur.layout) & ys)) >> 3;
+  }
   const uint32_t cy = *reinterpret_cast<const uint32_t *> (row (cur.planes[0], y) + x0);
   const uint32_t qy = *reinterpret_cast<const uint32_t *> (row (prev.planes[0], y) + x0);
   /* the two chroma groups as u0 v0 u1 v1 */
@@ -268,6 +335,8 @@ cudaError_t noisemap_tiles_cuda (const Frame &cur, const Frame &prev, int thresh
   bool vec;
   if (layout_is_rgb (cur.layout)) {
     vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16);
+  } else if (layout_is_packed422 (cur.layout)) {
+    vec = aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8);
   } else {
     const int chroma_align = cur.layout == PixelLayout::NV12 ? 4 : 2;
     vec = true;
@@ -287,7 +356,13 @@ cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out
     const DiffResults &results, cudaStream_t stream)
 {
   const NoiseArgs a{cur, prev, out, params, replicate (static_cast<uint32_t> (params.threshold)),
-      blend_px (params.color, 0, params.alpha) | 0xff000000u};
+      blend_px (params.color, 0, params.alpha) | 0xff000000u,
+      pair_word (cur.layout, params.yuv[0], params.yuv[1], params.yuv[2]), pair_word (cur.layout, params.y_black, 128, 128)};
+  if (layout_is_packed422 (cur.layout)) {
+    const bool vec = aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8) && aligned (out.planes[0], 8);
+    return vec ? launch (noisemap_422_kernel<true>, a, results, stream)
+               : launch (noisemap_422_kernel<false>, a, results, stream);
+  }
   if (layout_is_rgb (cur.layout)) {
     const bool vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16) && aligned (out.planes[0], 16);
     return vec ? launch (noisemap_rgb_kernel<true>, a, results, stream)

@@ -3,14 +3,16 @@
  *
  * Semantics:
  *   A pixel is noisy when |dR|, |dG| or |dB| exceeds the threshold (RGB layouts; the fourth byte
- *   is not compared), or |dY|, |dU| or |dV| for NV12/I420 (U and V of its 2x2 chroma group).
+ *   is not compared), or |dY|, |dU| or |dV| for NV12/I420 (U and V of its 2x2 chroma group) and
+ *   YUY2/UYVY (U and V of its pair; these in even widths, as the elements take them).
  *   Map mode: the output is black (fourth byte 255) with noisy pixels in the colour.
  *   Overlay mode: the output is the current frame with noisy pixels painted in the colour.
  *   The colour's alpha is its opacity: painted = (colour * a + below * (256 - a) + 128) >> 8 with
  *   a = alpha256 (alpha), below being black (map) or the frame (overlay); the fourth byte is
  *   255 in map mode and the frame's in overlay mode.
  *   NV12/I420: Y is painted per pixel; a chroma sample is painted when any pixel of its 2x2 group
- *   is noisy. Black is Y = y_black (16 limited, 0 full), U = V = 128.
+ *   is noisy, in YUY2/UYVY a pair's U and V when either of its pixels is. Black is Y = y_black
+ *   (16 limited, 0 full), U = V = 128.
  *   Statistics: the number of noisy pixels.
  *   Tiles (for the regions that change, docs/results.md): the noisy pixels of each kNoiseTile x
  *   kNoiseTile tile, tiles in raster order, the last column and row of tiles cut by the frame.
@@ -30,8 +32,8 @@ struct NoisemapParams {
   bool overlay;     /* false: map mode */
   int alpha;        /* 0..256, alpha256 () of the colour's alpha */
   uint32_t color;   /* RGB layouts: the colour packed for the layout, fourth byte 255 */
-  uint8_t yuv[3];   /* NV12/I420: the colour as Y, U, V */
-  uint8_t y_black;  /* NV12/I420: Y of black */
+  uint8_t yuv[3];   /* NV12/I420/YUY2/UYVY: the colour as Y, U, V */
+  uint8_t y_black;  /* NV12/I420/YUY2/UYVY: Y of black */
 };
 
 /* Whether pixel (@x, @y) of @cur is noisy against @prev: the one definition, which the map, the
@@ -42,6 +44,14 @@ CUV_HD bool noisemap_pixel_changed (const Frame &cur, const Frame &prev, int x, 
   if (layout_is_rgb (cur.layout))
     return rgb_abs_max (load_le32 (c.data + static_cast<size_t> (y) * c.pitch + 4 * x),
                load_le32 (q.data + static_cast<size_t> (y) * q.pitch + 4 * x)) > threshold;
+  if (layout_is_packed422 (cur.layout)) {
+    /* the pixel's Y, its pair's U and V */
+    const uint8_t *cp = c.data + static_cast<size_t> (y) * c.pitch + 4 * (x / 2);
+    const uint8_t *qp = q.data + static_cast<size_t> (y) * q.pitch + 4 * (x / 2);
+    const int yb = 2 * (x & 1) + packed422_y_byte (cur.layout), ub = packed422_u_byte (cur.layout);
+    return abs_diff (cp[yb], qp[yb]) > threshold || abs_diff (cp[ub], qp[ub]) > threshold ||
+        abs_diff (cp[ub + 2], qp[ub + 2]) > threshold;
+  }
   const ChromaAt cc = chroma_at (cur, x / 2, y / 2), pc = chroma_at (prev, x / 2, y / 2);
   return abs_diff (c.data[static_cast<size_t> (y) * c.pitch + x], q.data[static_cast<size_t> (y) * q.pitch + x]) >
       threshold || abs_diff (*cc.u, *pc.u) > threshold || abs_diff (*cc.v, *pc.v) > threshold;

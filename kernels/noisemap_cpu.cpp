@@ -54,6 +54,30 @@ void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const 
   }
 }
 
+/* YUY2/UYVY, a pair at a time: its pixels' Y, then its U and V, painted if either pixel is noisy. */
+void noisemap_packed422 (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
+{
+  const Plane &c = cur.planes[0], &o = out.planes[0];
+  const int yb = packed422_y_byte (cur.layout), ub = packed422_u_byte (cur.layout);
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *crow = plane_row (c, y);
+    uint8_t *orow = plane_row (o, y);
+    for (int x = 0; x + 1 < cur.width; x += 2) {
+      bool any = false;
+      for (int k = 0; k < 2; k++) {
+        const bool noisy = noisemap_pixel_changed (cur, prev, x + k, y, p.threshold);
+        stats->changed += noisy;
+        any |= noisy;
+        const int below = p.overlay ? crow[2 * (x + k) + yb] : p.y_black;
+        orow[2 * (x + k) + yb] = static_cast<uint8_t> (noisy ? blend_byte (p.yuv[0], below, p.alpha) : below);
+      }
+      const int u = p.overlay ? crow[2 * x + ub] : 128, v = p.overlay ? crow[2 * x + ub + 2] : 128;
+      orow[2 * x + ub] = static_cast<uint8_t> (any ? blend_byte (p.yuv[1], u, p.alpha) : u);
+      orow[2 * x + ub + 2] = static_cast<uint8_t> (any ? blend_byte (p.yuv[2], v, p.alpha) : v);
+    }
+  }
+}
+
 }  // namespace
 
 void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &params, DiffStats *stats)
@@ -61,6 +85,8 @@ void noisemap_reference (const Frame &cur, const Frame &prev, const Frame &out, 
   *stats = DiffStats{};
   if (layout_is_rgb (cur.layout))
     noisemap_rgb (cur, prev, out, params, stats);
+  else if (layout_is_packed422 (cur.layout))
+    noisemap_packed422 (cur, prev, out, params, stats);
   else
     noisemap_yuv (cur, prev, out, params, stats);
 }

@@ -479,6 +479,7 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
     const GstVideoFormat out_format =
         spec.rgba_out_for_yuv && yuv ? GST_VIDEO_FORMAT_RGBA : gst_video_format_from_string (format);
     for (cuvtest::Size s : cuvtest::quick_sizes (spec.sizes)) {
+      s.w = width_for (gst_video_format_from_string (format), s.w);
       cuvtest::Timer timer (std::string (spec.element) + " " + spec.props + " " + format + " " + std::to_string (s.w) +
           "x" + std::to_string (s.h));
       auto ref = collect (launch_for (kMemoryRoutes[0], format, s, "cpu"));

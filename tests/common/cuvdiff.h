@@ -11,6 +11,20 @@ namespace cuvtest {
 inline constexpr cuv::PixelLayout kDiffLayouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA,
     cuv::PixelLayout::RGBx, cuv::PixelLayout::BGRx, cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
 
+/* kDiffLayouts and the packed 4:2:2 ones, for the kernels that take them. */
+inline constexpr cuv::PixelLayout kDiffLayoutsWith422[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA,
+    cuv::PixelLayout::RGBx, cuv::PixelLayout::BGRx, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
+    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+
+/* @s, one wider where @l is YUY2/UYVY and its width odd: the difference kernels take those in even
+ * widths, as the elements do. */
+inline Size even_for (cuv::PixelLayout l, Size s)
+{
+  if (cuv::layout_is_packed422 (l))
+    s.w += s.w % 2;
+  return s;
+}
+
 /* @prev (any pitch) as a copy of @cur with a share of its bytes changed by small and large amounts, so that
  * differences near any threshold and the full range occur. */
 inline void make_previous (const HostImage &cur, HostImage &prev, uint32_t seed)

@@ -139,6 +139,7 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
   int bad = 0;
   const int cols = (s.w + 15) / 16, rows = (s.h + 15) / 16;
   std::vector<int> tiles (static_cast<size_t> (cols) * rows, 0);
+  bool pair_noisy = false;
   for (int y = 0; y < s.h; y++) {
     for (int x = 0; x < s.w; x++) {
       bool noisy = false;
@@ -152,6 +153,20 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
           const int want = noisy && i < 3 ? red[i] : below;
           bad += px_byte (out.frame, x, y, i) != want;
         }
+      } else if (cuv::layout_is_packed422 (l)) {
+        /* YUY2: Y0 U Y1 V, UYVY: U Y0 V Y1 */
+        const int yb = l == cuv::PixelLayout::UYVY ? 1 : 0, ub = 1 - yb;
+        auto at = [&] (const cuv::Frame &f, int i) -> uint8_t & { return px_byte (f, x / 2, y, i); };
+        const int yi = 2 * (x % 2) + yb;
+        noisy = std::abs (at (cur.frame, yi) - at (prev.frame, yi)) > threshold ||
+            std::abs (at (cur.frame, ub) - at (prev.frame, ub)) > threshold ||
+            std::abs (at (cur.frame, ub + 2) - at (prev.frame, ub + 2)) > threshold;
+        bad += at (out.frame, yi) != (noisy ? p.yuv[0] : overlay ? at (cur.frame, yi) : 16);
+        /* the pair's U and V: the colour's when either pixel is noisy */
+        pair_noisy = x % 2 ? pair_noisy || noisy : noisy;
+        if (x % 2)
+          bad += at (out.frame, ub) != (pair_noisy ? p.yuv[1] : overlay ? at (cur.frame, ub) : 128) ||
+              at (out.frame, ub + 2) != (pair_noisy ? p.yuv[2] : overlay ? at (cur.frame, ub + 2) : 128);
       } else {
         const cuv::ChromaAt cc = cuv::chroma_at (cur.frame, x / 2, y / 2), pc = cuv::chroma_at (prev.frame, x / 2, y / 2);
         noisy = std::abs (y_at (cur.frame, x, y) - y_at (prev.frame, x, y)) > threshold ||
@@ -417,5 +432,10 @@ int main ()
     if (!cuv::layout_is_rgb (l))
       test_chroma_group (c, l);
   }
+  for (cuv::PixelLayout l : {cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY})
+    for (Size s : sizes (false))
+      for (int t : {0, 20, 254})
+        for (bool overlay : {false, true})
+          test_noisemap_direct (c, l, even_for (l, s), t, overlay);
   return c.finish ("difference-reference");
 }
