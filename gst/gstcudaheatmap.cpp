@@ -8,9 +8,10 @@
  * n = min (1, gain * d / 765). With the default `sine` map, blue is no change, green half and
  * red full. `blend` below 1 mixes the heat map over the current frame.
  *
- * RGBA, BGRA, RGBx and BGRx keep their format. NV12 and I420 are compared sample by sample,
- * d = |dY| + |dU| + |dV| (each pixel with the U and V of its 2x2 group), and give RGBA; the
- * frame under a blend is converted with the stream's colorimetry. Alpha (or x) is 255.
+ * RGBA, BGRA, RGBx and BGRx keep their format. NV12, I420 and a webcam's YUY2 and UYVY are
+ * compared sample by sample, d = |dY| + |dU| + |dV| (each pixel with the U and V of its 2x2
+ * group, or of its pair), and give RGBA; the frame under a blend is converted with the stream's
+ * colorimetry. Alpha (or x) is 255.
  *
  * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame
  * (a change of memory only, downstream switching between CUDA and system memory, keeps it):
@@ -35,7 +36,7 @@
  * gst-launch-1.0 videotestsrc pattern=ball ! cudaupload ! cudaheatmap gain=8 ! cudadownload ! videoconvert ! autovideosink
  * ]| The moving ball as a heat map, small changes amplified eight times.
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=BGRx ! cudaheatmap colormap=inferno blend=0.5 ! videoconvert ! autovideosink
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudaheatmap colormap=inferno blend=0.5 ! videoconvert ! autovideosink
  * ]| A webcam with its motion glowing over it.
  */
 #ifdef HAVE_CONFIG_H
@@ -46,12 +47,14 @@
 #include "gstcudaheatmap-frame.h"
 #include "gstcudaheatmapmeta.h"
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_CAT_DEFAULT gst_cuda_heatmap_debug
 
-#define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420 }"
+#define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
 
 enum {
   PROP_0,
@@ -94,8 +97,8 @@ gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 
 /* ---- caps and state ---- */
 
-/* Maps the format field of @s: towards the source NV12/I420 become RGBA and RGB formats stay;
- * towards the sink RGBA can come from RGBA, NV12 or I420. FALSE when no format remains. */
+/* Maps the format field of @s: towards the source the YUV formats become RGBA and RGB formats
+ * stay; towards the sink RGBA can come from RGBA or any YUV format. FALSE when no format remains. */
 static gboolean
 map_formats (GstStructure *s, GstPadDirection direction)
 {
@@ -114,15 +117,16 @@ map_formats (GstStructure *s, GstPadDirection direction)
     gst_value_list_append_value (&list, &v);
   };
   auto map_one = [&] (const gchar *f) {
-    const bool yuv = g_strcmp0 (f, "NV12") == 0 || g_strcmp0 (f, "I420") == 0;
+    static const char *const kYuv[] = {"NV12", "I420", "YUY2", "UYVY"};
+    const bool yuv = std::any_of (std::begin (kYuv), std::end (kYuv), [f] (const char *y) { return g_strcmp0 (f, y) == 0; });
     if (direction == GST_PAD_SINK) {
       yuv_involved |= yuv;
       add (yuv ? "RGBA" : f);
     } else if (!yuv) {
       add (f);
       if (g_strcmp0 (f, "RGBA") == 0) {
-        add ("NV12");
-        add ("I420");
+        for (const char *y : kYuv)
+          add (y);
         yuv_involved = TRUE;
       }
     }

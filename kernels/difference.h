@@ -126,6 +126,25 @@ CUV_HD ChromaAt chroma_at (const Frame &f, int cx, int cy)
       f.planes[2].data + static_cast<size_t> (cy) * f.planes[2].pitch + cx};
 }
 
+/* The Y, U and V of pixel (@x, @y) of a YUV frame: for NV12/I420 the U and V of its 2x2 group,
+ * for YUY2/UYVY those of its pair. */
+struct YuvSample {
+  int y;
+  int u;
+  int v;
+};
+
+CUV_HD YuvSample yuv_at (const Frame &f, int x, int y)
+{
+  const uint8_t *row = f.planes[0].data + static_cast<size_t> (y) * f.planes[0].pitch;
+  if (layout_is_packed422 (f.layout)) {
+    const uint8_t *u = row + 4 * (x / 2) + packed422_u_byte (f.layout);
+    return YuvSample{row[2 * x + packed422_y_byte (f.layout)], u[0], u[2]};
+  }
+  const ChromaAt c = chroma_at (f, x / 2, y / 2);
+  return YuvSample{row[x], *c.u, *c.v};
+}
+
 CUV_HD uint32_t load_le32 (const uint8_t *p)
 {
   return p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t> (p[3]) << 24;

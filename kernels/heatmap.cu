@@ -2,7 +2,8 @@
  *
  * The heat map in one pass: each thread reads a 4x2 tile of the current and the previous frame,
  * 16-byte accesses where all three views allow, looks d up in the colour table (3 KiB, L1
- * resident) and writes the tile. Statistics as difference.cuh describes. */
+ * resident) and writes the tile. Statistics as difference.cuh describes. YUY2/UYVY: a tile row is
+ * two pixel pairs, one 8-byte access, each pair's |dU| + |dV| shared by its two pixels. */
 #include "heatmap.h"
 
 #include "difference.cuh"
@@ -79,16 +80,57 @@ __global__ void __launch_bounds__ (kThreads) heatmap_rgb_kernel (HeatArgs a, Dif
   publish_stats (results);
 }
 
-/* One NV12/I420 pixel through any alignment. */
+/* One pixel of a YUV layout through any alignment. */
 __device__ __forceinline__ void heat_yuv_px (const HeatArgs &a, int x, int y, bool blend, uint32_t &sum, uint32_t &mx)
 {
-  const ChromaAt cc = chroma_at (a.cur, x / 2, y / 2), pc = chroma_at (a.prev, x / 2, y / 2);
-  const int cy = row (a.cur.planes[0], y)[x];
-  const int d = abs_diff (cy, row (a.prev.planes[0], y)[x]) + abs_diff (*cc.u, *pc.u) + abs_diff (*cc.v, *pc.v);
+  const YuvSample c = yuv_at (a.cur, x, y), q = yuv_at (a.prev, x, y);
+  const int d = abs_diff (c.y, q.y) + abs_diff (c.u, q.u) + abs_diff (c.v, q.v);
   sum += d;
   mx = ::max (mx, static_cast<uint32_t> (d));
-  const uint32_t current = blend ? yuv_px (a.p.yuv, PixelLayout::RGBA, cy, *cc.u, *cc.v) : 0;
+  const uint32_t current = blend ? yuv_px (a.p.yuv, PixelLayout::RGBA, c.y, c.u, c.v) : 0;
   store_le32 (row_w (a.out.planes[0], y) + 4 * x, heat (a.p, d, current, blend));
+}
+
+/* YUY2/UYVY: the tile's rows of two pairs (one 8-byte access each) into four RGBA pixels. */
+template <bool kBlend, bool kUyvy>
+__global__ void __launch_bounds__ (kThreads) heatmap_422_kernel (HeatArgs a, DiffResults results)
+{
+  constexpr int sy = kUyvy ? 8 : 0, su = kUyvy ? 0 : 8;
+  const Walk w = walk ();
+  const int width = a.cur.width, height = a.cur.height;
+  uint32_t sum = 0, mx = 0;
+  if (w.x0 < width) {
+    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+      for (int y = y0; y < min (y0 + kTileRows, height); y++) {
+        if (w.x0 + kTilePix > width) {
+          for (int x = w.x0; x < width; x++)
+            heat_yuv_px (a, x, y, kBlend, sum, mx);
+          continue;
+        }
+        const uint2 c = *reinterpret_cast<const uint2 *> (row (a.cur.planes[0], y) + 2 * w.x0);
+        const uint2 q = *reinterpret_cast<const uint2 *> (row (a.prev.planes[0], y) + 2 * w.x0);
+        const uint32_t cw[2] = {c.x, c.y}, qw[2] = {q.x, q.y};
+        uint32_t o[4];
+#pragma unroll
+        for (int k = 0; k < 2; k++) {
+          const uint32_t ad = __vabsdiffu4 (cw[k], qw[k]), duv = (ad >> su & 0xff) + (ad >> (16 + su) & 0xff);
+          const int u = cw[k] >> su & 0xff, v = cw[k] >> (16 + su) & 0xff;
+#pragma unroll
+          for (int j = 0; j < 2; j++) {
+            const uint32_t d = (ad >> (16 * j + sy) & 0xff) + duv;
+            sum += d;
+            mx = ::max (mx, d);
+            const uint32_t current =
+                kBlend ? yuv_px (a.p.yuv, PixelLayout::RGBA, cw[k] >> (16 * j + sy) & 0xff, u, v) : 0;
+            o[2 * k + j] = heat (a.p, d, current, kBlend);
+          }
+        }
+        store16 (row_w (a.out.planes[0], y) + 4 * w.x0, o[0], o[1], o[2], o[3]);
+      }
+    }
+  }
+  block_stats (sum, mx, &results.accum->sum_difference, &results.accum->max_difference);
+  publish_stats (results);
 }
 
 /* |dU| + |dV| of the two chroma groups of a tile, and their samples. */
@@ -196,6 +238,18 @@ cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out,
                    : launch (heatmap_rgb_kernel<true, false>, a, results, stream);
     return blend ? launch (heatmap_rgb_kernel<false, true>, a, results, stream)
                  : launch (heatmap_rgb_kernel<false, false>, a, results, stream);
+  }
+  if (layout_is_packed422 (cur.layout)) {
+    /* views not aligned for its 8- and 16-byte accesses: every pixel through heat_yuv_px, the YUV
+     * kernel's narrow path, which takes any YUV layout */
+    if (!(out16 && aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8)))
+      return blend ? launch (heatmap_yuv_kernel<false, true, false>, a, results, stream)
+                   : launch (heatmap_yuv_kernel<false, false, false>, a, results, stream);
+    if (cur.layout == PixelLayout::UYVY)
+      return blend ? launch (heatmap_422_kernel<true, true>, a, results, stream)
+                   : launch (heatmap_422_kernel<false, true>, a, results, stream);
+    return blend ? launch (heatmap_422_kernel<true, false>, a, results, stream)
+                 : launch (heatmap_422_kernel<false, false>, a, results, stream);
   }
   const bool nv12 = cur.layout == PixelLayout::NV12;
   const int chroma_align = nv12 ? 4 : 2;

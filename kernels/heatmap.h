@@ -3,10 +3,11 @@
  *
  * Semantics:
  *   d = |dR| + |dG| + |dB| (0..765) for RGB layouts; |dY| + |dU| + |dV| of the pixel's samples
- *   for NV12/I420 (U and V of its 2x2 chroma group);
+ *   for NV12/I420 (U and V of its 2x2 chroma group) and YUY2/UYVY (U and V of its pair; these in
+ *   even widths, as the elements take them);
  *   heat = table[d], the colour map at n = min(1, gain * d / 765), built once on the host;
  *   out = (heat * a + current * (256 - a) + 128) >> 8 per channel with a = round(blend * 256),
- *   the fourth byte 255. RGB layouts keep their layout; NV12/I420 give RGBA, the current frame
+ *   the fourth byte 255. RGB layouts keep their layout; the YUV layouts give RGBA, the current frame
  *   converted with YuvToRgb for the blend.
  *   Statistics: the sum and the maximum of d.
  * The first frame after a reset is compared with itself (prev == cur): d = 0 everywhere. */
@@ -38,10 +39,10 @@ void colormap_rgb (Colormap map, double n, int rgb[3]);
 struct HeatmapParams {
   const uint32_t *table; /* host memory for the CPU, device memory for CUDA */
   int blend;             /* 0..256 */
-  YuvToRgb yuv;          /* for NV12/I420 input */
+  YuvToRgb yuv;          /* for YUV input */
 };
 
-/* The output layout for an input layout: RGB layouts keep theirs, NV12/I420 give RGBA. */
+/* The output layout for an input layout: RGB layouts keep theirs, the YUV layouts give RGBA. */
 inline PixelLayout heatmap_out_layout (PixelLayout in)
 {
   return layout_is_rgb (in) ? in : PixelLayout::RGBA;

@@ -98,15 +98,13 @@ void heatmap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const H
 
 void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, DiffStats *stats)
 {
-  const Plane &c = cur.planes[0], &q = prev.planes[0], &o = out.planes[0];
+  const Plane &o = out.planes[0];
   for (int y = 0; y < cur.height; y++) {
     for (int x = 0; x < cur.width; x++) {
-      const ChromaAt cc = chroma_at (cur, x / 2, y / 2), pc = chroma_at (prev, x / 2, y / 2);
-      const int cy = c.data[static_cast<size_t> (y) * c.pitch + x];
-      const int d = abs_diff (cy, q.data[static_cast<size_t> (y) * q.pitch + x]) + abs_diff (*cc.u, *pc.u) +
-          abs_diff (*cc.v, *pc.v);
+      const YuvSample c = yuv_at (cur, x, y), q = yuv_at (prev, x, y);
+      const int d = abs_diff (c.y, q.y) + abs_diff (c.u, q.u) + abs_diff (c.v, q.v);
       add_stats (stats, d);
-      const uint32_t current = yuv_px (p.yuv, out.layout, cy, *cc.u, *cc.v);
+      const uint32_t current = yuv_px (p.yuv, out.layout, c.y, c.u, c.v);
       store_le32 (o.data + static_cast<size_t> (y) * o.pitch + 4 * x, blend_px (p.table[d], current, p.blend) | 0xff000000u);
     }
   }

@@ -44,17 +44,8 @@ CUV_HD bool noisemap_pixel_changed (const Frame &cur, const Frame &prev, int x, 
   if (layout_is_rgb (cur.layout))
     return rgb_abs_max (load_le32 (c.data + static_cast<size_t> (y) * c.pitch + 4 * x),
                load_le32 (q.data + static_cast<size_t> (y) * q.pitch + 4 * x)) > threshold;
-  if (layout_is_packed422 (cur.layout)) {
-    /* the pixel's Y, its pair's U and V */
-    const uint8_t *cp = c.data + static_cast<size_t> (y) * c.pitch + 4 * (x / 2);
-    const uint8_t *qp = q.data + static_cast<size_t> (y) * q.pitch + 4 * (x / 2);
-    const int yb = 2 * (x & 1) + packed422_y_byte (cur.layout), ub = packed422_u_byte (cur.layout);
-    return abs_diff (cp[yb], qp[yb]) > threshold || abs_diff (cp[ub], qp[ub]) > threshold ||
-        abs_diff (cp[ub + 2], qp[ub + 2]) > threshold;
-  }
-  const ChromaAt cc = chroma_at (cur, x / 2, y / 2), pc = chroma_at (prev, x / 2, y / 2);
-  return abs_diff (c.data[static_cast<size_t> (y) * c.pitch + x], q.data[static_cast<size_t> (y) * q.pitch + x]) >
-      threshold || abs_diff (*cc.u, *pc.u) > threshold || abs_diff (*cc.v, *pc.v) > threshold;
+  const YuvSample a = yuv_at (cur, x, y), b = yuv_at (prev, x, y);
+  return abs_diff (a.y, b.y) > threshold || abs_diff (a.u, b.u) > threshold || abs_diff (a.v, b.v) > threshold;
 }
 
 /* The tile grid of the regions (a tile is kNoiseTile pixels square). */

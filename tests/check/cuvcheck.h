@@ -454,7 +454,7 @@ struct CompareSpec {
   const char *element;
   const char *props;
   const char *meta;
-  bool rgba_out_for_yuv;            /* NV12/I420 in gives RGBA out */
+  bool rgba_out_for_yuv;            /* a YUV format in gives RGBA out */
   bool same_memory;                 /* the element keeps the memory type (in-place analysers): no mixed routes */
   std::vector<const char *> formats; /* formats GStreamer 1.22's CUDA memory lacks (GRAY8) run on system memory only */
   std::vector<cuvtest::Size> sizes;
@@ -474,7 +474,8 @@ inline void check_cuda_equals_cpu (const CompareSpec &spec)
   };
   int runs = 0, mismatches = 0;
   for (const char *format : spec.formats) {
-    const bool yuv = g_str_equal (format, "NV12") || g_str_equal (format, "I420");
+    const bool yuv = !g_str_equal (format, "GRAY8") && !GST_VIDEO_FORMAT_INFO_IS_RGB (
+        gst_video_format_get_info (gst_video_format_from_string (format)));
     const bool cuda_memory = !g_str_equal (format, "GRAY8");
     const GstVideoFormat out_format =
         spec.rgba_out_for_yuv && yuv ? GST_VIDEO_FORMAT_RGBA : gst_video_format_from_string (format);

@@ -1,4 +1,4 @@
-/* cudaheatmap and cudanoisemap on the CPU backend: NV12 in, RGBA out; the first frame; a static
+/* cudaheatmap and cudanoisemap on the CPU backend: NV12, YUY2 and UYVY in, RGBA out; the first frame; a static
  * scene; a full change; one changed pixel at the threshold's boundary; the previous frame forgotten
  * on a flush, a DISCONT buffer and a caps change; interval messages; a threshold changed while
  * flowing; a live pipeline (no frame lost, memory flat); and when a pool can spare a held buffer.
@@ -83,34 +83,36 @@ all_pixels (GstBuffer *buf, const GstVideoInfo &info, const guint8 px[4])
 static const guint8 kBlue[4] = {0, 0, 255, 255};
 static const guint8 kRed[4] = {255, 0, 0, 255};
 
-GST_START_TEST (test_heatmap_nv12_gives_rgba_first_frame_blue)
+GST_START_TEST (test_heatmap_yuv_gives_rgba_first_frame_blue)
 {
-  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 64, 48);
-  GstHarness *h = harness ("cudaheatmap backend=cpu", info);
-  GstBuffer *out = push_pull (h, solid_buffer (info, 90));
-  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
-  GstVideoInfo out_info;
-  fail_unless (gst_video_info_from_caps (&out_info, caps));
-  gst_caps_unref (caps);
-  fail_unless_equals_string (GST_VIDEO_INFO_NAME (&out_info), "RGBA");
-  fail_unless (all_pixels (out, out_info, kBlue), "the first frame is not all blue (no change)");
-  fail_unless (first_frame (out, "CudaHeatmapMeta"));
-  gst_buffer_unref (out);
-  /* Y, U and V all move by 255: d = 765 everywhere */
-  out = push_pull (h, solid_buffer (info, 255, 1));
-  GstBuffer *zero = solid_buffer (info, 0, 2);
-  gst_buffer_unref (out);
-  out = push_pull (h, zero);
-  fail_unless (all_pixels (out, out_info, kRed), "a full change is not all red");
-  const GstStructure *m = meta_of (out, "CudaHeatmapMeta");
-  guint max = 0;
-  gdouble mean = 0;
-  fail_unless (gst_structure_get_uint (m, "max-difference", &max) && gst_structure_get_double (m, "mean-difference", &mean));
-  fail_unless_equals_int (max, 765);
-  fail_unless_equals_float (mean, 765.0);
-  fail_if (first_frame (out, "CudaHeatmapMeta"));
-  gst_buffer_unref (out);
-  gst_harness_teardown (h);
+  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY}) {
+    GstVideoInfo info = info_for (fmt, 64, 48);
+    GstHarness *h = harness ("cudaheatmap backend=cpu", info);
+    GstBuffer *out = push_pull (h, solid_buffer (info, 90));
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    GstVideoInfo out_info;
+    fail_unless (gst_video_info_from_caps (&out_info, caps));
+    gst_caps_unref (caps);
+    fail_unless_equals_string (GST_VIDEO_INFO_NAME (&out_info), "RGBA");
+    fail_unless (all_pixels (out, out_info, kBlue), "the first frame is not all blue (no change)");
+    fail_unless (first_frame (out, "CudaHeatmapMeta"));
+    gst_buffer_unref (out);
+    /* Y, U and V all move by 255: d = 765 everywhere */
+    out = push_pull (h, solid_buffer (info, 255, 1));
+    GstBuffer *zero = solid_buffer (info, 0, 2);
+    gst_buffer_unref (out);
+    out = push_pull (h, zero);
+    fail_unless (all_pixels (out, out_info, kRed), "a full change is not all red");
+    const GstStructure *m = meta_of (out, "CudaHeatmapMeta");
+    guint max = 0;
+    gdouble mean = 0;
+    fail_unless (gst_structure_get_uint (m, "max-difference", &max) && gst_structure_get_double (m, "mean-difference", &mean));
+    fail_unless_equals_int (max, 765);
+    fail_unless_equals_float (mean, 765.0);
+    fail_if (first_frame (out, "CudaHeatmapMeta"));
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
 }
 GST_END_TEST;
 
@@ -452,7 +454,7 @@ cudadifference_suite (void)
   TCase *tc = tcase_create ("cpu");
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_heatmap_nv12_gives_rgba_first_frame_blue);
+  tcase_add_test (tc, test_heatmap_yuv_gives_rgba_first_frame_blue);
   tcase_add_test (tc, test_heatmap_rgb_full_change_and_static);
   tcase_add_test (tc, test_noisemap_static_scene_overlay_is_the_frame);
   tcase_add_test (tc, test_noisemap_full_change_counts_every_pixel);

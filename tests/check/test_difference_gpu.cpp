@@ -18,8 +18,9 @@ check_element (const char *element, const char *props, const char *meta, bool rg
 
 GST_START_TEST (test_heatmap_cuda_equals_cpu_on_every_route)
 {
-  check_element ("cudaheatmap", "", "CudaHeatmapMeta", true);
-  check_element ("cudaheatmap", "colormap=inferno gain=6 blend=0.6", "CudaHeatmapMeta", true);
+  const std::vector<const char *> formats = {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "YUY2", "UYVY"};
+  check_element ("cudaheatmap", "", "CudaHeatmapMeta", true, formats);
+  check_element ("cudaheatmap", "colormap=inferno gain=6 blend=0.6", "CudaHeatmapMeta", true, formats);
 }
 GST_END_TEST;
 

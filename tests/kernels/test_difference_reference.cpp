@@ -57,6 +57,24 @@ void test_colormaps (Checker &c)
 }
 
 /* A random pair of frames, the heat map checked pixel by pixel against an independent loop. */
+/* Y, U and V of pixel (@x, @y) of a YUV frame, read here from the layout's definition. */
+void yuv_sample (const cuv::Frame &f, int x, int y, int yuv[3])
+{
+  if (f.layout == cuv::PixelLayout::YUY2 || f.layout == cuv::PixelLayout::UYVY) {
+    /* YUY2: Y0 U Y1 V, UYVY: U Y0 V Y1 */
+    const uint8_t *pair = &px_byte (f, x / 2, y, 0);
+    const bool uyvy = f.layout == cuv::PixelLayout::UYVY;
+    yuv[0] = pair[2 * (x % 2) + (uyvy ? 1 : 0)];
+    yuv[1] = pair[uyvy ? 0 : 1];
+    yuv[2] = pair[uyvy ? 2 : 3];
+    return;
+  }
+  const cuv::ChromaAt cc = cuv::chroma_at (f, x / 2, y / 2);
+  yuv[0] = y_at (f, x, y);
+  yuv[1] = *cc.u;
+  yuv[2] = *cc.v;
+}
+
 void test_heatmap_direct (Checker &c, cuv::PixelLayout l, Size s, int blend)
 {
   HostImage cur (l, s.w, s.h, 3), prev (l, s.w, s.h, 3);
@@ -83,11 +101,12 @@ void test_heatmap_direct (Checker &c, cuv::PixelLayout l, Size s, int blend)
         for (int i = 0; i < 3; i++)
           below[i] = px_byte (cur.frame, x, y, i);
       } else {
-        const cuv::ChromaAt cc = cuv::chroma_at (cur.frame, x / 2, y / 2), pc = cuv::chroma_at (prev.frame, x / 2, y / 2);
-        const int yy = y_at (cur.frame, x, y);
-        d = std::abs (yy - y_at (prev.frame, x, y)) + std::abs (*cc.u - *pc.u) + std::abs (*cc.v - *pc.v);
+        int cs[3], ps[3];
+        yuv_sample (cur.frame, x, y, cs);
+        yuv_sample (prev.frame, x, y, ps);
+        d = std::abs (cs[0] - ps[0]) + std::abs (cs[1] - ps[1]) + std::abs (cs[2] - ps[2]);
         /* BT.601 limited range, computed here in double: within 1 of the fixed-point result */
-        const double yf = (yy - 16) * 255.0 / 219.0, uf = (*cc.u - 128) * 255.0 / 224.0, vf = (*cc.v - 128) * 255.0 / 224.0;
+        const double yf = (cs[0] - 16) * 255.0 / 219.0, uf = (cs[1] - 128) * 255.0 / 224.0, vf = (cs[2] - 128) * 255.0 / 224.0;
         const double rgbf[3] = {yf + 1.402 * vf, yf - 0.344136 * uf - 0.714136 * vf, yf + 1.772 * uf};
         for (int i = 0; i < 3; i++)
           below[i] = std::clamp (static_cast<int> (std::lrint (rgbf[i])), 0, 255);
@@ -432,10 +451,14 @@ int main ()
     if (!cuv::layout_is_rgb (l))
       test_chroma_group (c, l);
   }
-  for (cuv::PixelLayout l : {cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY})
-    for (Size s : sizes (false))
+  for (cuv::PixelLayout l : {cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
+    for (Size s : sizes (false)) {
+      for (int blend : {256, 100, 0})
+        test_heatmap_direct (c, l, even_for (l, s), blend);
       for (int t : {0, 20, 254})
         for (bool overlay : {false, true})
           test_noisemap_direct (c, l, even_for (l, s), t, overlay);
+    }
+  }
   return c.finish ("difference-reference");
 }
