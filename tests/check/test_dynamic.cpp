@@ -515,8 +515,17 @@ GST_START_TEST (test_input_selector_switching_sizes)
       GstElement *sel = gst_bin_get_by_name (GST_BIN (pipe), "sel");
       GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
       GstPad *pads[2] = {gst_element_get_static_pad (sel, "sink_0"), gst_element_get_static_pad (sel, "sink_1")};
+      std::atomic<int> frames{0};
+      GstPad *sink_pad = gst_element_get_static_pad (sink, "sink");
+      gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &frames, nullptr);
+      gst_object_unref (sink_pad);
       fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-      for (int i = 0; i < 16; i++) {
+      /* frames flowing first, then 16 switches at least, and on until 24 frames have arrived: on a
+       * loaded machine the live pipeline can take longer than the switches to start (two frames
+       * in 240 ms were seen) */
+      wait_for (frames, 1);
+      const auto deadline = std::chrono::steady_clock::now () + std::chrono::seconds (10);
+      for (int i = 0; i < 16 || (frames < 24 && std::chrono::steady_clock::now () < deadline); i++) {
         g_object_set (sel, "active-pad", pads[i % 2], nullptr);
         std::this_thread::sleep_for (std::chrono::milliseconds (15));
       }
