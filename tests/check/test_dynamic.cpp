@@ -535,9 +535,13 @@ GST_START_TEST (test_input_selector_switching_sizes)
       std::vector<Sample> got = pull_samples (sink, 200 * GST_MSECOND);
       /* input-selector now and then hands on a buffer of the other size before its caps (seen
        * under load on GStreamer 1.22): the element then stops with the error that says so, never
-       * a crash (gst_video_frame_map's critical was one) */
+       * a crash (gst_video_frame_map's critical was one). Where GStreamer's cudaupload stands in
+       * front, it meets that buffer first and fails the stream itself (its log: "invalid buffer
+       * size 1800 < 4608", a 40x30 frame under 64x48 caps), which the source reports. */
       const std::string error = pending_error (pipe);
-      const bool size_race = error.find ("does not hold the") != std::string::npos;
+      const bool upload_first = std::string (r.before).find ("cudaupload") != std::string::npos;
+      const bool size_race = error.find ("does not hold the") != std::string::npos ||
+          (upload_first && error.find ("streaming stopped, reason error") != std::string::npos);
       fail_unless (error.empty () || size_race, "%s: %s", what.c_str (), error.c_str ());
       fail_unless (got.size () > 8 || size_race, "%s: %zu frames", what.c_str (), got.size ());
       int sizes[2] = {0, 0};
