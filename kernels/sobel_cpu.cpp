@@ -21,27 +21,15 @@ int sobel_at (const Fetch &fetch, int x, int y, int w, int h, float scale, int t
   return sobel_output_host (e, scale, threshold);
 }
 
-void sobel_plane (const Plane &s, const Plane &d, float scale, int threshold)
+/* One byte of every @step, from byte @offset on, filtered as a plane: an 8-bit plane (1, 0), or
+ * the Y bytes of YUY2/UYVY (2, packed422_y_byte), whose plane width counts whole pairs. */
+void sobel_plane (const Plane &s, const Plane &d, int step, int offset, float scale, int threshold)
 {
-  auto fetch = [&] (int x, int y) { return static_cast<int> (s.data[static_cast<size_t> (y) * s.pitch + x]); };
+  auto fetch = [&] (int x, int y) { return static_cast<int> (s.data[static_cast<size_t> (y) * s.pitch + step * x + offset]); };
   for (int y = 0; y < s.height; y++)
     for (int x = 0; x < s.width; x++)
-      d.data[static_cast<size_t> (y) * d.pitch + x] =
+      d.data[static_cast<size_t> (y) * d.pitch + step * x + offset] =
           static_cast<uint8_t> (sobel_at (fetch, x, y, s.width, s.height, scale, threshold));
-}
-
-/* YUY2/UYVY: the Y bytes filtered as a plane of the pairs' width, U and V set to 128. */
-void sobel_packed422 (const Plane &s, const Plane &d, PixelLayout layout, float scale, int threshold)
-{
-  const int yb = packed422_y_byte (layout);
-  auto fetch = [&] (int x, int y) { return static_cast<int> (s.data[static_cast<size_t> (y) * s.pitch + 2 * x + yb]); };
-  for (int y = 0; y < s.height; y++) {
-    uint8_t *o = d.data + static_cast<size_t> (y) * d.pitch;
-    for (int x = 0; x < s.width; x++) {
-      o[2 * x + yb] = static_cast<uint8_t> (sobel_at (fetch, x, y, s.width, s.height, scale, threshold));
-      o[2 * x + 1 - yb] = 128;
-    }
-  }
 }
 
 void fill_plane (const Plane &d, int bytes_per_sample, uint8_t value)
@@ -92,10 +80,16 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
     return;
   }
   if (layout_is_packed422 (src.layout)) {
-    sobel_packed422 (src.planes[0], dst.planes[0], src.layout, params.scale, params.threshold);
+    /* the Y bytes, then U and V (the other byte of each pixel) neutral */
+    const int yb = packed422_y_byte (src.layout);
+    const Plane &d = dst.planes[0];
+    sobel_plane (src.planes[0], d, 2, yb, params.scale, params.threshold);
+    for (int y = 0; y < d.height; y++)
+      for (int x = 0; x < d.width; x++)
+        plane_row (d, y)[2 * x + 1 - yb] = 128;
     return;
   }
-  sobel_plane (src.planes[0], dst.planes[0], params.scale, params.threshold);
+  sobel_plane (src.planes[0], dst.planes[0], 1, 0, params.scale, params.threshold);
   for (int p = 1; p < src.n_planes; p++)
     fill_plane (dst.planes[p], plane_sample_bytes (src.layout, p), 128);
 }

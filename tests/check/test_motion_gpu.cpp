@@ -14,13 +14,9 @@ static const char *kSource = "pattern=pinwheel horizontal-speed=3";
 static void
 check_motion (const char *props, std::vector<cuvtest::Size> sizes)
 {
+  /* YUY2 and UYVY run one wider where a size is odd (check_cuda_equals_cpu; an odd one is refused) */
   check_cuda_equals_cpu (CompareSpec{"cudamotionest", props, GST_CUDA_MOTION_META_NAME, false, true,
-      {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8"}, sizes, kSource, 3});
-  /* YUY2 and UYVY come in even widths (an odd one is refused): the sizes one wider where odd */
-  for (cuvtest::Size &s : sizes)
-    s.w += s.w % 2;
-  check_cuda_equals_cpu (CompareSpec{"cudamotionest", props, GST_CUDA_MOTION_META_NAME, false, true,
-      {"YUY2", "UYVY"}, sizes, kSource, 3});
+      {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8", "YUY2", "UYVY"}, sizes, kSource, 3});
 }
 
 /* Three test functions of about equal length, so that meson runs them in parallel. */

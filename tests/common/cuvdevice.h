@@ -89,13 +89,10 @@ template <typename Accum, typename Out> struct DeviceResults {
   }
 };
 
+/* Every layout the kernels take, the packed 4:2:2 ones of webcams included. */
 inline constexpr cuv::PixelLayout kAll[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
-    cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
-
-/* kAll and the packed 4:2:2 layouts webcams give, for the kernels that take them. */
-inline constexpr cuv::PixelLayout kAllWith422[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA,
-    cuv::PixelLayout::RGBx, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12,
-    cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+    cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
+    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
 
 /* Tight, padded, unaligned and offset pitches; fewer for the large frames. */
 inline std::vector<Stride> strides_for (Size s)

@@ -61,7 +61,7 @@ void test_histogram (Checker &c, DeviceResult &dres)
 {
   const int bins[] = {256, 64, 7, 1};
   uint32_t seed = 11;
-  for (cuv::PixelLayout l : kAllWith422) {
+  for (cuv::PixelLayout l : kAll) {
     bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;
     for (Size s : sizes (big)) {
       for (Stride st : strides_for (s)) {
@@ -111,7 +111,7 @@ void test_overlay (Checker &c, DeviceResult &dres)
   const cuv::OverlayCorner corners[] = {cuv::OverlayCorner::TopLeft, cuv::OverlayCorner::TopRight,
       cuv::OverlayCorner::BottomLeft, cuv::OverlayCorner::BottomRight};
   uint32_t seed = 99;
-  for (cuv::PixelLayout l : kAllWith422) {
+  for (cuv::PixelLayout l : kAll) {
     for (Size s : sizes (false)) {
       for (Stride st : strides_for (s)) {
         for (int size : {25, 100, 7}) {

@@ -59,7 +59,7 @@ void test_sobel (Checker &c)
   for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
     CUVTEST_CHECK_CUDA (cuv::sobel_fast_root_exact_cuda (params[i].scale, &fast[i], nullptr));
   uint32_t seed = 1;
-  for (cuv::PixelLayout l : kAllWith422) {
+  for (cuv::PixelLayout l : kAll) {
     bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;
     for (Size s : sizes (big)) {
       for (Stride st : strides_for (s)) {
@@ -134,7 +134,7 @@ void test_enhance (Checker &c)
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   auto tables = std::make_unique<cuv::EnhanceTables> ();
   uint32_t seed = 1000;
-  for (cuv::PixelLayout l : kAllWith422) {
+  for (cuv::PixelLayout l : kAll) {
     if (l == cuv::PixelLayout::GRAY8)
       continue;
     bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;

@@ -110,7 +110,7 @@ void test_search (Checker &c)
 
 void test_luma (Checker &c)
 {
-  for (cuv::PixelLayout l : kAllWith422) {
+  for (cuv::PixelLayout l : kAll) {
     for (Size s : sizes (true)) {
       for (Stride st : strides_for (s)) {
         HostImage in (l, s.w, s.h, st.pad, st.offset);
@@ -136,7 +136,7 @@ void test_luma (Checker &c)
 /* Arrows and wheel on every layout, from the vectors of a real search. */
 void test_draw (Checker &c)
 {
-  for (cuv::PixelLayout l : kAllWith422) {
+  for (cuv::PixelLayout l : kAll) {
     for (Size s : {Size{3, 3}, Size{17, 13}, Size{67, 45}, Size{641, 479}}) {
       for (cuv::MotionBlock b : {cuv::MotionBlock::Variable, cuv::MotionBlock::B16}) {
         const int range = 6;
