@@ -18,6 +18,7 @@ gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *lay
     case GST_VIDEO_FORMAT_I420: *layout = cuv::PixelLayout::I420; return TRUE;
     case GST_VIDEO_FORMAT_YUY2: *layout = cuv::PixelLayout::YUY2; return TRUE;
     case GST_VIDEO_FORMAT_UYVY: *layout = cuv::PixelLayout::UYVY; return TRUE;
+    case GST_VIDEO_FORMAT_P010_10LE: *layout = cuv::PixelLayout::P010; return TRUE;
     default: return FALSE;
   }
 }

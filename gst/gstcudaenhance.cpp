@@ -35,7 +35,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
 #define GST_CAT_DEFAULT gst_cuda_enhance_debug
 
-#define ENHANCE_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
+#define ENHANCE_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 
 enum {
   PROP_0,

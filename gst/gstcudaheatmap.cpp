@@ -54,7 +54,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_CAT_DEFAULT gst_cuda_heatmap_debug
 
-#define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
+#define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 
 enum {
   PROP_0,
@@ -117,7 +117,7 @@ map_formats (GstStructure *s, GstPadDirection direction)
     gst_value_list_append_value (&list, &v);
   };
   auto map_one = [&] (const gchar *f) {
-    static const char *const kYuv[] = {"NV12", "I420", "YUY2", "UYVY"};
+    static const char *const kYuv[] = {"NV12", "I420", "YUY2", "UYVY", "P010_10LE"};
     const bool yuv = std::any_of (std::begin (kYuv), std::end (kYuv), [f] (const char *y) { return g_strcmp0 (f, y) == 0; });
     if (direction == GST_PAD_SINK) {
       yuv_involved |= yuv;

@@ -67,8 +67,8 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_motionest_debug);
 #define GST_CAT_DEFAULT gst_cuda_motionest_debug
 
-#define MOTIONEST_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
-#define MOTIONEST_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, GRAY8 }"
+#define MOTIONEST_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
+#define MOTIONEST_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, GRAY8, P010_10LE }"
 
 static_assert (sizeof (GstCudaMotionVector) == sizeof (cuv::MotionVector) &&
         offsetof (GstCudaMotionVector, cost) == offsetof (cuv::MotionVector, cost),

@@ -55,7 +55,7 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
 #define GST_CAT_DEFAULT gst_cuda_noisemap_debug
 
-#define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
+#define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 
 enum {
   PROP_0,
@@ -114,7 +114,10 @@ gst_cuda_noisemap_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in_
   impl->width = GST_VIDEO_INFO_WIDTH (in_info);
   impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
   impl->pixels = static_cast<guint64> (impl->width) * impl->height;
-  impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32 : cuv::layout_is_packed422 (impl->layout) ? 16 : 12;
+  impl->bits_per_pixel = cuv::layout_is_rgb (impl->layout) ? 32
+      : cuv::layout_is_16bit (impl->layout)             ? 24
+      : cuv::layout_is_packed422 (impl->layout)         ? 16
+                                                        : 12;
   return TRUE;
 }
 

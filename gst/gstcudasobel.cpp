@@ -35,8 +35,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
 
 /* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
-#define SOBEL_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY }"
-#define SOBEL_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420, YUY2, UYVY }"
+#define SOBEL_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
+#define SOBEL_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420, YUY2, UYVY, P010_10LE }"
 
 typedef enum {
   GST_CUDA_SOBEL_MODE_COLOR,

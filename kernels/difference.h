@@ -110,24 +110,8 @@ CUV_HD int rgb_abs_max (uint32_t a, uint32_t b)
   return m;
 }
 
-/* The chroma samples of 2x2 group (@cx, @cy) of an NV12 or I420 frame. */
-struct ChromaAt {
-  uint8_t *u;
-  uint8_t *v;
-};
-
-CUV_HD ChromaAt chroma_at (const Frame &f, int cx, int cy)
-{
-  if (f.layout == PixelLayout::NV12) {
-    uint8_t *uv = f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch + 2 * cx;
-    return ChromaAt{uv, uv + 1};
-  }
-  return ChromaAt{f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch + cx,
-      f.planes[2].data + static_cast<size_t> (cy) * f.planes[2].pitch + cx};
-}
-
-/* The Y, U and V of pixel (@x, @y) of a YUV frame: for NV12/I420 the U and V of its 2x2 group,
- * for YUY2/UYVY those of its pair. */
+/* The Y, U and V of pixel (@x, @y) of a YUV frame: for NV12/I420/P010 the U and V of its 2x2
+ * group, for YUY2/UYVY those of its pair; P010's as their top 8 bits. */
 struct YuvSample {
   int y;
   int u;
@@ -139,10 +123,10 @@ CUV_HD YuvSample yuv_at (const Frame &f, int x, int y)
   const uint8_t *row = f.planes[0].data + static_cast<size_t> (y) * f.planes[0].pitch;
   if (layout_is_packed422 (f.layout)) {
     const uint8_t *u = row + 4 * (x / 2) + packed422_u_byte (f.layout);
-    return YuvSample{row[2 * x + packed422_y_byte (f.layout)], u[0], u[2]};
+    return YuvSample{row[2 * x + luma_byte (f.layout)], u[0], u[2]};
   }
   const ChromaAt c = chroma_at (f, x / 2, y / 2);
-  return YuvSample{row[x], *c.u, *c.v};
+  return YuvSample{sample8 (f.layout, luma_at (f, x, y)), sample8 (f.layout, c.u), sample8 (f.layout, c.v)};
 }
 
 CUV_HD uint32_t load_le32 (const uint8_t *p)

@@ -307,8 +307,8 @@ void HeatmapFast (const Frame &cur, const Frame &prev, const Frame &out, const H
   int xv = 0;
 #if HWY_TARGET != HWY_SCALAR
   const int n = static_cast<int> (hn::Lanes (D32 ()));
-  /* YUY2/UYVY: through the definition */
-  xv = layout_is_packed422 (cur.layout) ? 0 : cur.width / n * n;
+  /* YUY2/UYVY and P010: through the definition */
+  xv = layout_is_packed422 (cur.layout) || layout_is_16bit (cur.layout) ? 0 : cur.width / n * n;
   if (xv > 0 && layout_is_rgb (cur.layout))
     heatmap_rgb (cur, prev, out, p, xv, stats);
   else if (xv > 0)
@@ -324,8 +324,8 @@ void NoisemapFast (const Frame &cur, const Frame &prev, const Frame &out, const 
 #if HWY_TARGET != HWY_SCALAR
   const bool rgb = layout_is_rgb (cur.layout);
   const int n = static_cast<int> (rgb ? hn::Lanes (D32 ()) : hn::Lanes (D16 ()));
-  /* YUY2/UYVY: through the definition */
-  xv = layout_is_packed422 (cur.layout) ? 0 : cur.width / n * n;
+  /* YUY2/UYVY and P010: through the definition */
+  xv = layout_is_packed422 (cur.layout) || layout_is_16bit (cur.layout) ? 0 : cur.width / n * n;
   if (xv > 0 && rgb)
     noisemap_rgb (cur, prev, out, p, xv, stats);
   else if (xv > 0)

@@ -4,7 +4,8 @@
  * aligned. Each output byte is a function of the same thread's input bytes only, so src == dst
  * (in place) is safe. The tables are read through the read-only cache: tabley is 256 bytes and
  * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. YUY2/UYVY: two pixel
- * pairs a thread, each word's Y bytes and its U, V pair looked up in place. */
+ * pairs a thread, each word's Y bytes and its U, V pair looked up in place. P010: a 2x2 group a
+ * thread, luma through the 10-bit table, chroma through integer arithmetic. */
 #include "enhance.h"
 
 #include <algorithm>
@@ -236,6 +237,40 @@ __global__ void __launch_bounds__ (kBlockX * kBlockY) enhance422_kernel (const u
   }
 }
 
+/* P010: one 2x2 group a thread, its four luma samples and its chroma pair, a 4-byte word a row and
+ * one for the pair where @kVec (views aligned to 4 bytes), else 2-byte samples one by one. */
+template <bool kVec>
+__global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_p010_kernel (Frame src, Frame dst, const EnhanceTables *t)
+{
+  const int gx = blockIdx.x * kBlockX + threadIdx.x, gy = blockIdx.y * kBlockY + threadIdx.y;
+  if (gx >= src.planes[1].width || gy >= src.planes[1].height)
+    return;
+  for (int y = 2 * gy; y < min (2 * gy + 2, src.height); y++) {
+    const uint8_t *in = luma_at (src, 2 * gx, y);
+    uint8_t *out = luma_at (dst, 2 * gx, y);
+    if (kVec && 2 * gx + 2 <= src.width) {
+      const uint32_t w = __ldg (reinterpret_cast<const uint32_t *> (in));
+      *reinterpret_cast<uint32_t *> (out) = enhance_luma10 (t->y10, w & 0xffff) | enhance_luma10 (t->y10, w >> 16) << 16;
+      continue;
+    }
+    for (int k = 0; k < min (2, src.width - 2 * gx); k++) {
+      const uint32_t v = enhance_luma10 (t->y10, in[2 * k] | in[2 * k + 1] << 8);
+      out[2 * k] = static_cast<uint8_t> (v);
+      out[2 * k + 1] = static_cast<uint8_t> (v >> 8);
+    }
+  }
+  const uint8_t *in = chroma_at (src, gx, gy).u;
+  uint8_t *out = chroma_at (dst, gx, gy).u;
+  if (kVec) {
+    const uint32_t w = __ldg (reinterpret_cast<const uint32_t *> (in));
+    *reinterpret_cast<uint32_t *> (out) = enhance_chroma10 (t->hue_cos16, t->hue_sin16, w & 0xffff, w >> 16);
+    return;
+  }
+  const uint32_t uv = enhance_chroma10 (t->hue_cos16, t->hue_sin16, in[0] | in[1] << 8, in[2] | in[3] << 8);
+  for (int k = 0; k < 4; k++)
+    out[k] = static_cast<uint8_t> (uv >> (8 * k));
+}
+
 bool aligned (const Plane &s, const Plane &d, int align)
 {
   return reinterpret_cast<uintptr_t> (s.data) % align == 0 && reinterpret_cast<uintptr_t> (d.data) % align == 0 &&
@@ -268,6 +303,14 @@ cudaError_t enhance_cuda (const Frame &src, const Frame &dst, const EnhanceTable
     auto kernel = vec ? (uyvy ? enhance422_kernel<true, true> : enhance422_kernel<false, true>)
                       : (uyvy ? enhance422_kernel<true, false> : enhance422_kernel<false, false>);
     kernel<<<grid422, block, 0, stream>>> (s.data, s.pitch, d.data, d.pitch, pairs, s.height, tables);
+    return cudaGetLastError ();
+  }
+
+  if (layout_is_16bit (src.layout)) {
+    const bool vec = aligned (s, d, 4) && aligned (src.planes[1], dst.planes[1], 4);
+    const dim3 grid_p010 (div_up (src.planes[1].width, kBlockX), div_up (src.planes[1].height, kBlockY));
+    auto kernel = vec ? enhance_p010_kernel<true> : enhance_p010_kernel<false>;
+    kernel<<<grid_p010, block, 0, stream>>> (src, dst, tables);
     return cudaGetLastError ();
   }
 

@@ -7,7 +7,14 @@
  *   the tables, YUV -> RGB (clamped); the fourth byte is copied.
  *   NV12/I420: the Y plane through tabley, each chroma sample pair through tableuv;
  *   YUY2/UYVY: the Y bytes through tabley, each pixel pair's U and V through tableuv.
- * Both backends index the same tables, so they agree bit for bit. */
+ *   P010 (which videobalance does not take) at 10 bits, the same expressions at that scale: a
+ *   sample's 10 bits s = sample >> 6 give Y' = tabley10[s], tabley10 built as tabley with 64,
+ *   1023 for 16, 255; U and V, i = su - 512 and j = sv - 512, give
+ *     U' = clamp (512 + ((i c + j s + 32768) >> 16)), V' = clamp (512 + ((j c - i s + 32768) >> 16)),
+ *   c and s being saturation x cos (pi hue) and x sin (pi hue) rounded to 1/65536, clamp to
+ *   0..1023; each written back as v << 6 (docs/design.md, "10-bit samples").
+ * Both backends index the same tables and do the same integer arithmetic, so they agree bit for
+ * bit. */
 #pragma once
 
 #include "image.h"
@@ -43,7 +50,28 @@ struct EnhanceTables {
    * chroma byte up in c as it does luma in y. */
   bool chroma_by_byte;
   uint8_t c[256];
+  /* P010 */
+  uint16_t y10[1024];
+  int32_t hue_cos16; /* saturation x cos (pi hue) x 65536, rounded */
+  int32_t hue_sin16;
 };
+
+/* A P010 luma sample through the 10-bit table. */
+CUV_HD uint32_t enhance_luma10 (const uint16_t *y10, uint32_t sample)
+{
+  return static_cast<uint32_t> (y10[sample >> 6]) << 6;
+}
+
+/* A P010 chroma pair (@u, @v, 16-bit samples) through the 10-bit chroma arithmetic: U' | V' << 16. */
+CUV_HD uint32_t enhance_chroma10 (int32_t hue_cos16, int32_t hue_sin16, uint32_t u, uint32_t v)
+{
+  const int32_t i = static_cast<int32_t> (u >> 6) - 512, j = static_cast<int32_t> (v >> 6) - 512;
+  int32_t u2 = 512 + ((i * hue_cos16 + j * hue_sin16 + 32768) >> 16);
+  int32_t v2 = 512 + ((j * hue_cos16 - i * hue_sin16 + 32768) >> 16);
+  u2 = u2 < 0 ? 0 : u2 > 1023 ? 1023 : u2;
+  v2 = v2 < 0 ? 0 : v2 > 1023 ? 1023 : v2;
+  return static_cast<uint32_t> (u2) << 6 | static_cast<uint32_t> (v2) << 22;
+}
 
 void enhance_build_tables (const EnhanceParams &params, EnhanceTables *tables);
 

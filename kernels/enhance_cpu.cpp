@@ -15,8 +15,15 @@ void enhance_build_tables (const EnhanceParams &p, EnhanceTables *t)
     y = y < 0 ? 0 : y > 255 ? 255 : y;
     t->y[i] = static_cast<uint8_t> (std::rint (y));
   }
+  for (int i = 0; i < 1024; i++) {
+    double y = 64 + ((i - 64) * p.contrast + p.brightness * 1023);
+    y = y < 0 ? 0 : y > 1023 ? 1023 : y;
+    t->y10[i] = static_cast<uint16_t> (std::rint (y));
+  }
   const double hue_cos = std::cos (M_PI * p.hue);
   const double hue_sin = std::sin (M_PI * p.hue);
+  t->hue_cos16 = static_cast<int32_t> (std::lrint (hue_cos * p.saturation * 65536));
+  t->hue_sin16 = static_cast<int32_t> (std::lrint (hue_sin * p.saturation * 65536));
   for (int i = -128; i < 128; i++) {
     for (int j = -128; j < 128; j++) {
       double u = 128 + ((i * hue_cos + j * hue_sin) * p.saturation);
@@ -61,6 +68,27 @@ void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables 
     return;
   }
 
+  if (layout_is_16bit (src.layout)) {
+    /* 16-bit little-endian samples: luma through tabley10, each chroma pair through the 10-bit
+     * arithmetic */
+    auto load = [] (const uint8_t *q) { return static_cast<uint32_t> (q[0] | q[1] << 8); };
+    auto store = [] (uint8_t *q, uint32_t v) {
+      q[0] = static_cast<uint8_t> (v);
+      q[1] = static_cast<uint8_t> (v >> 8);
+    };
+    for (int y = 0; y < src.height; y++)
+      for (int x = 0; x < src.width; x++)
+        store (luma_at (dst, x, y), enhance_luma10 (t.y10, load (luma_at (src, x, y))));
+    for (int y = 0; y < src.planes[1].height; y++) {
+      for (int x = 0; x < src.planes[1].width; x++) {
+        const ChromaAt in = chroma_at (src, x, y), out = chroma_at (dst, x, y);
+        const uint32_t uv = enhance_chroma10 (t.hue_cos16, t.hue_sin16, load (in.u), load (in.v));
+        store (out.u, uv & 0xffff);
+        store (out.v, uv >> 16);
+      }
+    }
+    return;
+  }
   /* rows and tables through local pointers: a byte store may alias anything, so fields read
    * through the frames would be read again after every store */
   const uint8_t *ylut = t.y;
@@ -68,7 +96,7 @@ void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables 
   if (layout_is_packed422 (src.layout)) {
     /* pairs of pixels, whole in the plane's width: the Y bytes through tabley, U and V through
      * tableuv */
-    const int yb = packed422_y_byte (src.layout), ub = packed422_u_byte (src.layout);
+    const int yb = luma_byte (src.layout), ub = packed422_u_byte (src.layout);
     const Plane &s = src.planes[0], &d = dst.planes[0];
     for (int y = 0; y < s.height; y++) {
       const uint8_t *in = plane_row (s, y);

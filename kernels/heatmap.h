@@ -3,8 +3,8 @@
  *
  * Semantics:
  *   d = |dR| + |dG| + |dB| (0..765) for RGB layouts; |dY| + |dU| + |dV| of the pixel's samples
- *   for NV12/I420 (U and V of its 2x2 chroma group) and YUY2/UYVY (U and V of its pair; these in
- *   even widths, as the elements take them);
+ *   for NV12/I420/P010 (U and V of its 2x2 chroma group; P010's samples by their top 8 bits) and
+ *   YUY2/UYVY (U and V of its pair; these in even widths, as the elements take them);
  *   heat = table[d], the colour map at n = min(1, gain * d / 765), built once on the host;
  *   out = (heat * a + current * (256 - a) + 128) >> 8 per channel with a = round(blend * 256),
  *   the fourth byte 255. RGB layouts keep their layout; the YUV layouts give RGBA, the current frame

@@ -368,7 +368,7 @@ histogram_cuda (const Frame &src, const Roi &roi, int bins, const HistogramResul
       bins < 1 || bins > kHistogramMaxBins)
     return cudaErrorInvalidValue;
   const Plane &pl = src.planes[0];
-  const bool rgb = layout_is_rgb (src.layout), packed = layout_is_packed422 (src.layout);
+  const bool rgb = layout_is_rgb (src.layout), packed = layout_has_luma_every_other_byte (src.layout);
   const int bpp = rgb ? 4 : packed ? 2 : 1;
   Region g{};
   g.data = pl.data + static_cast<size_t> (roi.y) * pl.pitch;
@@ -379,7 +379,7 @@ histogram_cuda (const Frame &src, const Roi &roi, int bins, const HistogramResul
   g.bins = bins;
   g.layout = src.layout;
   g.luma_weights = layout_is_bgr (src.layout) ? pack_weights (29, 150, 77) : pack_weights (77, 150, 29);
-  g.y_byte = packed422_y_byte (src.layout);
+  g.y_byte = luma_byte (src.layout);
   const bool aligned = reinterpret_cast<uintptr_t> (pl.data) % 16 == 0 && pl.pitch % 16 == 0;
   /* with aligned rows every row's region starts at the same offset in its chunk */
   g.head = aligned ? static_cast<int> ((reinterpret_cast<uintptr_t> (g.data) + g.first_byte) % 16) : -1;
@@ -453,7 +453,7 @@ __global__ void __launch_bounds__ (kOverlayBlockX * kOverlayBlockY) overlay_kern
   }
   if (layout_is_packed422 (a.frame.layout)) {
     /* a pair's U and V belong to the rectangle when its left pixel does */
-    uint8_t *luma = p + 2 * x + packed422_y_byte (a.frame.layout), *u = p + 4 * (x / 2) + packed422_u_byte (a.frame.layout);
+    uint8_t *luma = p + 2 * x + luma_byte (a.frame.layout), *u = p + 4 * (x / 2) + packed422_u_byte (a.frame.layout);
     *luma = overlay_luma (*luma, code);
     if (!(x & 1)) {
       u[0] = overlay_chroma (u[0]);
@@ -461,16 +461,14 @@ __global__ void __launch_bounds__ (kOverlayBlockX * kOverlayBlockY) overlay_kern
     }
     return;
   }
-  p[x] = overlay_luma (p[x], code);
+  const PixelLayout l = a.frame.layout;
+  uint8_t *luma = luma_at (a.frame, x, y);
+  put_sample8 (l, luma, overlay_luma (sample8 (l, luma), code));
   if (a.frame.n_planes == 1 || (x | y) & 1)
     return;
-  const int samples = a.frame.layout == PixelLayout::NV12 ? 2 : 1;
-  for (int c = 1; c < a.frame.n_planes; c++) {
-    const Plane &cp = a.frame.planes[c];
-    uint8_t *q = cp.data + static_cast<size_t> (y / 2) * cp.pitch + (x / 2) * samples;
-    for (int s = 0; s < samples; s++)
-      q[s] = overlay_chroma (q[s]);
-  }
+  const ChromaAt c = chroma_at (a.frame, x / 2, y / 2);
+  put_sample8 (l, c.u, overlay_chroma (sample8 (l, c.u)));
+  put_sample8 (l, c.v, overlay_chroma (sample8 (l, c.v)));
 }
 
 }  // namespace

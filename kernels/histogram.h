@@ -4,7 +4,7 @@
  *
  * Semantics (both backends, integer arithmetic, so they agree exactly):
  *   luma = (77 R + 150 G + 29 B) >> 8 for RGB layouts, the Y plane for NV12/I420/GRAY8, the Y
- *   bytes for YUY2/UYVY;
+ *   bytes for YUY2/UYVY, each Y sample's top 8 bits for P010;
  *   bin = (luma * bins) >> 8, so each of the @bins bins covers 256 / bins luma values (the first
  *   ones one more where bins does not divide 256);
  *   sums of R, G, B (RGB layouts only), luma and luma squared over the region.

@@ -25,8 +25,8 @@ histogram_reference (const Frame &src, const Roi &roi, int bins, HistogramResult
   const Plane &pl = src.planes[0];
   const bool rgb = layout_is_rgb (src.layout);
   const int ri = layout_is_bgr (src.layout) ? 2 : 0;
-  const bool packed = layout_is_packed422 (src.layout);
-  const int yb = packed422_y_byte (src.layout);
+  const bool every_other = layout_has_luma_every_other_byte (src.layout);
+  const int yb = luma_byte (src.layout);
   for (int y = roi.y; y < roi.y + roi.height; y++) {
     const uint8_t *row = pl.data + static_cast<size_t> (y) * pl.pitch;
     for (int x = roi.x; x < roi.x + roi.width; x++) {
@@ -39,7 +39,7 @@ histogram_reference (const Frame &src, const Roi &roi, int bins, HistogramResult
         res->sum_g += g;
         res->sum_b += b;
       } else {
-        l = packed ? row[2 * x + yb] : row[x];
+        l = every_other ? row[2 * x + yb] : row[x];
       }
       res->counts[histogram_bin (l, bins)]++;
       res->sum_y += l;
@@ -77,7 +77,7 @@ histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bins, co
   uint64_t max_count = *std::max_element (res.counts, res.counts + bins);
   OverlayBars b = overlay_bars (rect, rgb, rgb ? rgb_sums : luma_sums, pixels, max_count);
   const int ri = layout_is_bgr (frame.layout) ? 2 : 0;
-  const int yb = packed422_y_byte (frame.layout), ub = packed422_u_byte (frame.layout);
+  const int yb = luma_byte (frame.layout), ub = packed422_u_byte (frame.layout);
   const Plane &pl = frame.planes[0];
 
   for (int ly = 0; ly < rect.height; ly++) {
@@ -100,22 +100,19 @@ histogram_overlay_cpu (const Frame &frame, const OverlayRect &rect, int bins, co
           u[2] = overlay_chroma (u[2]);
         }
       } else {
-        row[x] = overlay_luma (row[x], code);
+        uint8_t *luma = luma_at (frame, x, rect.y + ly);
+        put_sample8 (frame.layout, luma, overlay_luma (sample8 (frame.layout, luma), code));
       }
     }
   }
-  if (frame.layout != PixelLayout::NV12 && frame.layout != PixelLayout::I420)
+  if (!layout_is_420 (frame.layout))
     return;
   /* a chroma sample belongs to the rectangle when its top-left luma sample does */
   for (int cy = (rect.y + 1) / 2; 2 * cy < rect.y + rect.height; cy++) {
     for (int cx = (rect.x + 1) / 2; 2 * cx < rect.x + rect.width; cx++) {
-      for (int p = 1; p < frame.n_planes; p++) {
-        const Plane &cp = frame.planes[p];
-        uint8_t *row = cp.data + static_cast<size_t> (cy) * cp.pitch;
-        int samples = frame.layout == PixelLayout::NV12 ? 2 : 1;
-        for (int s = 0; s < samples; s++)
-          row[cx * samples + s] = overlay_chroma (row[cx * samples + s]);
-      }
+      const ChromaAt c = chroma_at (frame, cx, cy);
+      put_sample8 (frame.layout, c.u, overlay_chroma (sample8 (frame.layout, c.u)));
+      put_sample8 (frame.layout, c.v, overlay_chroma (sample8 (frame.layout, c.v)));
     }
   }
 }

@@ -113,8 +113,8 @@ void HistogramFast (const Frame &src, const Roi &roi, int bins, HistogramResult 
     if (rgb) {
       luma_row (row + 4 * static_cast<size_t> (roi.x), roi.width, layout_is_bgr (src.layout) ? 2 : 0, luma.data (), sums);
       count_bytes<1> (luma.data (), roi.width, counts);
-    } else if (layout_is_packed422 (src.layout)) {
-      count_bytes<2> (row + 2 * static_cast<size_t> (roi.x) + packed422_y_byte (src.layout), roi.width, counts);
+    } else if (layout_has_luma_every_other_byte (src.layout)) {
+      count_bytes<2> (row + 2 * static_cast<size_t> (roi.x) + luma_byte (src.layout), roi.width, counts);
     } else {
       count_bytes<1> (row + roi.x, roi.width, counts);
     }

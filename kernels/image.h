@@ -27,6 +27,7 @@ enum class PixelLayout : int {
   I420,
   YUY2, /* packed 4:2:2, one plane: Y0 U Y1 V */
   UYVY, /* packed 4:2:2, one plane: U Y0 V Y1 */
+  P010, /* P010_10LE: NV12 of little-endian 16-bit samples, the 10 bits at the top */
 };
 
 /* One plane. width/height count samples of the plane (for NV12's UV plane: pairs), not bytes. */
@@ -57,16 +58,43 @@ inline constexpr bool layout_is_packed422 (PixelLayout l)
   return l == PixelLayout::YUY2 || l == PixelLayout::UYVY;
 }
 
-/* Where a pixel's bytes lie in its pair of a YUY2/UYVY row: its Y at 2 x + packed422_y_byte, the
- * pair's U at 4 (x / 2) + packed422_u_byte and V two bytes after U. */
-inline constexpr int packed422_y_byte (PixelLayout l)
-{
-  return l == PixelLayout::UYVY ? 1 : 0;
-}
-
+/* Where a pixel's bytes lie in its pair of a YUY2/UYVY row: its Y at 2 x + luma_byte () (below),
+ * the pair's U at 4 (x / 2) + packed422_u_byte and V two bytes after U. */
 inline constexpr int packed422_u_byte (PixelLayout l)
 {
   return l == PixelLayout::UYVY ? 0 : 1;
+}
+
+/* P010: every element reads a sample's top 8 bits, its high byte, so that a P010 frame gives the
+ * results of the NV12 frame those bytes make; an 8-bit value v written into it is written as
+ * v << 8 (docs/design.md, "10-bit samples"). */
+inline constexpr bool layout_is_16bit (PixelLayout l)
+{
+  return l == PixelLayout::P010;
+}
+
+/* Layouts where pixel x's 8-bit luma is the byte at 2 x + luma_byte () of plane 0's row: the Y of
+ * YUY2 and UYVY, the high byte of P010's Y sample. */
+inline constexpr bool layout_has_luma_every_other_byte (PixelLayout l)
+{
+  return layout_is_packed422 (l) || layout_is_16bit (l);
+}
+
+inline constexpr int luma_byte (PixelLayout l)
+{
+  return l == PixelLayout::UYVY || l == PixelLayout::P010 ? 1 : 0;
+}
+
+/* NV12 and P010: the chroma of a 2x2 group as one interleaved pair in plane 1. */
+inline constexpr bool layout_is_semiplanar (PixelLayout l)
+{
+  return l == PixelLayout::NV12 || l == PixelLayout::P010;
+}
+
+/* 4:2:0 layouts: the chroma of each 2x2 group of pixels once. */
+inline constexpr bool layout_is_420 (PixelLayout l)
+{
+  return layout_is_semiplanar (l) || l == PixelLayout::I420;
 }
 
 inline constexpr bool layout_is_bgr (PixelLayout l)
@@ -74,15 +102,18 @@ inline constexpr bool layout_is_bgr (PixelLayout l)
   return l == PixelLayout::BGRA || l == PixelLayout::BGRx;
 }
 
-/* Bytes one sample of plane @p takes (NV12's UV plane: 2). */
+/* Bytes one sample of plane @p takes (NV12's UV plane: 2, P010's: 4). */
 inline constexpr int plane_sample_bytes (PixelLayout l, int p)
 {
-  return layout_is_rgb (l) ? 4 : layout_is_packed422 (l) || (l == PixelLayout::NV12 && p == 1) ? 2 : 1;
+  return layout_is_rgb (l) ? 4
+      : l == PixelLayout::P010 ? 2 + 2 * p
+      : layout_is_packed422 (l) || (l == PixelLayout::NV12 && p == 1) ? 2
+                                                                       : 1;
 }
 
 inline constexpr int layout_n_planes (PixelLayout l)
 {
-  return l == PixelLayout::NV12 ? 2 : l == PixelLayout::I420 ? 3 : 1;
+  return layout_is_semiplanar (l) ? 2 : l == PixelLayout::I420 ? 3 : 1;
 }
 
 /* The samples of plane 0 in a row: the frame's width, or for YUY2/UYVY its pixels rounded up to
@@ -93,7 +124,7 @@ inline constexpr int plane0_width (PixelLayout l, int width)
 }
 
 /* Fills @f for a frame whose planes lie in one block at @base with the given pitches; used for
- * staging buffers and in tests. Chroma of NV12/I420 is subsampled 2x2, rounding up. */
+ * staging buffers and in tests. Chroma of NV12/I420/P010 is subsampled 2x2, rounding up. */
 inline Frame make_frame (PixelLayout l, int width, int height, uint8_t *base, const int pitches[3])
 {
   Frame f{};
@@ -170,6 +201,48 @@ inline int min_pitch (PixelLayout l, int width, int p, int align)
   int w = p == 0 ? plane0_width (l, width) : (width + 1) / 2;
   int bytes = w * plane_sample_bytes (l, p);
   return (bytes + align - 1) / align * align;
+}
+
+/* The 8-bit value of the sample at @s of a @l frame: its byte, or P010's high byte (image.h's
+ * layout_is_16bit ()). */
+CUV_HD int sample8 (PixelLayout l, const uint8_t *s)
+{
+  return s[layout_is_16bit (l)];
+}
+
+/* Writes 8-bit @v as the sample at @s: the byte, or for P010 v << 8. */
+CUV_HD void put_sample8 (PixelLayout l, uint8_t *s, int v)
+{
+  if (layout_is_16bit (l)) {
+    s[0] = 0;
+    s[1] = static_cast<uint8_t> (v);
+  } else {
+    s[0] = static_cast<uint8_t> (v);
+  }
+}
+
+/* Pixel (@x, @y)'s sample in plane 0 of GRAY8, NV12, I420 or P010. */
+CUV_HD uint8_t *luma_at (const Frame &f, int x, int y)
+{
+  return f.planes[0].data + static_cast<size_t> (y) * f.planes[0].pitch + static_cast<size_t> (x) * (layout_is_16bit (f.layout) ? 2 : 1);
+}
+
+/* The chroma samples of 2x2 group (@cx, @cy) of a 4:2:0 frame (NV12, I420, P010), to be read and
+ * written through sample8 () and put_sample8 (). */
+struct ChromaAt {
+  uint8_t *u;
+  uint8_t *v;
+};
+
+CUV_HD ChromaAt chroma_at (const Frame &f, int cx, int cy)
+{
+  if (layout_is_semiplanar (f.layout)) {
+    const int bytes = plane_sample_bytes (f.layout, 1);
+    uint8_t *uv = f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch + static_cast<size_t> (cx) * bytes;
+    return ChromaAt{uv, uv + bytes / 2};
+  }
+  return ChromaAt{f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch + cx,
+      f.planes[2].data + static_cast<size_t> (cy) * f.planes[2].pitch + cx};
 }
 
 /* BT.601 luma in integer form, the one every element uses: (77 R + 150 G + 29 B) >> 8. */

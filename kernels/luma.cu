@@ -37,7 +37,7 @@ template <bool kBgr, bool kAligned> __global__ void luma_kernel (Plane in, Plane
   }
 }
 
-/* YUY2/UYVY: a thread takes four pixels' Y bytes out of eight bytes, a word each way when the
+/* YUY2/UYVY, P010 (kUyvy: the bytes at odd offsets): a thread takes four pixels' Y bytes out of eight bytes, a word each way when the
  * views are aligned for it. */
 template <bool kUyvy, bool kAligned> __global__ void luma422_kernel (Plane in, Plane out)
 {
@@ -74,11 +74,11 @@ cudaError_t luma_plane_cuda (const Frame &in, const Plane &out, cudaStream_t str
   if (in.width <= 0 || in.height <= 0)
     return cudaSuccess;
   const Plane &src = in.planes[0];
-  if (layout_is_packed422 (in.layout)) {
+  if (layout_has_luma_every_other_byte (in.layout)) {
     const bool aligned = reinterpret_cast<uintptr_t> (src.data) % 8 == 0 && src.pitch % 8 == 0 &&
         (reinterpret_cast<uintptr_t> (out.data) | out.pitch) % 4 == 0;
     const dim3 block (kBlockX, kBlockY), grid (div_up (div_up (out.width, 4), kBlockX), div_up (out.height, kBlockY));
-    const bool uyvy = in.layout == PixelLayout::UYVY;
+    const bool uyvy = luma_byte (in.layout) == 1;
     if (uyvy && aligned)
       luma422_kernel<true, true><<<grid, block, 0, stream>>> (src, out);
     else if (uyvy)

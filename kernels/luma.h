@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * RGBA/BGRA/RGBx/BGRx: BT.601 luma, luma_bt601 (); GRAY8, NV12, I420: the Y plane, copied;
- * YUY2, UYVY: the Y bytes of the packed plane. */
+ * YUY2, UYVY: the Y bytes of the packed plane; P010: each Y sample's high byte. */
 #pragma once
 
 #include "image.h"

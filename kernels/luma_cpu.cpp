@@ -13,10 +13,9 @@ void luma_plane_cpu (const Frame &in, const Plane &out)
   for (int y = 0; y < in.height; y++) {
     const uint8_t *s = src.data + static_cast<size_t> (y) * src.pitch;
     uint8_t *d = out.data + static_cast<size_t> (y) * out.pitch;
-    if (layout_is_packed422 (in.layout)) {
-      const int y_byte = in.layout == PixelLayout::UYVY;
+    if (layout_has_luma_every_other_byte (in.layout)) {
       for (int x = 0; x < in.width; x++)
-        d[x] = s[2 * x + y_byte];
+        d[x] = s[2 * x + luma_byte (in.layout)];
       continue;
     }
     if (!layout_is_rgb (in.layout)) {

@@ -49,7 +49,7 @@ __global__ void wheel_kernel (const MotionVector *vectors, MotionGrid g, const u
   if (((x | y) & 1) == 0) {
     motion_put_pixel (f, x, y, c);
   } else {
-    p0.data[static_cast<size_t> (y) * p0.pitch + x] = c & 0xff;
+    put_sample8 (f.layout, luma_at (f, x, y), c & 0xff);
   }
 }
 

@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Colours are "frame colours": for RGB layouts a packed pixel (pack_px (), fourth byte 255), for
- * GRAY8/NV12/I420/YUY2/UYVY Y | U << 8 | V << 16. Writing a colour at (x, y) of a YUV frame sets Y
- * there and the chroma of its 2x2 group (4:2:0) or its pair (YUY2, UYVY).
+ * GRAY8/NV12/I420/YUY2/UYVY/P010 Y | U << 8 | V << 16. Writing a colour at (x, y) of a YUV frame
+ * sets Y there and the chroma of its 2x2 group (4:2:0) or its pair (YUY2, UYVY); P010 gets each
+ * byte as its sample's top 8 bits.
  *
  * Arrows: for each partition block with a non-zero vector, a line in `line` from the block's
  * centre (x + w / 2, y + h / 2) to centre + 2 * (dx, dy), where the content came from, drawn at
@@ -81,20 +82,12 @@ CUV_HD void motion_put_pixel (const Frame &f, int x, int y, uint32_t color)
     pair[uyvy ? 2 : 3] = color >> 16 & 0xff;
     return;
   }
-  p0.data[static_cast<size_t> (y) * p0.pitch + x] = color & 0xff;
+  put_sample8 (f.layout, luma_at (f, x, y), color & 0xff);
   if (f.layout == PixelLayout::GRAY8)
     return;
-  const int cx = x / 2, cy = y / 2;
-  uint8_t *u, *v;
-  if (f.layout == PixelLayout::NV12) {
-    u = f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch + 2 * cx;
-    v = u + 1;
-  } else {
-    u = f.planes[1].data + static_cast<size_t> (cy) * f.planes[1].pitch + cx;
-    v = f.planes[2].data + static_cast<size_t> (cy) * f.planes[2].pitch + cx;
-  }
-  *u = color >> 8 & 0xff;
-  *v = color >> 16 & 0xff;
+  const ChromaAt c = chroma_at (f, x / 2, y / 2);
+  put_sample8 (f.layout, c.u, color >> 8 & 0xff);
+  put_sample8 (f.layout, c.v, color >> 16 & 0xff);
 }
 
 /* The line of unit (ux, uy), drawn by the unit that is its block's origin. */

@@ -144,28 +144,6 @@ __global__ void __launch_bounds__ (kThreads) noisemap_422_kernel (NoiseArgs a, D
   publish_stats (results);
 }
 
-/* One 2x2 chroma group through any alignment, as noisemap_cpu () does it. */
-__device__ __forceinline__ void noise_yuv_group (const NoiseArgs &a, int gx, int gy, uint32_t &changed)
-{
-  const NoisemapParams &p = a.p;
-  const ChromaAt cc = chroma_at (a.cur, gx, gy), pc = chroma_at (a.prev, gx, gy), oc = chroma_at (a.out, gx, gy);
-  const bool chroma_changed = abs_diff (*cc.u, *pc.u) > p.threshold || abs_diff (*cc.v, *pc.v) > p.threshold;
-  bool any = false;
-  for (int y = 2 * gy; y < min (2 * gy + 2, a.cur.height); y++) {
-    for (int x = 2 * gx; x < min (2 * gx + 2, a.cur.width); x++) {
-      const int cy = row (a.cur.planes[0], y)[x];
-      const bool noisy = chroma_changed || abs_diff (cy, row (a.prev.planes[0], y)[x]) > p.threshold;
-      changed += noisy;
-      any |= noisy;
-      const int below = p.overlay ? cy : p.y_black;
-      row_w (a.out.planes[0], y)[x] = static_cast<uint8_t> (noisy ? blend_byte (p.yuv[0], below, p.alpha) : below);
-    }
-  }
-  const int u = p.overlay ? *cc.u : 128, v = p.overlay ? *cc.v : 128;
-  *oc.u = static_cast<uint8_t> (any ? blend_byte (p.yuv[1], u, p.alpha) : u);
-  *oc.v = static_cast<uint8_t> (any ? blend_byte (p.yuv[2], v, p.alpha) : v);
-}
-
 /* The painted word: @paint where @mask is set, @below elsewhere. */
 __device__ __forceinline__ uint32_t select_bytes (uint32_t mask, uint32_t paint, uint32_t below)
 {
@@ -186,7 +164,7 @@ __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, D
       const int gx = w.x0 / 2, gy = y0 / 2;
       if (!kVec || w.x0 + kTilePix > width || y0 + kTileRows > height) {
         for (int g = gx; g < min (gx + 2, a.cur.planes[1].width); g++)
-          noise_yuv_group (a, g, gy, changed);
+          changed += noisemap_group (a.cur, a.prev, a.out, a.p, g, gy);
       } else {
         uint32_t cy[kTileRows], qy[kTileRows];
 #pragma unroll
@@ -337,6 +315,9 @@ cudaError_t noisemap_tiles_cuda (const Frame &cur, const Frame &prev, int thresh
     vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16);
   } else if (layout_is_packed422 (cur.layout)) {
     vec = aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8);
+  } else if (layout_is_16bit (cur.layout)) {
+    /* P010: each pixel through the definition */
+    vec = false;
   } else {
     const int chroma_align = cur.layout == PixelLayout::NV12 ? 4 : 2;
     vec = true;
@@ -368,9 +349,10 @@ cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out
     return vec ? launch (noisemap_rgb_kernel<true>, a, results, stream)
                : launch (noisemap_rgb_kernel<false>, a, results, stream);
   }
-  const bool nv12 = cur.layout == PixelLayout::NV12;
+  const bool nv12 = layout_is_semiplanar (cur.layout);
   const int chroma_align = nv12 ? 4 : 2;
-  bool vec = true;
+  /* P010: each group through the definition */
+  bool vec = !layout_is_16bit (cur.layout);
   for (int p = 0; p < cur.n_planes; p++) {
     const int al = p == 0 ? 4 : chroma_align;
     vec = vec && aligned (cur.planes[p], al) && aligned (prev.planes[p], al) && aligned (out.planes[p], al);

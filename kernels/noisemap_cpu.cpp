@@ -31,34 +31,16 @@ void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const 
 /* One 2x2 chroma group at a time: its pixels' Y, then its chroma, painted if any pixel is noisy. */
 void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
 {
-  const Plane &c = cur.planes[0], &o = out.planes[0];
-  for (int gy = 0; gy < cur.planes[1].height; gy++) {
-    for (int gx = 0; gx < cur.planes[1].width; gx++) {
-      const ChromaAt cc = chroma_at (cur, gx, gy), oc = chroma_at (out, gx, gy);
-      bool any = false;
-      for (int y = 2 * gy; y < 2 * gy + 2 && y < cur.height; y++) {
-        for (int x = 2 * gx; x < 2 * gx + 2 && x < cur.width; x++) {
-          const int cy = c.data[static_cast<size_t> (y) * c.pitch + x];
-          const bool noisy = noisemap_pixel_changed (cur, prev, x, y, p.threshold);
-          stats->changed += noisy;
-          any |= noisy;
-          const int below = p.overlay ? cy : p.y_black;
-          o.data[static_cast<size_t> (y) * o.pitch + x] =
-              static_cast<uint8_t> (noisy ? blend_byte (p.yuv[0], below, p.alpha) : below);
-        }
-      }
-      const int u = p.overlay ? *cc.u : 128, v = p.overlay ? *cc.v : 128;
-      *oc.u = static_cast<uint8_t> (any ? blend_byte (p.yuv[1], u, p.alpha) : u);
-      *oc.v = static_cast<uint8_t> (any ? blend_byte (p.yuv[2], v, p.alpha) : v);
-    }
-  }
+  for (int gy = 0; gy < cur.planes[1].height; gy++)
+    for (int gx = 0; gx < cur.planes[1].width; gx++)
+      stats->changed += noisemap_group (cur, prev, out, p, gx, gy);
 }
 
 /* YUY2/UYVY, a pair at a time: its pixels' Y, then its U and V, painted if either pixel is noisy. */
 void noisemap_packed422 (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
 {
   const Plane &c = cur.planes[0], &o = out.planes[0];
-  const int yb = packed422_y_byte (cur.layout), ub = packed422_u_byte (cur.layout);
+  const int yb = luma_byte (cur.layout), ub = packed422_u_byte (cur.layout);
   for (int y = 0; y < cur.height; y++) {
     const uint8_t *crow = plane_row (c, y);
     uint8_t *orow = plane_row (o, y);

@@ -6,8 +6,9 @@
  * arithmetic; the side neighbours and the two halo rows hit L1/L2, not DRAM. The filter is applied
  * separably: per column a vertical smoothing (a + 2b + c) and difference (c - a), then gx and gy
  * from three columns, so each sample is unpacked once per row. YUY2 and UYVY are filtered on their
- * Y bytes (four pixels in one 8-byte load) and get 128 in U and V. An 8-bit plane (NV12, I420,
- * GRAY8, and the Y bytes of YUY2/UYVY) keeps each loaded row packed in two words and unpacks three rows per output row, so that
+ * Y bytes (four pixels in one 8-byte load) and get 128 in U and V; P010 on its Y samples' high
+ * bytes, the same loads, written back as m << 8. An 8-bit plane (NV12, I420, GRAY8, and the bytes
+ * of YUY2/UYVY/P010 above) keeps each loaded row packed in two words and unpacks three rows per output row, so that
  * its kernel needs 40 registers instead of 64 and more blocks fit an SM: with many pipelines
  * sharing the GPU that is 14% less GPU time a 1920x1080 frame (docs/performance.md). */
 #include "sobel.h"
@@ -51,18 +52,22 @@ constexpr int kRows = CUV_SOBEL_ROWS; /* rows per thread, vertically */
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
-enum class Kind { RgbColor, RgbLuma, BgrLuma, Gray, Yuy2, Uyvy };
+enum class Kind { RgbColor, RgbLuma, BgrLuma, Gray, Yuy2, Uyvy, P010 };
 
 /* What an energy becomes: the magnitude by the exact root or by the hardware's approximate one
  * (where sobel_fast_root_exact_cuda proved it gives the same bytes), or 255/0 against the
  * threshold's energy bound. */
 enum class Output { Exact, Fast, Threshold };
 
-/* Kinds that filter one byte a pixel: an 8-bit plane, or the Y bytes of YUY2/UYVY. */
-template <Kind K> constexpr bool kOneByte = K == Kind::Gray || K == Kind::Yuy2 || K == Kind::Uyvy;
+/* Kinds that filter one byte a pixel: an 8-bit plane, the Y bytes of YUY2/UYVY, the high bytes of
+ * P010's Y samples. */
+template <Kind K> constexpr bool kOneByte = K == Kind::Gray || K == Kind::Yuy2 || K == Kind::Uyvy || K == Kind::P010;
 template <Kind K> constexpr int kBytes = K == Kind::Gray ? 1 : kOneByte<K> ? 2 : 4;
-/* the byte of a pixel that is filtered: its Y in YUY2 (Y U, Y V) and UYVY (U Y, V Y) */
-template <Kind K> constexpr int kYByte = K == Kind::Uyvy ? 1 : 0;
+/* the byte of a pixel that is filtered: its Y in YUY2 (Y U, Y V) and UYVY (U Y, V Y), the high
+ * byte of P010's little-endian sample */
+template <Kind K> constexpr int kYByte = K == Kind::Uyvy || K == Kind::P010 ? 1 : 0;
+/* what the other byte of a pixel's two gets: 128 for YUY2/UYVY's U and V, 0 for P010's low bits */
+template <Kind K> constexpr uint32_t kOtherByte = K == Kind::P010 ? 0u : 0x80u;
 
 template <Kind K, bool kAligned> __device__ __forceinline__ uint32_t load_px (const uint8_t *row, int x)
 {
@@ -202,16 +207,20 @@ __device__ __forceinline__ void sobel4_color (const uint32_t (&lo)[3][6], const 
   }
 }
 
-/* The chroma planes of a luma frame (NV12, I420), which the output gets as 128 (no colour): each
- * thread fills the part of every plane that lies under its pixels, so no second operation runs. */
+/* The chroma planes of a luma frame (NV12, I420, P010), which the output gets as 128 (no colour;
+ * P010's 128 << 8): each thread fills the part of every plane that lies under its pixels, so no
+ * second operation runs. */
 struct Chroma {
   uint8_t *data[2];
   int pitch[2];
   int width[2]; /* bytes per row */
   int height[2];
-  /* where a plane is exactly the luma plane's size shifted right (0 or 1, NV12 and I420 of even
-   * sizes) and aligned for a thread's whole span in one store: the shifts; else -1 */
-  int shift_x[2], shift_y[2];
+  /* where a plane's rows are exactly kPix_bytes[p] / kPix bytes a luma pixel (NV12 1, I420 1/2,
+   * P010 2, of even sizes) and its rows exactly the luma plane's shifted right by shift_y[p] (0 or
+   * 1), aligned for a thread's whole span in one store: its bytes for kPix pixels; else -1 */
+  int span_bytes[2], shift_y[2];
+  /* the bytes of a row from a 4-byte-aligned offset: 0x80808080, P010's 0x80008000 */
+  uint32_t fill;
   int n;
 };
 
@@ -226,20 +235,22 @@ __device__ __forceinline__ void fill_chroma (const Chroma &c, int x0, int y0, in
   for (int p = 0; p < 2; p++) {
     if (p >= c.n)
       break;
-    if (c.shift_x[p] >= 0) {
-      /* the same bytes as below, without divisions: one 4-byte (NV12) or 2-byte (I420) store a row */
-      const int sx = c.shift_x[p], bx0 = x0 >> sx, bx1 = x1 >> sx;
+    const int span = c.span_bytes[p];
+    if (span >= 0) {
+      /* the same bytes as below, without divisions: one 8-byte (P010), 4-byte (NV12) or 2-byte
+       * (I420) store a row */
+      const int bx0 = x0 * span / kPix, bx1 = x1 * span / kPix;
       for (int y = y0 >> c.shift_y[p]; y < y1 >> c.shift_y[p]; y++) {
         uint8_t *row = c.data[p] + static_cast<size_t> (y) * c.pitch[p];
-        if (bx1 - bx0 == (kPix >> sx)) {
-          if (sx == 0)
-            *reinterpret_cast<uint32_t *> (row + bx0) = 0x80808080u;
-          else
-            *reinterpret_cast<uint16_t *> (row + bx0) = 0x8080u;
-        } else {
+        if (bx1 - bx0 == span && span == 8)
+          *reinterpret_cast<uint2 *> (row + bx0) = make_uint2 (c.fill, c.fill);
+        else if (bx1 - bx0 == span && span == 4)
+          *reinterpret_cast<uint32_t *> (row + bx0) = c.fill;
+        else if (bx1 - bx0 == span && span == 2)
+          *reinterpret_cast<uint16_t *> (row + bx0) = static_cast<uint16_t> (c.fill);
+        else
           for (int x = bx0; x < bx1; x++)
-            row[x] = 128;
-        }
+            row[x] = static_cast<uint8_t> (c.fill >> (8 * (x & 3)));
       }
       continue;
     }
@@ -247,7 +258,7 @@ __device__ __forceinline__ void fill_chroma (const Chroma &c, int x0, int y0, in
     const int by0 = y0 * c.height[p] / height, by1 = y1 == height ? c.height[p] : y1 * c.height[p] / height;
     for (int y = by0; y < by1; y++)
       for (int x = bx0; x < bx1; x++)
-        c.data[p][static_cast<size_t> (y) * c.pitch[p] + x] = 128;
+        c.data[p][static_cast<size_t> (y) * c.pitch[p] + x] = static_cast<uint8_t> (c.fill >> (8 * (x & 3)));
   }
 }
 
@@ -260,7 +271,7 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
   const int y0 = (blockIdx.y * kBlockY + threadIdx.y) * kRows;
   if (x0 >= width || y0 >= height)
     return;
-  if constexpr (K == Kind::Gray)
+  if constexpr (K == Kind::Gray || K == Kind::P010)
     fill_chroma (chroma, x0, y0, width, height);
 
   const SideOffsets side = {static_cast<uint32_t> (max (x0 - 1, 0)) * kBytes<K>,
@@ -296,18 +307,18 @@ sobel_kernel (const uint8_t *__restrict__ src, int src_pitch, uint8_t *__restric
       sobel4<kOut> (rows[0], rows[1], rows[2], scale, thr_energy, m);
       uint8_t *drow = dst + static_cast<size_t> (y) * dst_pitch;
       if constexpr (kBytes<K> == 2) {
-        /* the Y bytes, and 128 for U and V */
+        /* the Y bytes, and 128 for U and V (P010: the high bytes, and 0 below them) */
         constexpr int sy = 8 * kYByte<K>, sc = 8 - sy;
+        constexpr uint32_t other = kOtherByte<K> << sc | kOtherByte<K> << (16 + sc);
         if (kVec && x0 + kPix <= width) {
           __stcs (reinterpret_cast<uint2 *> (drow + 2 * x0),
-              make_uint2 (m[0] << sy | m[1] << (16 + sy) | 0x80u << sc | 0x80u << (16 + sc),
-                  m[2] << sy | m[3] << (16 + sy) | 0x80u << sc | 0x80u << (16 + sc)));
+              make_uint2 (m[0] << sy | m[1] << (16 + sy) | other, m[2] << sy | m[3] << (16 + sy) | other));
         } else {
 #pragma unroll
           for (int k = 0; k < kPix; k++)
             if (x0 + k < width) {
               drow[2 * (x0 + k) + kYByte<K>] = static_cast<uint8_t> (m[k]);
-              drow[2 * (x0 + k) + 1 - kYByte<K>] = 128;
+              drow[2 * (x0 + k) + 1 - kYByte<K>] = static_cast<uint8_t> (kOtherByte<K>);
             }
         }
       } else if (kVec && x0 + kPix <= width) {
@@ -490,21 +501,24 @@ cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &p
   if (src.layout == PixelLayout::UYVY)
     return launch<Kind::Uyvy> (s, d, params, stream);
   Chroma chroma{};
+  chroma.fill = layout_is_16bit (dst.layout) ? 0x80008000u : 0x80808080u;
   for (int p = 1; p < dst.n_planes && chroma.n < 2; p++, chroma.n++) {
     const Plane &c = dst.planes[p];
     chroma.data[chroma.n] = c.data;
     chroma.pitch[chroma.n] = c.pitch;
     chroma.width[chroma.n] = c.width * plane_sample_bytes (dst.layout, p);
     chroma.height[chroma.n] = c.height;
-    /* the fast fill: a plane of exactly (width >> sx) x (height >> sy) bytes, 0 <= sx, sy <= 1, whose
-     * rows start on the store's alignment */
-    const int w = chroma.width[chroma.n], h = c.height, sx = w == s.width ? 0 : 2 * w == s.width ? 1 : -1;
+    /* the fast fill: a plane of exactly (width * span / kPix) x (height >> sy) bytes, span 2, 4 or
+     * 8, 0 <= sy <= 1, whose rows start on the store's alignment */
+    const int w = chroma.width[chroma.n], h = c.height;
+    const int span = w == s.width ? 4 : 2 * w == s.width ? 2 : w == 2 * s.width ? 8 : -1;
     const int sy = h == s.height ? 0 : 2 * h == s.height ? 1 : -1;
-    const uintptr_t align = sx == 0 ? 4 : 2;
-    const bool fast = sx >= 0 && sy >= 0 && reinterpret_cast<uintptr_t> (c.data) % align == 0 && c.pitch % align == 0;
-    chroma.shift_x[chroma.n] = fast ? sx : -1;
+    const bool fast = span > 0 && sy >= 0 && reinterpret_cast<uintptr_t> (c.data) % span == 0 && c.pitch % span == 0;
+    chroma.span_bytes[chroma.n] = fast ? span : -1;
     chroma.shift_y[chroma.n] = fast ? sy : -1;
   }
+  if (layout_is_16bit (src.layout))
+    return launch<Kind::P010> (s, d, params, stream, chroma);
   return launch<Kind::Gray> (s, d, params, stream, chroma);
 }
 

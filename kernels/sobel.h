@@ -10,7 +10,8 @@
  * ((77 R + 150 G + 29 B) >> 8) and writes it to R, G and B. The fourth byte (alpha or x) is copied.
  * GRAY8: the single plane. NV12/I420: the luma plane; chroma is set to 128 (neutral grey).
  * YUY2/UYVY: the Y bytes, as a plane of the row's whole pairs (an odd width's padding pixel is
- * filtered with the others); U and V are set to 128. */
+ * filtered with the others); U and V are set to 128. P010: the Y samples' top 8 bits, as NV12's
+ * plane; the magnitude m is written as m << 8, chroma as 128 << 8 (docs/design.md). */
 #pragma once
 
 #include <vector>

@@ -22,7 +22,8 @@ int sobel_at (const Fetch &fetch, int x, int y, int w, int h, float scale, int t
 }
 
 /* One byte of every @step, from byte @offset on, filtered as a plane: an 8-bit plane (1, 0), or
- * the Y bytes of YUY2/UYVY (2, packed422_y_byte), whose plane width counts whole pairs. */
+ * the Y bytes of YUY2/UYVY or P010's Y high bytes (2, luma_byte), a YUY2/UYVY plane's width
+ * counting whole pairs. */
 void sobel_plane (const Plane &s, const Plane &d, int step, int offset, float scale, int threshold)
 {
   auto fetch = [&] (int x, int y) { return static_cast<int> (s.data[static_cast<size_t> (y) * s.pitch + step * x + offset]); };
@@ -32,10 +33,19 @@ void sobel_plane (const Plane &s, const Plane &d, int step, int offset, float sc
           static_cast<uint8_t> (sobel_at (fetch, x, y, s.width, s.height, scale, threshold));
 }
 
-void fill_plane (const Plane &d, int bytes_per_sample, uint8_t value)
+/* Chroma plane @p of @l neutral: 128 in every sample (P010: 128 << 8). */
+void fill_neutral (const Plane &d, PixelLayout l, int p)
 {
-  for (int y = 0; y < d.height; y++)
-    std::memset (d.data + static_cast<size_t> (y) * d.pitch, value, static_cast<size_t> (d.width) * bytes_per_sample);
+  const size_t bytes = static_cast<size_t> (d.width) * plane_sample_bytes (l, p);
+  for (int y = 0; y < d.height; y++) {
+    uint8_t *row = d.data + static_cast<size_t> (y) * d.pitch;
+    if (!layout_is_16bit (l)) {
+      std::memset (row, 128, bytes);
+      continue;
+    }
+    for (size_t i = 0; i < bytes; i += 2)
+      put_sample8 (l, row + i, 128);
+  }
 }
 
 void sobel_rgb (const Frame &src, const Frame &dst, const SobelParams &p)
@@ -79,19 +89,19 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
     sobel_rgb (src, dst, params);
     return;
   }
-  if (layout_is_packed422 (src.layout)) {
-    /* the Y bytes, then U and V (the other byte of each pixel) neutral */
-    const int yb = packed422_y_byte (src.layout);
+  if (layout_has_luma_every_other_byte (src.layout)) {
+    /* the Y bytes, then the other byte of each pixel: U and V neutral, P010's low bits 0 */
+    const int yb = luma_byte (src.layout);
     const Plane &d = dst.planes[0];
     sobel_plane (src.planes[0], d, 2, yb, params.scale, params.threshold);
     for (int y = 0; y < d.height; y++)
       for (int x = 0; x < d.width; x++)
-        plane_row (d, y)[2 * x + 1 - yb] = 128;
-    return;
+        plane_row (d, y)[2 * x + 1 - yb] = layout_is_16bit (src.layout) ? 0 : 128;
+  } else {
+    sobel_plane (src.planes[0], dst.planes[0], 1, 0, params.scale, params.threshold);
   }
-  sobel_plane (src.planes[0], dst.planes[0], 1, 0, params.scale, params.threshold);
   for (int p = 1; p < src.n_planes; p++)
-    fill_plane (dst.planes[p], plane_sample_bytes (src.layout, p), 128);
+    fill_neutral (dst.planes[p], src.layout, p);
 }
 
 namespace {
@@ -121,11 +131,11 @@ const uint8_t *row_at (const Plane &p, int y)
   return p.data + static_cast<size_t> (std::clamp (y, 0, p.height - 1)) * p.pitch;
 }
 
-/* The luma of @w pixels of an RGB or YUY2/UYVY row. */
+/* The luma of @w pixels of an RGB, YUY2/UYVY or P010 row. */
 void luma_row (const uint8_t *px, int w, PixelLayout layout, uint8_t *out)
 {
-  if (layout_is_packed422 (layout)) {
-    px += packed422_y_byte (layout);
+  if (layout_has_luma_every_other_byte (layout)) {
+    px += luma_byte (layout);
     for (int x = 0; x < w; x++)
       out[x] = px[2 * x];
     return;
@@ -169,14 +179,14 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
 {
   const Plane &s = src.planes[0], &d = dst.planes[0];
   const int w = s.width;
-  if (!layout_is_rgb (src.layout) && !layout_is_packed422 (src.layout)) {
+  /* chroma: neutral, in the rows of the chroma planes these luma rows cover */
+  const Frame band = frame_rows (dst, y0, y1);
+  for (int p = 1; p < band.n_planes; p++)
+    fill_neutral (band.planes[p], src.layout, p);
+  if (!layout_is_rgb (src.layout) && !layout_has_luma_every_other_byte (src.layout)) {
     for (int y = y0; y < y1; y++)
       sobel_bytes_row (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), w, output,
           d.data + static_cast<size_t> (y) * d.pitch);
-    /* chroma: neutral, in the rows of the chroma planes these luma rows cover */
-    const Frame band = frame_rows (dst, y0, y1);
-    for (int p = 1; p < band.n_planes; p++)
-      fill_plane (band.planes[p], plane_sample_bytes (src.layout, p), 128);
     return;
   }
   if (params.mode == SobelMode::Color && layout_is_rgb (src.layout)) {
@@ -190,10 +200,10 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
     }
     return;
   }
-  /* RGB's luma mode and YUY2/UYVY: the luma of three rows, rolled down the band, and the
+  /* RGB's luma mode, YUY2/UYVY and P010: the luma of three rows, rolled down the band, and the
    * output's gray row */
-  const bool packed = layout_is_packed422 (src.layout);
-  const int yb = packed422_y_byte (src.layout);
+  const bool packed = layout_has_luma_every_other_byte (src.layout);
+  const int yb = luma_byte (src.layout), other = layout_is_16bit (src.layout) ? 0 : 128;
   std::vector<uint8_t> rows (4 * static_cast<size_t> (w));
   uint8_t *l[3] = {rows.data (), rows.data () + w, rows.data () + 2 * w};
   uint8_t *gray = rows.data () + 3 * w;
@@ -207,7 +217,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
     if (packed) {
       for (int x = 0; x < w; x++) {
         o[2 * x + yb] = gray[x];
-        o[2 * x + 1 - yb] = 128;
+        o[2 * x + 1 - yb] = static_cast<uint8_t> (other);
       }
     } else {
       for (int x = 0; x < w; x++) {

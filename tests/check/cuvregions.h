@@ -58,9 +58,11 @@ window_frame (const GstVideoInfo &info, int wx, int wy, int ww, int wh, int ox, 
         memset (data + y * stride, 128, GST_VIDEO_FRAME_COMP_WIDTH (&f, p) * GST_VIDEO_FRAME_COMP_PSTRIDE (&f, p));
       continue;
     }
-    /* YUY2/UYVY: two bytes a pixel, its Y and one of its pair's U and V */
+    /* YUY2/UYVY: two bytes a pixel, its Y and one of its pair's U and V; P010: a 16-bit sample */
     const GstVideoFormat fmt = GST_VIDEO_INFO_FORMAT (&info);
-    const int bpp = rgb ? 4 : fmt == GST_VIDEO_FORMAT_YUY2 || fmt == GST_VIDEO_FORMAT_UYVY ? 2 : 1;
+    const int bpp = rgb ? 4
+        : fmt == GST_VIDEO_FORMAT_YUY2 || fmt == GST_VIDEO_FORMAT_UYVY || fmt == GST_VIDEO_FORMAT_P010_10LE ? 2
+                                                                                                          : 1;
     for (int y = 0; y < h; y++) {
       for (int x = 0; x < GST_VIDEO_INFO_WIDTH (&info) * bpp; x++) {
         const int px = x / bpp;

@@ -85,7 +85,8 @@ static const guint8 kRed[4] = {255, 0, 0, 255};
 
 GST_START_TEST (test_heatmap_yuv_gives_rgba_first_frame_blue)
 {
-  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY}) {
+  for (GstVideoFormat fmt :
+      {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE}) {
     GstVideoInfo info = info_for (fmt, 64, 48);
     GstHarness *h = harness ("cudaheatmap backend=cpu", info);
     GstBuffer *out = push_pull (h, solid_buffer (info, 90));
@@ -139,7 +140,7 @@ GST_END_TEST;
 GST_START_TEST (test_noisemap_static_scene_overlay_is_the_frame)
 {
   for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
-           GST_VIDEO_FORMAT_UYVY}) {
+           GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE}) {
     GstVideoInfo info = info_for (fmt, width_for (fmt, 41), 23);
     GstHarness *h = harness ("cudanoisemap backend=cpu mode=overlay threshold=0", info);
     GstBuffer *in = make_buffer (info, 0, 7);
@@ -158,7 +159,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_noisemap_full_change_counts_every_pixel)
 {
-  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2}) {
+  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_P010_10LE}) {
     GstVideoInfo info = info_for (fmt, 40, 30);
     GstHarness *h = harness ("cudanoisemap backend=cpu", info);
     GstBuffer *out = push_pull (h, solid_buffer (info, 10));
@@ -172,7 +173,10 @@ GST_START_TEST (test_noisemap_full_change_counts_every_pixel)
         gst_structure_get_double (m, "changed-ratio", &ratio));
     fail_unless_equals_int (changed_pixels (out), 1200);
     fail_unless_equals_float (ratio, 1.0);
-    fail_unless_equals_int (bytes, fmt == GST_VIDEO_FORMAT_NV12 ? 1800 : fmt == GST_VIDEO_FORMAT_YUY2 ? 2400 : 4800);
+    fail_unless_equals_int (bytes, fmt == GST_VIDEO_FORMAT_NV12 ? 1800
+            : fmt == GST_VIDEO_FORMAT_YUY2                          ? 2400
+            : fmt == GST_VIDEO_FORMAT_P010_10LE                     ? 3600
+                                                                    : 4800);
     if (fmt == GST_VIDEO_FORMAT_BGRA) {
       const guint8 red[4] = {0, 0, 255, 255};
       fail_unless (all_pixels (out, info, red), "map mode: every changed pixel is red");
@@ -224,7 +228,7 @@ GST_START_TEST (test_noisemap_regions)
   } shapes[] = {{128, 96, {40, 32, 48, 32, 0}}, {150, 70, {101, 40, 49, 30, 0}}};
   for (const std::string &backend : backends) {
     for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
-             GST_VIDEO_FORMAT_YUY2}) {
+             GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_P010_10LE}) {
       for (const auto &shape : shapes) {
         const Box &win = shape.window;
         GstVideoInfo info = info_for (format, shape.w, shape.h);

@@ -18,7 +18,7 @@ check_element (const char *element, const char *props, const char *meta, bool rg
 
 GST_START_TEST (test_heatmap_cuda_equals_cpu_on_every_route)
 {
-  const std::vector<const char *> formats = {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "YUY2", "UYVY"};
+  const std::vector<const char *> formats = {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "YUY2", "UYVY", "P010_10LE"};
   check_element ("cudaheatmap", "", "CudaHeatmapMeta", true, formats);
   check_element ("cudaheatmap", "colormap=inferno gain=6 blend=0.6", "CudaHeatmapMeta", true, formats);
 }
@@ -26,7 +26,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_noisemap_cuda_equals_cpu_on_every_route)
 {
-  const std::vector<const char *> formats = {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "YUY2", "UYVY"};
+  const std::vector<const char *> formats = {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "YUY2", "UYVY", "P010_10LE"};
   check_element ("cudanoisemap", "", "CudaNoisemapMeta", false, formats);
   check_element ("cudanoisemap", "mode=overlay threshold=5 color=0x8000ff40", "CudaNoisemapMeta", false, formats);
 }

@@ -10,9 +10,10 @@ using namespace cuvcheck;
 
 static const GstVideoFormat kSobelFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
     GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
-    GST_VIDEO_FORMAT_UYVY};
+    GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE};
 static const GstVideoFormat kEnhanceFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY};
+    GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+    GST_VIDEO_FORMAT_P010_10LE};
 static const cuvtest::Size kSizes[] = {{1, 1}, {2, 2}, {3, 3}, {17, 13}, {641, 479}};
 
 /* The element's output equals the reference run directly on the same input. */
@@ -63,6 +64,9 @@ GST_START_TEST (test_enhance_matches_videobalance)
   uint32_t seed = 100;
   int worst = 0;
   for (GstVideoFormat f : kEnhanceFormats) {
+    /* videobalance does not take P010 (test_reference holds it to enhance.h's expressions) */
+    if (f == GST_VIDEO_FORMAT_P010_10LE)
+      continue;
     for (cuvtest::Size s : {cuvtest::Size{1, 1}, cuvtest::Size{17, 13}, cuvtest::Size{320, 241}}) {
       s.w = width_for (f, s.w);
       for (const char *v : values) {

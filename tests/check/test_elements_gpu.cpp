@@ -117,7 +117,8 @@ check_element (const char *element, const char *props, const GstVideoFormat *for
 GST_START_TEST (test_sobel_cuda_equals_cpu_on_every_route)
 {
   const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-      GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY};
+      GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+      GST_VIDEO_FORMAT_P010_10LE};
   check_element ("cudasobel", "mode=color scale=1.7", f, G_N_ELEMENTS (f));
   check_element ("cudasobel", "mode=luma threshold=50", f, 4);
 }
@@ -126,14 +127,15 @@ GST_END_TEST;
 GST_START_TEST (test_enhance_cuda_equals_cpu_on_every_route)
 {
   const GstVideoFormat f[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-      GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY};
+      GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+      GST_VIDEO_FORMAT_P010_10LE};
   check_element ("cudaenhance", "contrast=1.3 brightness=-0.1 saturation=1.4 hue=0.2", f, G_N_ELEMENTS (f));
 }
 GST_END_TEST;
 
 static const GstVideoFormat kHistogramFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
     GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
-    GST_VIDEO_FORMAT_GRAY8};
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_P010_10LE};
 
 GST_START_TEST (test_histogram_cuda_equals_cpu_on_every_route)
 {

@@ -13,7 +13,7 @@ using namespace cuvcheck;
 
 static const GstVideoFormat kFormats[] = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
     GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_YUY2,
-    GST_VIDEO_FORMAT_UYVY};
+    GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE};
 
 /* Counts written out here, from the mapped frame: luma by the formula, bins by their range. */
 struct Count {
@@ -45,6 +45,8 @@ count_frame (GstBuffer *buf, const GstVideoInfo &info, int nbins, int x0, int y0
         c.sum_b += b;
       } else if (fmt == GST_VIDEO_FORMAT_YUY2 || fmt == GST_VIDEO_FORMAT_UYVY) {
         l = row[2 * x + (fmt == GST_VIDEO_FORMAT_UYVY)]; /* Y0 U Y1 V, U Y0 V Y1 */
+      } else if (fmt == GST_VIDEO_FORMAT_P010_10LE) {
+        l = (row[2 * x] | row[2 * x + 1] << 8) >> 8; /* a 16-bit sample's top 8 bits */
       } else {
         l = row[x];
       }

@@ -20,7 +20,8 @@ using namespace cuvcheck;
 
 /* A textured frame of @info moved so that frame (x, y) = texture (x + dx, y + dy), clamped: in
  * every plane (chroma by half the shift, so NV12/I420 luma holds the exact shift); YUY2 and UYVY
- * their Y bytes moved, their chroma the texture's unmoved. */
+ * their Y bytes moved, their chroma the texture's unmoved; P010 its Y samples' high bytes moved,
+ * the low bytes and the chroma plane the texture's unmoved. */
 static GstBuffer *
 texture_frame (const GstVideoInfo &info, int dx, int dy, int index)
 {
@@ -29,16 +30,25 @@ texture_frame (const GstVideoInfo &info, int dx, int dy, int index)
   GstVideoInfo i = info;
   fail_unless (gst_video_frame_map (&f, &i, buf, GST_MAP_WRITE));
   const GstVideoFormat format = GST_VIDEO_INFO_FORMAT (&info);
-  if (format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY) {
-    const int w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info), y_byte = format == GST_VIDEO_FORMAT_UYVY;
+  const bool p010 = format == GST_VIDEO_FORMAT_P010_10LE;
+  if (format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY || p010) {
+    const int w = GST_VIDEO_INFO_WIDTH (&info), h = GST_VIDEO_INFO_HEIGHT (&info);
+    const int y_byte = format == GST_VIDEO_FORMAT_UYVY || p010;
     guint8 *data = static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 0));
     const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
     for (int y = 0; y < h; y++) {
-      for (int x = 0; x < (w + 1) / 2 * 2; x++) {
+      for (int x = 0; x < (p010 ? w : (w + 1) / 2 * 2); x++) {
         const int px = std::clamp (x + dx, 0, w - 1), py = std::clamp (y + dy, 0, h - 1);
         data[y * stride + 2 * x + y_byte] = texture_byte (px, py, 0);
         data[y * stride + 2 * x + 1 - y_byte] = texture_byte (x, y, 4 + (x & 1));
       }
+    }
+    if (p010) {
+      guint8 *uv = static_cast<guint8 *> (GST_VIDEO_FRAME_PLANE_DATA (&f, 1));
+      const int uv_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 1);
+      for (int y = 0; y < (h + 1) / 2; y++)
+        for (int x = 0; x < (w + 1) / 2 * 4; x++)
+          uv[y * uv_stride + x] = texture_byte (x, y, 4 + (x & 3));
     }
     gst_video_frame_unmap (&f);
     return stamped (buf, index);
@@ -124,7 +134,7 @@ GST_START_TEST (test_known_shifts_every_block_size)
     guint unit;
   } modes[] = {{"", 8, 4}, {"block-size=4x4", 4, 4}, {"block-size=8x8", 8, 8}, {"block-size=16x16", 16, 16}};
   for (GstVideoFormat format : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_GRAY8,
-           GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY}) {
+           GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE}) {
     GstVideoInfo info = info_for (format, 96, 64);
     for (const auto &m : modes) {
       const std::string launch = std::string ("cudamotionest backend=cpu search-range=8 ") + m.props;

@@ -16,7 +16,7 @@ check_motion (const char *props, std::vector<cuvtest::Size> sizes)
 {
   /* YUY2 and UYVY run one wider where a size is odd (check_cuda_equals_cpu; an odd one is refused) */
   check_cuda_equals_cpu (CompareSpec{"cudamotionest", props, GST_CUDA_MOTION_META_NAME, false, true,
-      {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8", "YUY2", "UYVY"}, sizes, kSource, 3});
+      {"RGBA", "BGRA", "RGBx", "BGRx", "NV12", "I420", "GRAY8", "YUY2", "UYVY", "P010_10LE"}, sizes, kSource, 3});
 }
 
 /* Three test functions of about equal length, so that meson runs them in parallel. */

@@ -89,10 +89,11 @@ template <typename Accum, typename Out> struct DeviceResults {
   }
 };
 
-/* Every layout the kernels take, the packed 4:2:2 ones of webcams included. */
+/* Every layout the kernels take, the packed 4:2:2 ones of webcams and 10-bit decoders' P010
+ * included. */
 inline constexpr cuv::PixelLayout kAll[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
     cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
-    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010};
 
 /* Tight, padded, unaligned and offset pitches; fewer for the large frames. */
 inline std::vector<Stride> strides_for (Size s)

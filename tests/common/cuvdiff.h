@@ -11,10 +11,10 @@ namespace cuvtest {
 inline constexpr cuv::PixelLayout kDiffLayouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA,
     cuv::PixelLayout::RGBx, cuv::PixelLayout::BGRx, cuv::PixelLayout::NV12, cuv::PixelLayout::I420};
 
-/* kDiffLayouts and the packed 4:2:2 ones, for the kernels that take them. */
-inline constexpr cuv::PixelLayout kDiffLayoutsWith422[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA,
+/* kDiffLayouts, the packed 4:2:2 ones and P010: every layout the difference kernels take. */
+inline constexpr cuv::PixelLayout kDiffLayoutsAll[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA,
     cuv::PixelLayout::RGBx, cuv::PixelLayout::BGRx, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
-    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010};
 
 /* @s, one wider where @l is YUY2/UYVY and its width odd: the difference kernels take those in even
  * widths, as the elements do. */

@@ -114,7 +114,7 @@ inline std::vector<Size> sizes (bool with_4k)
 
 inline const char *layout_name (cuv::PixelLayout l)
 {
-  static const char *names[] = {"RGBA", "BGRA", "RGBx", "BGRx", "GRAY8", "NV12", "I420", "YUY2", "UYVY"};
+  static const char *names[] = {"RGBA", "BGRA", "RGBx", "BGRx", "GRAY8", "NV12", "I420", "YUY2", "UYVY", "P010"};
   return names[static_cast<int> (l)];
 }
 

@@ -70,7 +70,7 @@ void compare (Checker &c, DeviceStats &stats, const Case &k, cuv::PixelLayout ou
 std::vector<Case> cases ()
 {
   std::vector<Case> v;
-  for (cuv::PixelLayout l : kDiffLayoutsWith422) {
+  for (cuv::PixelLayout l : kDiffLayoutsAll) {
     const bool big = l == cuv::PixelLayout::RGBA || l == cuv::PixelLayout::NV12;
     for (Size s : sizes (big))
       for (Stride st : strides_for (s))

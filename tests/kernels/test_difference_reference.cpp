@@ -69,6 +69,14 @@ void yuv_sample (const cuv::Frame &f, int x, int y, int yuv[3])
     yuv[2] = pair[uyvy ? 2 : 3];
     return;
   }
+  if (f.layout == cuv::PixelLayout::P010) {
+    /* 16-bit little-endian samples, read as their high bytes; U V interleaved at half resolution */
+    const uint8_t *uv = f.planes[1].data + static_cast<size_t> (y / 2) * f.planes[1].pitch + 4 * (x / 2);
+    yuv[0] = f.planes[0].data[static_cast<size_t> (y) * f.planes[0].pitch + 2 * x + 1];
+    yuv[1] = uv[1];
+    yuv[2] = uv[3];
+    return;
+  }
   const cuv::ChromaAt cc = cuv::chroma_at (f, x / 2, y / 2);
   yuv[0] = y_at (f, x, y);
   yuv[1] = *cc.u;
@@ -159,6 +167,7 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
   const int cols = (s.w + 15) / 16, rows = (s.h + 15) / 16;
   std::vector<int> tiles (static_cast<size_t> (cols) * rows, 0);
   bool pair_noisy = false;
+  std::vector<bool> group_noisy (static_cast<size_t> ((s.w + 1) / 2) * ((s.h + 1) / 2), false);
   for (int y = 0; y < s.h; y++) {
     for (int x = 0; x < s.w; x++) {
       bool noisy = false;
@@ -186,6 +195,20 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
         if (x % 2)
           bad += at (out.frame, ub) != (pair_noisy ? p.yuv[1] : overlay ? at (cur.frame, ub) : 128) ||
               at (out.frame, ub + 2) != (pair_noisy ? p.yuv[2] : overlay ? at (cur.frame, ub + 2) : 128);
+      } else if (l == cuv::PixelLayout::P010) {
+        int cs[3], ps[3];
+        yuv_sample (cur.frame, x, y, cs);
+        yuv_sample (prev.frame, x, y, ps);
+        for (int i = 0; i < 3; i++)
+          noisy |= std::abs (cs[i] - ps[i]) > threshold;
+        /* the Y sample: the colour's or black's Y as v << 8, or in overlay mode the sample unchanged */
+        const size_t at = static_cast<size_t> (y) * out.frame.planes[0].pitch + 2 * x;
+        const uint8_t *o = out.frame.planes[0].data + at;
+        const uint8_t *in = cur.frame.planes[0].data + static_cast<size_t> (y) * cur.frame.planes[0].pitch + 2 * x;
+        const int want_lo = !noisy && overlay ? in[0] : 0, want_hi = noisy ? p.yuv[0] : overlay ? in[1] : 16;
+        bad += o[0] != want_lo || o[1] != want_hi;
+        if (noisy)
+          group_noisy[(y / 2) * ((s.w + 1) / 2) + x / 2] = true;
       } else {
         const cuv::ChromaAt cc = cuv::chroma_at (cur.frame, x / 2, y / 2), pc = cuv::chroma_at (prev.frame, x / 2, y / 2);
         noisy = std::abs (y_at (cur.frame, x, y) - y_at (prev.frame, x, y)) > threshold ||
@@ -196,6 +219,20 @@ void test_noisemap_direct (Checker &c, cuv::PixelLayout l, Size s, int threshold
       changed += noisy;
       tiles[(y / 16) * cols + x / 16] += noisy;
     }
+  }
+  if (l == cuv::PixelLayout::P010) {
+    /* a group's U and V: the colour's as v << 8 when any of its pixels is noisy, else neutral
+     * (map) or unchanged (overlay) */
+    for (int gy = 0; gy < (s.h + 1) / 2; gy++)
+      for (int gx = 0; gx < (s.w + 1) / 2; gx++) {
+        const bool any = group_noisy[gy * ((s.w + 1) / 2) + gx];
+        for (int k = 0; k < 2; k++) {
+          const uint8_t *o = out.frame.planes[1].data + static_cast<size_t> (gy) * out.frame.planes[1].pitch + 4 * gx + 2 * k;
+          const uint8_t *in = cur.frame.planes[1].data + static_cast<size_t> (gy) * cur.frame.planes[1].pitch + 4 * gx + 2 * k;
+          const int want_lo = !any && overlay ? in[0] : 0, want_hi = any ? p.yuv[1 + k] : overlay ? in[1] : 128;
+          bad += o[0] != want_lo || o[1] != want_hi;
+        }
+      }
   }
   const std::string what = std::string ("noisemap ") + layout_name (l) + " " + std::to_string (s.w) + "x" +
       std::to_string (s.h) + " threshold " + std::to_string (threshold) + (overlay ? " overlay" : " map");
@@ -451,7 +488,7 @@ int main ()
     if (!cuv::layout_is_rgb (l))
       test_chroma_group (c, l);
   }
-  for (cuv::PixelLayout l : {cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
+  for (cuv::PixelLayout l : {cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010}) {
     for (Size s : sizes (false)) {
       for (int blend : {256, 100, 0})
         test_heatmap_direct (c, l, even_for (l, s), blend);

@@ -15,7 +15,7 @@ namespace {
 
 const cuv::PixelLayout kLayouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
     cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
-    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+    cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010};
 
 /* The histogram and moments written out from the definition: luma by its formula in floating
  * point, the bin by the luma range it covers. */
@@ -44,6 +44,8 @@ Direct direct_count (const cuv::Frame &f, const cuv::Roi &roi, int bins)
         l = p[2 * x]; /* Y0 U Y1 V */
       } else if (f.layout == cuv::PixelLayout::UYVY) {
         l = p[2 * x + 1]; /* U Y0 V Y1 */
+      } else if (f.layout == cuv::PixelLayout::P010) {
+        l = (p[2 * x] | p[2 * x + 1] << 8) >> 8; /* a 16-bit sample's top 8 bits */
       } else {
         l = p[x];
       }
@@ -136,7 +138,7 @@ void test_overlay_rect (Checker &c)
 void test_overlay_flat (Checker &c)
 {
   for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12,
-           cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
+           cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010}) {
     HostImage img (l, 200, 120, 0);
     std::memset (img.storage.data (), 200, img.storage.size ());
     const cuv::Roi roi{0, 0, 200, 120};
@@ -144,15 +146,19 @@ void test_overlay_flat (Checker &c)
     cuv::histogram_reference (img.frame, roi, 256, &res);
     cuv::OverlayRect rect = cuv::histogram_overlay_rect (200, 120, cuv::OverlayCorner::TopLeft, 50);
     cuv::histogram_overlay_cpu (img.frame, rect, 256, res, 200 * 120);
-    const int bpp = cuv::layout_is_rgb (l) ? 4 : cuv::layout_is_packed422 (l) ? 2 : 1;
-    const int luma_byte = cuv::layout_is_rgb (l) ? 1 : cuv::packed422_y_byte (l);
+    const bool p010 = l == cuv::PixelLayout::P010;
+    const int bpp = cuv::layout_is_rgb (l) ? 4 : cuv::layout_is_packed422 (l) || p010 ? 2 : 1;
+    const int luma_byte = cuv::layout_is_rgb (l) ? 1 : cuv::luma_byte (l);
     const cuv::Plane &pl = img.frame.planes[0];
-    int bars = 0, shaded = 0, means = 0, outside_changed = 0;
+    int bars = 0, shaded = 0, means = 0, outside_changed = 0, low_bytes_wrong = 0;
     int bar_col = -1;
     for (int y = 0; y < 120; y++)
       for (int x = 0; x < 200; x++) {
         int v = pl.data[static_cast<size_t> (y) * pl.pitch + bpp * x + luma_byte];
         bool inside = x >= rect.x && x < rect.x + rect.width && y >= rect.y && y < rect.y + rect.height;
+        /* P010: an 8-bit value drawn as v << 8, its low byte 0; outside, the sample as it was */
+        if (p010)
+          low_bytes_wrong += pl.data[static_cast<size_t> (y) * pl.pitch + 2 * x] != (inside ? 0 : 200);
         if (!inside) {
           outside_changed += v != 200;
         } else if (v == (200 + 3 * 240) / 4) {
@@ -173,7 +179,8 @@ void test_overlay_flat (Checker &c)
       cuv::overlay_column_bins (rect, 256, lx, &first, &last);
       cols += first <= 200 && 200 <= last;
     }
-    c.expect (outside_changed == 0, what + ": nothing outside the rectangle changes");
+    c.expect (outside_changed == 0 && low_bytes_wrong == 0, what + ": nothing outside the rectangle changes" +
+        (p010 ? ", inside each sample is v << 8" : ""));
     c.expect (cols == 1 && bars == hist_h && bar_col >= 0, what + ": one full bar, in the column of bin 200");
     int n_means = cuv::layout_is_rgb (l) ? 3 : 1;
     int mean_len = 200 * rect.width / 255;
@@ -189,6 +196,19 @@ void test_overlay_flat (Checker &c)
           wrong_chroma += u[0] != (inside ? 164 : 200) || u[2] != (inside ? 164 : 200);
         }
       c.expect (wrong_chroma == 0, what + ": the U and V of the pairs inside, and only those, are drawn");
+    }
+    if (p010) {
+      /* a chroma sample is drawn (as 164 << 8) when its group's top-left pixel lies in the rectangle */
+      int wrong_chroma = 0;
+      const cuv::Plane &cp = img.frame.planes[1];
+      for (int y = 0; y < 60; y++)
+        for (int x = 0; x < 200; x++) {
+          const bool inside = 2 * (x / 2) >= rect.x && 2 * (x / 2) < rect.x + rect.width && 2 * y >= rect.y &&
+              2 * y < rect.y + rect.height;
+          const uint8_t *s = cp.data + static_cast<size_t> (y) * cp.pitch + 2 * x;
+          wrong_chroma += inside ? s[0] != 0 || s[1] != 164 : s[0] != 200 || s[1] != 200;
+        }
+      c.expect (wrong_chroma == 0, what + ": the chroma of the groups inside, and only those, is drawn as 164 << 8");
     }
   }
 }

@@ -302,7 +302,7 @@ void test_luma (Checker &c)
 {
   for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRA, cuv::PixelLayout::RGBx,
            cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8, cuv::PixelLayout::NV12, cuv::PixelLayout::I420,
-           cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY}) {
+           cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010}) {
     for (Size s : sizes (false)) {
       HostImage in (l, s.w, s.h, 3, 1);
       fill_pattern (in.storage, s.w + s.h);
@@ -313,7 +313,8 @@ void test_luma (Checker &c)
       for (int y = 0; y < s.h; y++) {
         for (int x = 0; x < s.w; x++) {
           const uint8_t *px = p.data + static_cast<size_t> (y) * p.pitch + x * cuv::plane_sample_bytes (l, 0);
-          int want = px[l == cuv::PixelLayout::UYVY ? 1 : 0];
+          /* UYVY's Y after U, P010's top 8 bits in its sample's high byte */
+          int want = px[l == cuv::PixelLayout::UYVY || l == cuv::PixelLayout::P010 ? 1 : 0];
           if (cuv::layout_is_rgb (l))
             want = cuv::layout_is_bgr (l) ? (77 * px[2] + 150 * px[1] + 29 * px[0]) >> 8
                                           : (77 * px[0] + 150 * px[1] + 29 * px[2]) >> 8;
@@ -354,6 +355,23 @@ void test_put_pixel_422 (Checker &c)
     c.expect (pitch == 12 && img.storage == want,
         std::string ("put_pixel ") + layout_name (l) + ": Y at the pixel, U and V of its pair, nothing else");
   }
+}
+
+/* motion_put_pixel on P010: the pixel's Y sample and its group's U and V samples as v << 8, nothing
+ * else. */
+void test_put_pixel_p010 (Checker &c)
+{
+  HostImage img (cuv::PixelLayout::P010, 5, 3, 2);
+  std::fill (img.storage.begin (), img.storage.end (), 0xaa);
+  const std::vector<uint8_t> before = img.storage;
+  cuv::motion_put_pixel (img.frame, 3, 2, 0x332211);
+  cuv::motion_put_pixel (img.frame, 5, 0, 0xffffff); /* outside: skipped */
+  std::vector<uint8_t> want = before;
+  const int pitch0 = img.frame.planes[0].pitch, pitch1 = img.frame.planes[1].pitch;
+  const size_t y_at = static_cast<size_t> (2) * pitch0 + 2 * 3, uv_at = static_cast<size_t> (3) * pitch0 + pitch1 + 4 * 1;
+  want[y_at] = 0, want[y_at + 1] = 0x11;
+  want[uv_at] = 0, want[uv_at + 1] = 0x22, want[uv_at + 2] = 0, want[uv_at + 3] = 0x33;
+  c.expect (img.storage == want, "put_pixel P010: the Y sample, and the U and V samples of its group, as v << 8");
 }
 
 void test_wheel (Checker &c)
@@ -450,6 +468,7 @@ int main ()
   test_luma (c);
   test_wheel (c);
   test_put_pixel_422 (c);
+  test_put_pixel_p010 (c);
   test_arrows (c);
   return c.finish ("motion-reference");
 }

@@ -31,7 +31,9 @@ int at (const cuv::Plane &p, int x, int y, int bpp, int c)
 double sobel_exact (const cuv::Frame &f, int x, int y, int c, bool bgr, double scale)
 {
   const cuv::Plane &p = f.planes[0];
-  int bpp = cuv::layout_is_rgb (f.layout) ? 4 : cuv::layout_is_packed422 (f.layout) ? 2 : 1;
+  int bpp = cuv::layout_is_rgb (f.layout) ? 4
+      : cuv::layout_is_packed422 (f.layout) || f.layout == cuv::PixelLayout::P010 ? 2
+                                                                                   : 1;
   auto v = [&] (int dx, int dy) {
     if (c >= 0)
       return at (p, x + dx, y + dy, bpp, c);
@@ -52,7 +54,8 @@ double sobel_exact (const cuv::Frame &f, int x, int y, int c, bool bgr, double s
 void test_sobel_formula (Checker &c)
 {
   const cuv::PixelLayout layouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8,
-      cuv::PixelLayout::NV12, cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+      cuv::PixelLayout::NV12, cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY,
+      cuv::PixelLayout::P010};
   uint32_t seed = 7;
   for (cuv::PixelLayout l : layouts) {
     for (Size s : {Size{1, 1}, Size{2, 2}, Size{3, 3}, Size{17, 13}, Size{64, 33}}) {
@@ -62,9 +65,11 @@ void test_sobel_formula (Checker &c)
           fill_pattern (in.storage, seed++);
           cuv::SobelParams p{mode, static_cast<float> (scale), 0};
           cuv::sobel_cpu (in.frame, out.frame, p);
-          bool rgb = cuv::layout_is_rgb (l), bgr = cuv::layout_is_bgr (l), packed = cuv::layout_is_packed422 (l);
-          /* YUY2: Y0 U Y1 V, UYVY: U Y0 V Y1 */
-          const int bpp = rgb ? 4 : packed ? 2 : 1, y_byte = l == cuv::PixelLayout::UYVY ? 1 : 0;
+          const bool p010 = l == cuv::PixelLayout::P010;
+          bool rgb = cuv::layout_is_rgb (l), bgr = cuv::layout_is_bgr (l), packed = cuv::layout_is_packed422 (l) || p010;
+          /* YUY2: Y0 U Y1 V, UYVY: U Y0 V Y1, P010: 16-bit little-endian samples, filtered on their
+           * high bytes and written as m << 8 */
+          const int bpp = rgb ? 4 : packed ? 2 : 1, y_byte = l == cuv::PixelLayout::UYVY || p010 ? 1 : 0;
           int bad = 0, checked = 0;
           for (int y = 0; y < s.h; y++) {
             for (int x = 0; x < s.w; x++) {
@@ -80,15 +85,16 @@ void test_sobel_formula (Checker &c)
               if (rgb)
                 bad += out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * 4 + 3] !=
                     in.frame.planes[0].data[static_cast<size_t> (y) * in.frame.planes[0].pitch + x * 4 + 3];
-              if (packed) /* U or V: neutral */
-                bad += out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * 2 + 1 - y_byte] != 128;
+              if (packed) /* U or V neutral; P010's low byte 0 */
+                bad += out.frame.planes[0].data[static_cast<size_t> (y) * out.frame.planes[0].pitch + x * 2 + 1 - y_byte] !=
+                    (p010 ? 0 : 128);
             }
           }
           for (int pl = 1; pl < in.frame.n_planes; pl++) {
             const cuv::Plane &cp = out.frame.planes[pl];
             for (int y = 0; y < cp.height; y++)
               for (int x = 0; x < cp.width * cuv::plane_sample_bytes (l, pl); x++)
-                bad += cp.data[static_cast<size_t> (y) * cp.pitch + x] != 128;
+                bad += cp.data[static_cast<size_t> (y) * cp.pitch + x] != (p010 && x % 2 == 0 ? 0 : 128);
           }
           c.expect (bad == 0 && checked > 0, std::string ("sobel formula ") + layout_name (l) + " " + std::to_string (s.w) + "x" +
               std::to_string (s.h) + " scale " + std::to_string (scale) + ": " + std::to_string (bad) + " wrong");
@@ -140,6 +146,47 @@ void test_enhance_identity_tables (Checker &c)
   c.expect (t->y[0] == 255 && t->y[255] == 255, "brightness 1 saturates luma");
 }
 
+/* P010 through enhance_reference, sample by sample against the expressions of enhance.h written
+ * out here in double precision: luma exactly (the same rounding of the same expression), chroma
+ * within 1 of its 10 bits (the definition rounds the coefficients to 1/65536), exactly for identity
+ * settings; every output sample's low 6 bits 0. */
+void test_enhance_p010 (Checker &c)
+{
+  const cuv::EnhanceParams settings[] = {{1.0, 0.0, 1.0, 0.0}, {1.3, 0.1, 1.2, 0.0}, {0.0, 0.2, 0.0, 0.5},
+      {2.0, -0.4, 2.0, -1.0}, {0.77, 0.13, 1.0, 0.25}};
+  auto t = std::make_unique<cuv::EnhanceTables> ();
+  for (const cuv::EnhanceParams &p : settings) {
+    cuv::enhance_build_tables (p, t.get ());
+    HostImage in (cuv::PixelLayout::P010, 37, 9, 4), out (cuv::PixelLayout::P010, 37, 9, 2);
+    fill_pattern (in.storage, 17);
+    cuv::enhance_reference (in.frame, out.frame, *t);
+    auto sample = [] (const cuv::Plane &pl, int byte_x, int y) {
+      const uint8_t *q = pl.data + static_cast<size_t> (y) * pl.pitch + byte_x;
+      return q[0] | q[1] << 8;
+    };
+    int bad = 0, far = 0;
+    for (int y = 0; y < 9; y++)
+      for (int x = 0; x < 37; x++) {
+        const int s = sample (in.frame.planes[0], 2 * x, y) >> 6, got = sample (out.frame.planes[0], 2 * x, y);
+        const double want = std::clamp (64 + ((s - 64) * p.contrast + p.brightness * 1023), 0.0, 1023.0);
+        bad += got != static_cast<int> (std::rint (want)) << 6;
+      }
+    const double cs = std::cos (M_PI * p.hue) * p.saturation, sn = std::sin (M_PI * p.hue) * p.saturation;
+    for (int y = 0; y < 5; y++)
+      for (int x = 0; x < 19; x++) {
+        const int i = (sample (in.frame.planes[1], 4 * x, y) >> 6) - 512, j = (sample (in.frame.planes[1], 4 * x + 2, y) >> 6) - 512;
+        const int gu = sample (out.frame.planes[1], 4 * x, y), gv = sample (out.frame.planes[1], 4 * x + 2, y);
+        const double wu = std::clamp (512 + (i * cs + j * sn), 0.0, 1023.0), wv = std::clamp (512 + (-i * sn + j * cs), 0.0, 1023.0);
+        bad += (gu & 63) != 0 || (gv & 63) != 0;
+        const double tol = p.is_identity () ? 0.0 : 1.0;
+        far += std::fabs ((gu >> 6) - wu) > tol || std::fabs ((gv >> 6) - wv) > tol;
+      }
+    const std::string what = "enhance P010 contrast " + std::to_string (p.contrast) + " hue " + std::to_string (p.hue);
+    c.expect (bad == 0, what + ": " + std::to_string (bad) + " samples differ from the luma table or keep low bits");
+    c.expect (far == 0, what + ": " + std::to_string (far) + " chroma pairs further than 1 from the expression");
+  }
+}
+
 /* enhance_math.h leaves out videobalance's clamps on the RGB -> YUV step because they never bite:
  * check that on every 8-bit RGB triple. */
 void test_enhance_forward_range (Checker &c)
@@ -180,7 +227,8 @@ void test_sobel_threshold_energy (Checker &c)
 void test_sobel_fast_equals_definition (Checker &c)
 {
   const cuv::PixelLayout layouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::GRAY8,
-      cuv::PixelLayout::NV12, cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+      cuv::PixelLayout::NV12, cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY,
+      cuv::PixelLayout::P010};
   /* every SIMD target this CPU runs, as Highway dispatches them */
   for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
     hwy::SetSupportedTargetsForTest (target);
@@ -223,7 +271,7 @@ void test_sobel_fast_equals_definition (Checker &c)
 void test_enhance_fast_equals_definition (Checker &c)
 {
   const cuv::PixelLayout layouts[] = {cuv::PixelLayout::RGBA, cuv::PixelLayout::BGRx, cuv::PixelLayout::NV12,
-      cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY};
+      cuv::PixelLayout::I420, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY, cuv::PixelLayout::P010};
   const cuv::EnhanceParams settings[] = {{1.3, 0.0, 1.2, 0.0}, {1.5, 0.0, 1.0, 0.0}, {0.0, 0.2, 0.0, 0.5},
       {2.0, -0.4, 2.0, -1.0}, {0.77, 0.13, 1.0, 0.25}, {1.0, 0.0, 1.0, 0.0}};
   auto tables = std::make_unique<cuv::EnhanceTables> ();
@@ -262,6 +310,7 @@ int main ()
   test_enhance_identity_tables (c);
   test_enhance_forward_range (c);
   test_enhance_fast_equals_definition (c);
+  test_enhance_p010 (c);
   test_sobel_threshold_energy (c);
   test_sobel_fast_equals_definition (c);
   return c.finish ("test_reference");
