@@ -6,8 +6,9 @@
  * The GPU counterpart of videobalance: contrast, brightness, saturation and hue with
  * videobalance's meaning and arithmetic (its lookup tables and 8-bit BT.601 matrices), so that it
  * gives videobalance's bytes. RGB formats go through YUV and back as videobalance does; NV12,
- * I420 and a webcam's YUY2 and UYVY get the luma table on Y and the chroma table on U/V. Passthrough when every value is at its
- * default; works in place when both pads carry the same caps. Every property is controllable and
+ * I420 and a webcam's YUY2 and UYVY get the luma table on Y and the chroma table on U/V. A 10-bit
+ * decoder's P010_10LE, which videobalance does not take, is enhanced at 10 bits with the same
+ * expressions (docs/elements/cudaenhance.md). Passthrough when every value is at its default; works in place when both pads carry the same caps. Every property is controllable and
  * may change while PLAYING.
  *
  * ## Example launch line

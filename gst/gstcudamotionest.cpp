@@ -4,8 +4,9 @@
  * @title: cudamotionest
  *
  * Block motion estimation on the GPU: each block of the frame's luma (the Y plane of NV12, I420
- * and GRAY8; BT.601 luma of RGBA, BGRA, RGBx and BGRx) is searched in the previous frame's luma at
- * every integer displacement (dx, dy) in [-R, R-1] x [-R, R-1], R = `search-range`; the one with
+ * and GRAY8; the Y bytes of YUY2 and UYVY; each Y sample's top 8 bits for P010_10LE; BT.601
+ * luma of RGBA, BGRA, RGBx and BGRx) is searched in the previous frame's luma at every integer
+ * displacement (dx, dy) in [-R, R-1] x [-R, R-1], R = `search-range`; the one with
  * the lowest sum of absolute differences (SAD) wins, reference pixels outside the frame clamped to
  * the edge. Ties go to the smallest |dx| + |dy|, then the smallest dy, then the smallest dx, so
  * the GPU and the CPU backend give the same vectors. A vector (dx, dy) points from the block to

@@ -5,7 +5,8 @@
  *
  * Marks the pixels that changed by more than `threshold` since the previous frame: in any of R,
  * G and B for RGBA, BGRA, RGBx and BGRx, in any of Y, U and V for NV12 and I420 (each pixel
- * with the U and V of its 2x2 group) and for a webcam's YUY2 and UYVY (with its pair's U and V).
+ * with the U and V of its 2x2 group) and for a webcam's YUY2 and UYVY (with its pair's U and V);
+ * a 10-bit decoder's P010_10LE as NV12 on each sample's top 8 bits, so `threshold` means the same.
  * `mode=map` outputs a black image with those pixels in `color`; `mode=overlay` paints them over
  * the current frame. The colour's alpha is its opacity. The output keeps the input's format. In
  * NV12/I420 a chroma sample is painted when any pixel of its 2x2 group is noisy, in YUY2/UYVY a
@@ -31,7 +32,7 @@
  * * #guint64 `changed-pixels`: the changed pixels, summed over the interval.
  * * #gdouble `changed-ratio`: changed-pixels / pixels (0..1).
  * * #guint64 `changed-bytes-estimate`: the changed pixels times the bytes of a pixel (4 for RGB
- *   formats, 1.5 for NV12 and I420, 2 for YUY2 and UYVY), rounded up: what sending only the
+ *   formats, 1.5 for NV12 and I420, 2 for YUY2 and UYVY, 3 for P010_10LE), rounded up: what sending only the
  *   changed pixels would cost.
  *
  * ## Example launch line

@@ -7,7 +7,8 @@
  * BT.601 luma (`mode=luma`, grey edges). Magnitude = min(255, round(scale * sqrt(gx^2 + gy^2))),
  * border pixels replicated; with `threshold` > 0 the output is binary (0 or 255). NV12, I420,
  * and a webcam's YUY2 and UYVY are filtered on their luma and their chroma is set neutral (grey
- * edges); GRAY8 is filtered as is (in system memory: GStreamer 1.22's CUDA memory has no GRAY8).
+ * edges); a 10-bit decoder's P010_10LE likewise, on each Y sample's top 8 bits, the magnitude
+ * written as m << 8; GRAY8 is filtered as is (in system memory: GStreamer 1.22's CUDA memory has no GRAY8).
  * Takes CUDA or system memory on either pad, so it links directly to cudaupload, nvh264dec,
  * other cudavision elements, or to plain system-memory elements.
  *
@@ -288,12 +289,12 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
    * GstCudaSobel:mode:
    *
    * `color` filters R, G and B independently and keeps alpha; `luma` filters the BT.601 luma and
-   * writes grey edges. NV12, I420, YUY2, UYVY and GRAY8 are always filtered on luma.
+   * writes grey edges. NV12, I420, YUY2, UYVY, P010_10LE and GRAY8 are always filtered on luma.
    */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "color: edges of R, G and B separately, alpha kept; luma: grey edges of the BT.601 luma "
-          "(NV12, I420, YUY2, UYVY and GRAY8 always use luma)",
+          "(NV12, I420, YUY2, UYVY, P010_10LE and GRAY8 always use luma)",
           GST_TYPE_CUDA_SOBEL_MODE, DEFAULT_MODE, flags));
   /**
    * GstCudaSobel:scale:
