@@ -8,8 +8,9 @@
  * gives videobalance's bytes. RGB formats go through YUV and back as videobalance does; NV12,
  * I420 and a webcam's YUY2 and UYVY get the luma table on Y and the chroma table on U/V. A 10-bit
  * decoder's P010_10LE, which videobalance does not take, is enhanced at 10 bits with the same
- * expressions (docs/elements/cudaenhance.md). Passthrough when every value is at its default; works in place when both pads carry the same caps. Every property is controllable and
- * may change while PLAYING.
+ * expressions (docs/elements/cudaenhance.md). Passthrough when every value is at its default;
+ * works in place when both pads carry the same caps. Every property is controllable and may
+ * change while PLAYING.
  *
  * ## Example launch line
  * |[

@@ -11,8 +11,8 @@
  * RGBA, BGRA, RGBx and BGRx keep their format. NV12, I420 and a webcam's YUY2 and UYVY are
  * compared sample by sample, d = |dY| + |dU| + |dV| (each pixel with the U and V of its 2x2
  * group, or of its pair; a 10-bit decoder's P010_10LE as NV12 on each sample's top 8 bits), and
- * give RGBA; the frame under a blend is converted with the stream's
- * colorimetry. Alpha (or x) is 255.
+ * give RGBA; the frame under a blend is converted with the stream's colorimetry. Alpha (or x) is
+ * 255.
  *
  * The first frame after start, a flush, a caps change or a DISCONT buffer has no previous frame
  * (a change of memory only, downstream switching between CUDA and system memory, keeps it):

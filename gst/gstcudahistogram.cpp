@@ -6,9 +6,9 @@
  * Measures each frame on the GPU in one read of its pixels: a luma histogram of `bins` bins
  * (BT.601 luma, (77 R + 150 G + 29 B) >> 8, for RGB formats; the Y plane for NV12, I420 and
  * GRAY8; the Y bytes for YUY2 and UYVY, as webcams give them; each Y sample's top 8 bits for
- * P010_10LE, as 10-bit decoders give it), the mean of R, G and B (RGB
- * formats only), and the mean and variance of luma, over the whole frame or the region `roi-x`,
- * `roi-y`, `roi-width`, `roi-height`.
+ * P010_10LE, as 10-bit decoders give it), the mean of R, G and B (RGB formats only), and the
+ * mean and variance of luma, over the whole frame or the region `roi-x`, `roi-y`, `roi-width`,
+ * `roi-height`.
  *
  * The frame passes through unchanged, in place and without a copy, unless `overlay` is on: then
  * the histogram and the means are drawn into a corner of the frame, semi-transparent.

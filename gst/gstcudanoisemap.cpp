@@ -32,8 +32,8 @@
  * * #guint64 `changed-pixels`: the changed pixels, summed over the interval.
  * * #gdouble `changed-ratio`: changed-pixels / pixels (0..1).
  * * #guint64 `changed-bytes-estimate`: the changed pixels times the bytes of a pixel (4 for RGB
- *   formats, 1.5 for NV12 and I420, 2 for YUY2 and UYVY, 3 for P010_10LE), rounded up: what sending only the
- *   changed pixels would cost.
+ *   formats, 1.5 for NV12 and I420, 2 for YUY2 and UYVY, 3 for P010_10LE), rounded up: what
+ *   sending only the changed pixels would cost.
  *
  * ## Example launch line
  * |[

@@ -8,7 +8,8 @@
  * border pixels replicated; with `threshold` > 0 the output is binary (0 or 255). NV12, I420,
  * and a webcam's YUY2 and UYVY are filtered on their luma and their chroma is set neutral (grey
  * edges); a 10-bit decoder's P010_10LE likewise, on each Y sample's top 8 bits, the magnitude
- * written as m << 8; GRAY8 is filtered as is (in system memory: GStreamer 1.22's CUDA memory has no GRAY8).
+ * written as m << 8; GRAY8 is filtered as is (in system memory: GStreamer 1.22's CUDA memory has
+ * no GRAY8).
  * Takes CUDA or system memory on either pad, so it links directly to cudaupload, nvh264dec,
  * other cudavision elements, or to plain system-memory elements.
  *

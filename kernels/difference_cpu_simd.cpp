@@ -308,7 +308,7 @@ void HeatmapFast (const Frame &cur, const Frame &prev, const Frame &out, const H
 #if HWY_TARGET != HWY_SCALAR
   const int n = static_cast<int> (hn::Lanes (D32 ()));
   /* YUY2/UYVY and P010: through the definition */
-  xv = layout_is_packed422 (cur.layout) || layout_is_16bit (cur.layout) ? 0 : cur.width / n * n;
+  xv = layout_is_rgb (cur.layout) || layout_is_byte_planes (cur.layout) ? cur.width / n * n : 0;
   if (xv > 0 && layout_is_rgb (cur.layout))
     heatmap_rgb (cur, prev, out, p, xv, stats);
   else if (xv > 0)
@@ -325,7 +325,7 @@ void NoisemapFast (const Frame &cur, const Frame &prev, const Frame &out, const 
   const bool rgb = layout_is_rgb (cur.layout);
   const int n = static_cast<int> (rgb ? hn::Lanes (D32 ()) : hn::Lanes (D16 ()));
   /* YUY2/UYVY and P010: through the definition */
-  xv = layout_is_packed422 (cur.layout) || layout_is_16bit (cur.layout) ? 0 : cur.width / n * n;
+  xv = layout_is_rgb (cur.layout) || layout_is_byte_planes (cur.layout) ? cur.width / n * n : 0;
   if (xv > 0 && rgb)
     noisemap_rgb (cur, prev, out, p, xv, stats);
   else if (xv > 0)

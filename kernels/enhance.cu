@@ -253,11 +253,8 @@ __global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_p010_kernel (Frame
       *reinterpret_cast<uint32_t *> (out) = enhance_luma10 (t->y10, w & 0xffff) | enhance_luma10 (t->y10, w >> 16) << 16;
       continue;
     }
-    for (int k = 0; k < min (2, src.width - 2 * gx); k++) {
-      const uint32_t v = enhance_luma10 (t->y10, in[2 * k] | in[2 * k + 1] << 8);
-      out[2 * k] = static_cast<uint8_t> (v);
-      out[2 * k + 1] = static_cast<uint8_t> (v >> 8);
-    }
+    for (int k = 0; k < min (2, src.width - 2 * gx); k++)
+      store_le16 (out + 2 * k, enhance_luma10 (t->y10, load_le16 (in + 2 * k)));
   }
   const uint8_t *in = chroma_at (src, gx, gy).u;
   uint8_t *out = chroma_at (dst, gx, gy).u;
@@ -266,9 +263,9 @@ __global__ void __launch_bounds__ (kBlockX * kBlockY) enhance_p010_kernel (Frame
     *reinterpret_cast<uint32_t *> (out) = enhance_chroma10 (t->hue_cos16, t->hue_sin16, w & 0xffff, w >> 16);
     return;
   }
-  const uint32_t uv = enhance_chroma10 (t->hue_cos16, t->hue_sin16, in[0] | in[1] << 8, in[2] | in[3] << 8);
-  for (int k = 0; k < 4; k++)
-    out[k] = static_cast<uint8_t> (uv >> (8 * k));
+  const uint32_t uv = enhance_chroma10 (t->hue_cos16, t->hue_sin16, load_le16 (in), load_le16 (in + 2));
+  store_le16 (out, uv & 0xffff);
+  store_le16 (out + 2, uv >> 16);
 }
 
 bool aligned (const Plane &s, const Plane &d, int align)

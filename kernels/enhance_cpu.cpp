@@ -71,20 +71,15 @@ void enhance_reference (const Frame &src, const Frame &dst, const EnhanceTables 
   if (layout_is_16bit (src.layout)) {
     /* 16-bit little-endian samples: luma through tabley10, each chroma pair through the 10-bit
      * arithmetic */
-    auto load = [] (const uint8_t *q) { return static_cast<uint32_t> (q[0] | q[1] << 8); };
-    auto store = [] (uint8_t *q, uint32_t v) {
-      q[0] = static_cast<uint8_t> (v);
-      q[1] = static_cast<uint8_t> (v >> 8);
-    };
     for (int y = 0; y < src.height; y++)
       for (int x = 0; x < src.width; x++)
-        store (luma_at (dst, x, y), enhance_luma10 (t.y10, load (luma_at (src, x, y))));
+        store_le16 (luma_at (dst, x, y), enhance_luma10 (t.y10, load_le16 (luma_at (src, x, y))));
     for (int y = 0; y < src.planes[1].height; y++) {
       for (int x = 0; x < src.planes[1].width; x++) {
         const ChromaAt in = chroma_at (src, x, y), out = chroma_at (dst, x, y);
-        const uint32_t uv = enhance_chroma10 (t.hue_cos16, t.hue_sin16, load (in.u), load (in.v));
-        store (out.u, uv & 0xffff);
-        store (out.v, uv >> 16);
+        const uint32_t uv = enhance_chroma10 (t.hue_cos16, t.hue_sin16, load_le16 (in.u), load_le16 (in.v));
+        store_le16 (out.u, uv & 0xffff);
+        store_le16 (out.v, uv >> 16);
       }
     }
     return;

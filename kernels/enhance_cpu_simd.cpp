@@ -139,7 +139,7 @@ void lookup_plane (const Plane &s, const Plane &d, int bytes_per_row, const uint
 void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 {
 #if HWY_TARGET != HWY_SCALAR
-  if (!layout_is_rgb (src.layout) && !layout_is_packed422 (src.layout) && !layout_is_16bit (src.layout)) {
+  if (layout_is_byte_planes (src.layout)) {
     lookup_plane (src.planes[0], dst.planes[0], src.planes[0].width, t.y);
     if (t.chroma_by_byte) {
       if (src.layout == PixelLayout::NV12) {
@@ -172,7 +172,7 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 
 bool EnhanceIsLight (const EnhanceTables &t, PixelLayout layout)
 {
-  return t.chroma_by_byte && !layout_is_packed422 (layout) && !layout_is_16bit (layout) && (CUV_BYTE_PERMUTE || !layout_is_rgb (layout)) &&
+  return t.chroma_by_byte && (layout_is_byte_planes (layout) || (CUV_BYTE_PERMUTE && layout_is_rgb (layout))) &&
       HWY_TARGET != HWY_SCALAR;
 }
 

@@ -239,12 +239,13 @@ cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out,
     return blend ? launch (heatmap_rgb_kernel<false, true>, a, results, stream)
                  : launch (heatmap_rgb_kernel<false, false>, a, results, stream);
   }
-  if (layout_is_packed422 (cur.layout) || layout_is_16bit (cur.layout)) {
-    /* views not aligned for its 8- and 16-byte accesses, and P010: every pixel through
-     * heat_yuv_px, the YUV kernel's narrow path, which takes any YUV layout */
-    if (layout_is_16bit (cur.layout) || !(out16 && aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8)))
-      return blend ? launch (heatmap_yuv_kernel<false, true, false>, a, results, stream)
-                   : launch (heatmap_yuv_kernel<false, false, false>, a, results, stream);
+  /* P010, and YUY2/UYVY in views not aligned for the packed kernel's 8- and 16-byte accesses:
+   * every pixel through heat_yuv_px, the YUV kernel's narrow path, which takes any YUV layout */
+  const bool packed = layout_is_packed422 (cur.layout);
+  if (layout_is_16bit (cur.layout) || (packed && !(out16 && aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8))))
+    return blend ? launch (heatmap_yuv_kernel<false, true, false>, a, results, stream)
+                 : launch (heatmap_yuv_kernel<false, false, false>, a, results, stream);
+  if (packed) {
     if (cur.layout == PixelLayout::UYVY)
       return blend ? launch (heatmap_422_kernel<true, true>, a, results, stream)
                    : launch (heatmap_422_kernel<false, true>, a, results, stream);

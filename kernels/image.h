@@ -91,6 +91,13 @@ inline constexpr bool layout_is_semiplanar (PixelLayout l)
   return l == PixelLayout::NV12 || l == PixelLayout::P010;
 }
 
+/* GRAY8, NV12, I420: planes of one byte a sample, what the CPU backend's byte-wise SIMD paths
+ * take (the others go through their definitions there). */
+inline constexpr bool layout_is_byte_planes (PixelLayout l)
+{
+  return l == PixelLayout::GRAY8 || l == PixelLayout::NV12 || l == PixelLayout::I420;
+}
+
 /* 4:2:0 layouts: the chroma of each 2x2 group of pixels once. */
 inline constexpr bool layout_is_420 (PixelLayout l)
 {
@@ -219,6 +226,18 @@ CUV_HD void put_sample8 (PixelLayout l, uint8_t *s, int v)
   } else {
     s[0] = static_cast<uint8_t> (v);
   }
+}
+
+/* A P010 sample, little-endian, at @s. */
+CUV_HD uint32_t load_le16 (const uint8_t *s)
+{
+  return static_cast<uint32_t> (s[0] | s[1] << 8);
+}
+
+CUV_HD void store_le16 (uint8_t *s, uint32_t v)
+{
+  s[0] = static_cast<uint8_t> (v);
+  s[1] = static_cast<uint8_t> (v >> 8);
 }
 
 /* Pixel (@x, @y)'s sample in plane 0 of GRAY8, NV12, I420 or P010. */

@@ -37,9 +37,9 @@ template <bool kBgr, bool kAligned> __global__ void luma_kernel (Plane in, Plane
   }
 }
 
-/* YUY2/UYVY, P010 (kUyvy: the bytes at odd offsets): a thread takes four pixels' Y bytes out of eight bytes, a word each way when the
- * views are aligned for it. */
-template <bool kUyvy, bool kAligned> __global__ void luma422_kernel (Plane in, Plane out)
+/* YUY2, UYVY and P010 (kOdd: the Y bytes at odd offsets, as in UYVY and P010): a thread takes
+ * four pixels' Y bytes out of eight bytes, a word each way when the views are aligned for it. */
+template <bool kOdd, bool kAligned> __global__ void luma422_kernel (Plane in, Plane out)
 {
   const int x = (blockIdx.x * kBlockX + threadIdx.x) * 4;
   const int y = blockIdx.y * kBlockY + threadIdx.y;
@@ -50,10 +50,10 @@ template <bool kUyvy, bool kAligned> __global__ void luma422_kernel (Plane in, P
   const int n = ::min (4, out.width - x);
   if (kAligned && n == 4) {
     const uint2 w = *reinterpret_cast<const uint2 *> (s);
-    *reinterpret_cast<uint32_t *> (d) = __byte_perm (w.x, w.y, kUyvy ? 0x7531 : 0x6420);
+    *reinterpret_cast<uint32_t *> (d) = __byte_perm (w.x, w.y, kOdd ? 0x7531 : 0x6420);
   } else {
     for (int i = 0; i < n; i++)
-      d[i] = s[2 * i + kUyvy];
+      d[i] = s[2 * i + kOdd];
   }
 }
 
@@ -78,10 +78,10 @@ cudaError_t luma_plane_cuda (const Frame &in, const Plane &out, cudaStream_t str
     const bool aligned = reinterpret_cast<uintptr_t> (src.data) % 8 == 0 && src.pitch % 8 == 0 &&
         (reinterpret_cast<uintptr_t> (out.data) | out.pitch) % 4 == 0;
     const dim3 block (kBlockX, kBlockY), grid (div_up (div_up (out.width, 4), kBlockX), div_up (out.height, kBlockY));
-    const bool uyvy = luma_byte (in.layout) == 1;
-    if (uyvy && aligned)
+    const bool odd = luma_byte (in.layout) == 1;
+    if (odd && aligned)
       luma422_kernel<true, true><<<grid, block, 0, stream>>> (src, out);
-    else if (uyvy)
+    else if (odd)
       luma422_kernel<true, false><<<grid, block, 0, stream>>> (src, out);
     else if (aligned)
       luma422_kernel<false, true><<<grid, block, 0, stream>>> (src, out);

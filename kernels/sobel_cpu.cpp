@@ -96,7 +96,7 @@ void sobel_reference (const Frame &src, const Frame &dst, const SobelParams &par
     sobel_plane (src.planes[0], d, 2, yb, params.scale, params.threshold);
     for (int y = 0; y < d.height; y++)
       for (int x = 0; x < d.width; x++)
-        plane_row (d, y)[2 * x + 1 - yb] = layout_is_16bit (src.layout) ? 0 : 128;
+        plane_row (d, y)[2 * x + 1 - yb] = static_cast<uint8_t> (sobel_other_byte (src.layout));
   } else {
     sobel_plane (src.planes[0], dst.planes[0], 1, 0, params.scale, params.threshold);
   }
@@ -183,7 +183,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
   const Frame band = frame_rows (dst, y0, y1);
   for (int p = 1; p < band.n_planes; p++)
     fill_neutral (band.planes[p], src.layout, p);
-  if (!layout_is_rgb (src.layout) && !layout_has_luma_every_other_byte (src.layout)) {
+  if (layout_is_byte_planes (src.layout)) {
     for (int y = y0; y < y1; y++)
       sobel_bytes_row (row_at (s, y - 1), row_at (s, y), row_at (s, y + 1), w, output,
           d.data + static_cast<size_t> (y) * d.pitch);
@@ -203,7 +203,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
   /* RGB's luma mode, YUY2/UYVY and P010: the luma of three rows, rolled down the band, and the
    * output's gray row */
   const bool packed = layout_has_luma_every_other_byte (src.layout);
-  const int yb = luma_byte (src.layout), other = layout_is_16bit (src.layout) ? 0 : 128;
+  const int yb = luma_byte (src.layout), other = sobel_other_byte (src.layout);
   std::vector<uint8_t> rows (4 * static_cast<size_t> (w));
   uint8_t *l[3] = {rows.data (), rows.data () + w, rows.data () + 2 * w};
   uint8_t *gray = rows.data () + 3 * w;

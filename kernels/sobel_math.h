@@ -15,6 +15,13 @@
 
 namespace cuv {
 
+/* The byte beside each filtered Y byte of YUY2/UYVY and P010: U or V neutral (128), P010's low
+ * bits 0. */
+CUV_HD int sobel_other_byte (PixelLayout l)
+{
+  return layout_is_16bit (l) ? 0 : 128;
+}
+
 /* Rows a, b, c (top to bottom) of the 3x3 neighbourhood; index 0 left, 1 centre, 2 right. */
 CUV_HD int sobel_energy (int a0, int a1, int a2, int b0, int b2, int c0, int c1, int c2)
 {
