@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvanalytics.h"
+#include "common/cuvanalytics.h"
 
 #include <gst/video/video.h>
 #if HAVE_GST_ANALYTICS

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvbytespool.h"
+#include "common/cuvbytespool.h"
 
 namespace cuv {
 

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cuvcuda.h"
+#include "common/cuvcuda.h"
 
 namespace cuv {
 

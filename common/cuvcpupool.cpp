@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvcpupool.h"
+#include "common/cuvcpupool.h"
 
 #include <glib.h>
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <mutex>
 
-#include "image.h"
+#include "kernels/image.h"
 
 namespace cuv {
 

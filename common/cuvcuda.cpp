@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvcuda.h"
+#include "common/cuvcuda.h"
 
 #include <atomic>
 #include <condition_variable>

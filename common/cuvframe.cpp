@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvframe.h"
+#include "common/cuvframe.h"
 
 gboolean
 gst_cuda_vision_layout_from_format (GstVideoFormat format, cuv::PixelLayout *layout)

@@ -4,7 +4,7 @@
 
 #include <gst/video/video.h>
 
-#include "image.h"
+#include "kernels/image.h"
 
 G_BEGIN_DECLS
 

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvhostcopy.h"
+#include "common/cuvhostcopy.h"
 
 #if CUV_HAVE_CUDA
 #include <algorithm>

@@ -12,8 +12,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "cuvcuda.h"
-#include "image.h"
+#include "common/cuvcuda.h"
+#include "kernels/image.h"
 
 namespace cuv {
 

@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvmessenger.h"
+#include "common/cuvmessenger.h"
 
 #include <gmodule.h>
 

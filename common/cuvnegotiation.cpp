@@ -3,13 +3,13 @@
 #include "config.h"
 #endif
 
-#include "cuvnegotiation.h"
-#include "cuvpinned.h"
+#include "common/cuvnegotiation.h"
+#include "common/cuvpinned.h"
 
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
-#include "cuvcuda.h"
+#include "common/cuvcuda.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

@@ -9,7 +9,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/video.h>
 
-#include "cuvsync.h"
+#include "common/cuvsync.h"
 
 namespace cuv {
 

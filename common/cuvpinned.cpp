@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvpinned.h"
+#include "common/cuvpinned.h"
 
 #include <atomic>
 #include <cstring>

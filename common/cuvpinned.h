@@ -25,7 +25,7 @@
 
 #include <gst/gst.h>
 
-#include "cuvcuda.h"
+#include "common/cuvcuda.h"
 
 namespace cuv {
 

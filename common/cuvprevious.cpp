@@ -3,14 +3,14 @@
 #include "config.h"
 #endif
 
-#include "cuvprevious.h"
+#include "common/cuvprevious.h"
 
 #include <utility>
 
 #include <gst/cuda/gstcudamemory.h>
 
-#include "copy.h"
-#include "cuvframe.h"
+#include "kernels/copy.h"
+#include "common/cuvframe.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

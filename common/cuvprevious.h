@@ -19,8 +19,8 @@
 
 #include <vector>
 
-#include "cuvcuda.h"
-#include "image.h"
+#include "common/cuvcuda.h"
+#include "kernels/image.h"
 
 namespace cuv {
 

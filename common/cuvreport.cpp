@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvreport.h"
+#include "common/cuvreport.h"
 
 namespace cuv {
 

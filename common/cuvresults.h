@@ -7,8 +7,8 @@
  * stream. */
 #pragma once
 
-#include "cuvcuda.h"
-#include "results.h"
+#include "common/cuvcuda.h"
+#include "kernels/results.h"
 
 namespace cuv {
 

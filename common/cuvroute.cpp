@@ -9,11 +9,11 @@
 
 #include <utility>
 
-#include "copy.h"
-#include "cuvhostcopy.h"
-#include "cuvpinned.h"
-#include "cuvroute.h"
-#include "cuvsync.h"
+#include "kernels/copy.h"
+#include "common/cuvhostcopy.h"
+#include "common/cuvpinned.h"
+#include "common/cuvroute.h"
+#include "common/cuvsync.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

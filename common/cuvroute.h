@@ -15,10 +15,10 @@
 #include <mutex>
 #include <vector>
 
-#include "cuvcuda.h"
-#include "cuvframe.h"
-#include "cuvprevious.h"
-#include "cuvstreampool.h"
+#include "common/cuvcuda.h"
+#include "common/cuvframe.h"
+#include "common/cuvprevious.h"
+#include "common/cuvstreampool.h"
 
 typedef struct _GstCudaVisionFilter GstCudaVisionFilter;
 

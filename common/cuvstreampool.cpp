@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvstreampool.h"
+#include "common/cuvstreampool.h"
 
 #if CUV_HAVE_CUDA
 #include <map>

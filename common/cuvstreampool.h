@@ -8,8 +8,8 @@
  * it, and destroys its streams and events with the context current. */
 #pragma once
 
-#include "cuvcuda.h"
-#include "cuvsync.h"
+#include "common/cuvcuda.h"
+#include "common/cuvsync.h"
 
 #if CUV_HAVE_CUDA
 #include <memory>

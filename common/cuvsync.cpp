@@ -3,7 +3,7 @@
 #include "config.h"
 #endif
 
-#include "cuvsync.h"
+#include "common/cuvsync.h"
 
 #if CUV_HAVE_CUDA
 #include <gst/cuda/gstcudabufferpool.h>
@@ -13,7 +13,7 @@
 
 #include <atomic>
 
-#include "cuvcuda.h"
+#include "common/cuvcuda.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

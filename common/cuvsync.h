@@ -7,7 +7,7 @@
 
 #include <gst/gst.h>
 
-#include "cuvcuda.h"
+#include "common/cuvcuda.h"
 
 #if GST_CHECK_VERSION(1, 24, 0)
 #include <gst/cuda/gstcudastream.h>

@@ -3,11 +3,11 @@
 #include "config.h"
 #endif
 
-#include "gstcudavisionanalyser.h"
+#include "common/gstcudavisionanalyser.h"
 
 #include <mutex>
 
-#include "cuvreport.h"
+#include "common/cuvreport.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

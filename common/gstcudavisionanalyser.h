@@ -22,8 +22,8 @@
  * itself is the base class's transform_cpu/transform_cuda, as for any element. */
 #pragma once
 
-#include "cuvmessenger.h"
-#include "gstcudavisionfilter.h"
+#include "common/cuvmessenger.h"
+#include "common/gstcudavisionfilter.h"
 
 G_BEGIN_DECLS
 

@@ -3,9 +3,9 @@
 #include "config.h"
 #endif
 
-#include "gstcudavisionfilter.h"
-#include "cuvnegotiation.h"
-#include "cuvroute.h"
+#include "common/gstcudavisionfilter.h"
+#include "common/cuvnegotiation.h"
+#include "common/cuvroute.h"
 
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -16,7 +16,7 @@
 #include <memory>
 #include <mutex>
 
-#include "cuvstreampool.h"
+#include "common/cuvstreampool.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 

@@ -13,9 +13,9 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
-#include "cuvcuda.h"
-#include "cuvframe.h"
-#include "image.h"
+#include "common/cuvcuda.h"
+#include "common/cuvframe.h"
+#include "kernels/image.h"
 
 G_BEGIN_DECLS
 

@@ -24,15 +24,15 @@
 #include "config.h"
 #endif
 
-#include "gstcudaenhance.h"
+#include "gst/gstcudaenhance.h"
 
 #include <algorithm>
 #include <memory>
 #include <mutex>
 
-#include "copy.h"
-#include "cuvcpupool.h"
-#include "enhance.h"
+#include "kernels/copy.h"
+#include "common/cuvcpupool.h"
+#include "kernels/enhance.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
 #define GST_CAT_DEFAULT gst_cuda_enhance_debug

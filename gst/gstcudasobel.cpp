@@ -25,13 +25,13 @@
 #include "config.h"
 #endif
 
-#include "gstcudasobel.h"
+#include "gst/gstcudasobel.h"
 
 #include <algorithm>
 #include <mutex>
 
-#include "cuvcpupool.h"
-#include "sobel.h"
+#include "common/cuvcpupool.h"
+#include "kernels/sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
@@ -78,24 +78,13 @@ struct GstCudaSobelImpl {
   GstCudaSobelMode mode = DEFAULT_MODE;
   gdouble scale = DEFAULT_SCALE;
   guint threshold = DEFAULT_THRESHOLD;
-  /* streaming thread only: whether the approximate root is exact for fast_root_scale on
-   * fast_root_device (checked on the GPU when either changes, without a wait: until the answer
-   * is in, frames take the exact root, which gives the same bytes) */
-  float fast_root_scale = -1.0f;
-  int fast_root_device = -1;
-  bool fast_root = false;
   /* streaming thread only: the CPU backend's output table, for output_scale and output_threshold */
   cuv::SobelOutput output;
   float output_scale = -1.0f;
   int output_threshold = -1;
 #if CUV_HAVE_CUDA
-  /* the check under way: its scale and device, its count of wrong energies, its end */
-  bool checking = false;
-  float checking_scale = 0.0f;
-  int checking_device = -1;
-  cuv::CudaBuffer check_device;
-  cuv::CudaBuffer check_host;
-  cudaEvent_t check_done = nullptr;
+  /* streaming thread only: when frames take the approximate root (kernels/sobel.h) */
+  cuv::SobelFastRoot fast_root;
 #endif
 };
 
@@ -137,51 +126,6 @@ gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in,
 }
 
 #if CUV_HAVE_CUDA
-/* Whether the approximate root is known to be exact for @scale on @device. A new scale or device
- * starts a check on @stream that a later frame reads once it has run (a controller's ramp of the
- * scale never waits for the GPU); one check at a time. */
-static bool
-gst_cuda_sobel_fast_root (GstCudaSobel *self, float scale, int device, cudaStream_t stream, bool *ok)
-{
-  GstCudaSobelImpl *impl = self->impl;
-  *ok = true;
-  if (impl->checking) {
-    const cudaError_t q = cudaEventQuery (impl->check_done);
-    if (q == cudaSuccess) {
-      impl->checking = false;
-      impl->fast_root_scale = impl->checking_scale;
-      impl->fast_root_device = impl->checking_device;
-      impl->fast_root = *reinterpret_cast<const unsigned int *> (impl->check_host.data ()) == 0;
-      GST_DEBUG_OBJECT (self, "scale %g: %s square root", impl->fast_root_scale,
-          impl->fast_root ? "approximate (exact here)" : "exact");
-    } else if (q != cudaErrorNotReady) {
-      *ok = CUV_CUDA_OK (self, q);
-      return false;
-    }
-  }
-  if (scale == impl->fast_root_scale && device == impl->fast_root_device)
-    return impl->fast_root;
-  if (impl->checking)
-    return false;
-  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (GST_CUDA_VISION_FILTER (self));
-  if ((!impl->check_device &&
-          !CUV_CUDA_OK (self, impl->check_device.allocate (ctx, cuv::CudaBuffer::Kind::Device, sizeof (unsigned int)))) ||
-      (!impl->check_host &&
-          !CUV_CUDA_OK (self, impl->check_host.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, sizeof (unsigned int)))) ||
-      (!impl->check_done && !CUV_CUDA_OK (self, cudaEventCreateWithFlags (&impl->check_done, cudaEventDisableTiming))) ||
-      !CUV_CUDA_OK (self, cuv::sobel_fast_root_check_cuda (scale,
-          reinterpret_cast<unsigned int *> (impl->check_device.data ()),
-          reinterpret_cast<unsigned int *> (impl->check_host.data ()), stream)) ||
-      !CUV_CUDA_OK (self, cudaEventRecord (impl->check_done, stream))) {
-    *ok = false;
-    return false;
-  }
-  impl->checking = true;
-  impl->checking_scale = scale;
-  impl->checking_device = device;
-  return false;
-}
-
 static GstFlowReturn
 gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
     cudaStream_t stream)
@@ -191,38 +135,26 @@ gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in
   int device = -1;
   if (!CUV_CUDA_OK (self, cudaGetDevice (&device)))
     return GST_FLOW_ERROR;
-  if (params.threshold == 0) {
-    bool ok;
-    params.fast_root = gst_cuda_sobel_fast_root (self, params.scale, device, stream, &ok);
-    if (!ok)
-      return GST_FLOW_ERROR;
-  }
+  if (params.threshold == 0 &&
+      !CUV_CUDA_OK (self, self->impl->fast_root.ask (params.scale, device, stream, &params.fast_root)))
+    return GST_FLOW_ERROR;
   if (!CUV_CUDA_OK (self, cuv::sobel_cuda (*in, *out, params, stream)))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
 #endif
 
-/* After the base class has finished the frames in flight (its stop): the check's buffers, and
+/* After the base class has finished the frames in flight (its stop): the fast root's check, and
  * what it found, which the next start asks again (the device may differ). */
 static void
 gst_cuda_sobel_release (GstCudaVisionFilter *filter)
 {
-  GstCudaSobelImpl *impl = GST_CUDA_SOBEL (filter)->impl;
 #if CUV_HAVE_CUDA
-  if (impl->check_done) {
-    cuv::ContextGuard guard (gst_cuda_vision_filter_get_context (filter));
-    if (guard.ok ())
-      cudaEventDestroy (impl->check_done);
-    impl->check_done = nullptr;
-  }
-  impl->check_device.reset ();
-  impl->check_host.reset ();
-  impl->checking = false;
+  cuv::ContextGuard guard (gst_cuda_vision_filter_get_context (filter));
+  GST_CUDA_SOBEL (filter)->impl->fast_root.release ();
+#else
+  (void) filter;
 #endif
-  impl->fast_root_scale = -1.0f;
-  impl->fast_root_device = -1;
-  impl->fast_root = false;
 }
 
 static void

@@ -11,13 +11,13 @@
 
 #include <gst/gst.h>
 
-#include "cuvcuda.h"
-#include "gstcudaenhance.h"
-#include "gstcudaheatmap.h"
-#include "gstcudahistogram.h"
-#include "gstcudamotionest.h"
-#include "gstcudanoisemap.h"
-#include "gstcudasobel.h"
+#include "common/cuvcuda.h"
+#include "gst/gstcudaenhance.h"
+#include "gst/gstcudaheatmap.h"
+#include "gst/gstcudahistogram.h"
+#include "gst/gstcudamotionest.h"
+#include "gst/gstcudanoisemap.h"
+#include "gst/gstcudasobel.h"
 
 static gboolean
 plugin_init (GstPlugin *plugin)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "copy.h"
+#include "kernels/copy.h"
 
 #include <cstring>
 

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "image.h"
+#include "kernels/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -10,10 +10,10 @@
 
 #include <algorithm>
 
-#include "cuda_access.cuh"
-#include "difference.h"
-#include "resident.h"
-#include "results.cuh"
+#include "kernels/cuda_access.cuh"
+#include "kernels/difference.h"
+#include "kernels/resident.h"
+#include "kernels/results.cuh"
 
 namespace cuv {
 namespace diff {
@@ -124,6 +124,49 @@ __device__ __forceinline__ const uint8_t *row (const Plane &p, int y)
 __device__ __forceinline__ uint8_t *row_w (const Plane &p, int y)
 {
   return p.data + static_cast<size_t> (y) * p.pitch;
+}
+
+/* The walk of an RGB difference kernel over @cur and @prev into @out: each thread's column of
+ * tiles down the frame; a whole tile (kVec) as kTileRows 16-byte rows of each, its output word
+ * @word (c, q) for each pixel's current and previous words; a tile at the right edge (or every
+ * tile without kVec) pixel by pixel, @pixel (x, y). The operations add to the thread's statistics
+ * themselves. */
+template <bool kVec, typename Word, typename Pixel>
+__device__ __forceinline__ void rgb_tiles (const Frame &cur, const Frame &prev, const Frame &out, Word word, Pixel pixel)
+{
+  const Walk w = walk ();
+  const int width = cur.width, height = cur.height;
+  if (w.x0 >= width)
+    return;
+  const bool full = kVec && w.x0 + kTilePix <= width;
+  for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
+    const int rows = min (kTileRows, height - y0);
+    if (!full) {
+      for (int r = 0; r < rows; r++)
+        for (int x = w.x0; x < min (w.x0 + kTilePix, width); x++)
+          pixel (x, y0 + r);
+    } else {
+      uint4 c[kTileRows], q[kTileRows];
+#pragma unroll
+      for (int r = 0; r < kTileRows; r++) {
+        if (r < rows) {
+          c[r] = load16 (row (cur.planes[0], y0 + r) + 4 * w.x0);
+          q[r] = load16 (row (prev.planes[0], y0 + r) + 4 * w.x0);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < kTileRows; r++) {
+        if (r >= rows)
+          break;
+        const uint32_t cv[4] = {c[r].x, c[r].y, c[r].z, c[r].w}, qv[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
+        uint32_t o[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+          o[k] = word (cv[k], qv[k]);
+        store16 (row_w (out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
+      }
+    }
+  }
 }
 
 }  // namespace diff

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "image.h"
-#include "results.h"
+#include "kernels/image.h"
+#include "kernels/results.h"
 
 namespace cuv {
 
@@ -145,6 +145,19 @@ CUV_HD void store_le32 (uint8_t *p, uint32_t v)
 CUV_HD int abs_diff (int a, int b)
 {
   return a > b ? a - b : b - a;
+}
+
+/* The CPU references' walk over an RGB frame, row by row: @out's word at (x, y) is
+ * @op (x, y, @cur's word there); @op adds to the statistics itself. */
+template <typename Op>
+inline void map_rgb_words (const Frame &cur, const Frame &out, Op op)
+{
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *crow = plane_row (cur.planes[0], y);
+    uint8_t *orow = plane_row (out.planes[0], y);
+    for (int x = 0; x < cur.width; x++)
+      store_le32 (orow + 4 * x, op (x, y, load_le32 (crow + 4 * x)));
+  }
 }
 
 }  // namespace cuv

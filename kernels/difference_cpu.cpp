@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cmath>
 
-#include "difference.h"
+#include "kernels/difference.h"
 
 namespace cuv {
 

@@ -21,8 +21,8 @@
 
 #include <vector>
 
-#include "heatmap.h"
-#include "noisemap.h"
+#include "kernels/heatmap.h"
+#include "kernels/noisemap.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {

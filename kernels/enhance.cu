@@ -6,12 +6,12 @@
  * the chroma of neighbouring pixels is close, so the gathers mostly hit L1. YUY2/UYVY: two pixel
  * pairs a thread, each word's Y bytes and its U, V pair looked up in place. P010: a 2x2 group a
  * thread, luma through the 10-bit table, chroma through integer arithmetic. */
-#include "enhance.h"
+#include "kernels/enhance.h"
 
 #include <algorithm>
 
-#include "cuda_access.cuh"
-#include "enhance_math.h"
+#include "kernels/cuda_access.cuh"
+#include "kernels/enhance_math.h"
 
 namespace cuv {
 

@@ -17,7 +17,7 @@
  * bit. */
 #pragma once
 
-#include "image.h"
+#include "kernels/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

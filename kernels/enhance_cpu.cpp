@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "enhance.h"
+#include "kernels/enhance.h"
 
 #include <cmath>
 
-#include "enhance_math.h"
+#include "kernels/enhance_math.h"
 
 namespace cuv {
 

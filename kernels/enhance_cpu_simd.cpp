@@ -15,7 +15,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "enhance.h"
+#include "kernels/enhance.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "image.h"
+#include "kernels/image.h"
 
 
 namespace cuv {

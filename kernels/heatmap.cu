@@ -4,9 +4,9 @@
  * 16-byte accesses where all three views allow, looks d up in the colour table (3 KiB, L1
  * resident) and writes the tile. Statistics as difference.cuh describes. YUY2/UYVY: a tile row is
  * two pixel pairs, one 8-byte access, each pair's |dU| + |dV| shared by its two pixels. */
-#include "heatmap.h"
+#include "kernels/heatmap.h"
 
-#include "difference.cuh"
+#include "kernels/difference.cuh"
 
 namespace cuv {
 
@@ -38,44 +38,15 @@ __device__ __forceinline__ void heat_rgb_px (const HeatArgs &a, int x, int y, bo
 template <bool kVec, bool kBlend>
 __global__ void __launch_bounds__ (kThreads) heatmap_rgb_kernel (HeatArgs a, DiffResults results)
 {
-  const Walk w = walk ();
-  const int width = a.cur.width, height = a.cur.height;
   uint32_t sum = 0, mx = 0;
-  if (w.x0 < width) {
-    const bool full = kVec && w.x0 + kTilePix <= width;
-    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
-      const int rows = min (kTileRows, height - y0);
-      if (!full) {
-        for (int r = 0; r < rows; r++)
-          for (int x = w.x0; x < min (w.x0 + kTilePix, width); x++)
-            heat_rgb_px (a, x, y0 + r, kBlend, sum, mx);
-      } else {
-        uint4 c[kTileRows], q[kTileRows];
-#pragma unroll
-        for (int r = 0; r < kTileRows; r++) {
-          if (r < rows) {
-            c[r] = load16 (row (a.cur.planes[0], y0 + r) + 4 * w.x0);
-            q[r] = load16 (row (a.prev.planes[0], y0 + r) + 4 * w.x0);
-          }
-        }
-#pragma unroll
-        for (int r = 0; r < kTileRows; r++) {
-          if (r >= rows)
-            break;
-          const uint32_t cv[4] = {c[r].x, c[r].y, c[r].z, c[r].w}, qv[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
-          uint32_t o[4];
-#pragma unroll
-          for (int k = 0; k < 4; k++) {
-            const uint32_t d = __vsadu4 (cv[k] & 0x00ffffffu, qv[k] & 0x00ffffffu);
-            sum += d;
-            mx = ::max (mx, d);
-            o[k] = heat (a.p, d, cv[k], kBlend);
-          }
-          store16 (row_w (a.out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
-        }
-      }
-    }
-  }
+  rgb_tiles<kVec> (a.cur, a.prev, a.out,
+      [&] (uint32_t c, uint32_t q) {
+        const uint32_t d = __vsadu4 (c & 0x00ffffffu, q & 0x00ffffffu);
+        sum += d;
+        mx = ::max (mx, d);
+        return heat (a.p, d, c, kBlend);
+      },
+      [&] (int x, int y) { heat_rgb_px (a, x, y, kBlend, sum, mx); });
   block_stats (sum, mx, &results.accum->sum_difference, &results.accum->max_difference);
   publish_stats (results);
 }

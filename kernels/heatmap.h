@@ -13,7 +13,7 @@
  * The first frame after a reset is compared with itself (prev == cur): d = 0 everywhere. */
 #pragma once
 
-#include "difference.h"
+#include "kernels/difference.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "heatmap.h"
+#include "kernels/heatmap.h"
 
 namespace cuv {
 
@@ -82,18 +82,11 @@ void add_stats (DiffStats *stats, int d)
 
 void heatmap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, DiffStats *stats)
 {
-  const Plane &c = cur.planes[0], &q = prev.planes[0], &o = out.planes[0];
-  for (int y = 0; y < cur.height; y++) {
-    const uint8_t *crow = c.data + static_cast<size_t> (y) * c.pitch;
-    const uint8_t *prow = q.data + static_cast<size_t> (y) * q.pitch;
-    uint8_t *orow = o.data + static_cast<size_t> (y) * o.pitch;
-    for (int x = 0; x < cur.width; x++) {
-      const uint32_t cp = load_le32 (crow + 4 * x);
-      const int d = rgb_abs_sum (cp, load_le32 (prow + 4 * x));
-      add_stats (stats, d);
-      store_le32 (orow + 4 * x, blend_px (p.table[d], cp, p.blend) | 0xff000000u);
-    }
-  }
+  map_rgb_words (cur, out, [&] (int x, int y, uint32_t c) {
+    const int d = rgb_abs_sum (c, load_le32 (plane_row (prev.planes[0], y) + 4 * x));
+    add_stats (stats, d);
+    return blend_px (p.table[d], c, p.blend) | 0xff000000u;
+  });
 }
 
 void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, DiffStats *stats)

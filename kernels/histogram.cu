@@ -14,14 +14,14 @@
  * frame. Each block takes its ticket once: with a block per tile (2,040 blocks at 3840x2160
  * RGBA, about four waves) each wave waited for its atomics to land, and the kernel took 28.7 us
  * against 21.1 (H100, docs/performance.md). */
-#include "histogram.h"
+#include "kernels/histogram.h"
 
 #include <algorithm>
 
-#include "cuda_access.cuh"
-#include "histogram_math.h"
-#include "resident.h"
-#include "results.cuh"
+#include "kernels/cuda_access.cuh"
+#include "kernels/histogram_math.h"
+#include "kernels/resident.h"
+#include "kernels/results.cuh"
 
 namespace cuv {
 

@@ -11,8 +11,8 @@
  * The region is clipped by the caller (histogram_clip_roi). */
 #pragma once
 
-#include "image.h"
-#include "results.h"
+#include "kernels/image.h"
+#include "kernels/results.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "histogram_math.h"
+#include "kernels/histogram_math.h"
 
 namespace cuv {
 

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-#include "histogram_math.h"
+#include "kernels/histogram_math.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {

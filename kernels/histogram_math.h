@@ -8,7 +8,7 @@
  * the rectangle is the frame at half brightness; bars are blended 3/4 over it. */
 #pragma once
 
-#include "histogram.h"
+#include "kernels/histogram.h"
 
 namespace cuv {
 

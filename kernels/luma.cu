@@ -1,8 +1,8 @@
 /* gst-cudavision: luma_plane on the device (luma.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "luma.h"
+#include "kernels/luma.h"
 
-#include "cuda_access.cuh"
+#include "kernels/cuda_access.cuh"
 
 namespace cuv {
 namespace {

@@ -5,7 +5,7 @@
  * YUY2, UYVY: the Y bytes of the packed plane; P010: each Y sample's high byte. */
 #pragma once
 
-#include "image.h"
+#include "kernels/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

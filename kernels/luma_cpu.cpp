@@ -1,6 +1,6 @@
 /* gst-cudavision: the CPU reference of luma_plane (luma.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "luma.h"
+#include "kernels/luma.h"
 
 #include <cstring>
 

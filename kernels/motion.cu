@@ -9,11 +9,11 @@
  * dy. Four bytes per instruction (__vsadu4), the reference row realigned to the lane's dx by a
  * funnel shift. Each candidate becomes a 32-bit key (SAD << 16 | tie break) per partition block,
  * kept as a running minimum, and the warp's lanes merge their minima at the end. */
-#include "motion.h"
+#include "kernels/motion.h"
 
 #include <algorithm>
 
-#include "cuda_access.cuh"
+#include "kernels/cuda_access.cuh"
 
 namespace cuv {
 namespace {

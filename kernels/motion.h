@@ -26,7 +26,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "image.h"
+#include "kernels/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

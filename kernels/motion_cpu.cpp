@@ -1,7 +1,7 @@
 /* gst-cudavision: the plain definition of the motion search (motion.h states the semantics) and
  * the reference plane the fast search (motion_cpu_simd.cpp) reads.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "motion.h"
+#include "kernels/motion.h"
 
 #include <algorithm>
 #include <cstring>

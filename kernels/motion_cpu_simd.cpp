@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "motion.h"
+#include "kernels/motion.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {

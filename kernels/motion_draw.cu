@@ -1,8 +1,8 @@
 /* gst-cudavision: the motion drawings on the device (motion_draw.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "motion_draw.h"
+#include "kernels/motion_draw.h"
 
-#include "cuda_access.cuh"
+#include "kernels/cuda_access.cuh"
 
 namespace cuv {
 namespace {

@@ -18,7 +18,7 @@
  * (partial blocks at the edges) get `black`. */
 #pragma once
 
-#include "motion.h"
+#include "kernels/motion.h"
 
 #include <vector>
 

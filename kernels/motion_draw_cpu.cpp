@@ -1,11 +1,11 @@
 /* gst-cudavision: the colour-wheel table and the CPU references of the motion drawings.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "motion_draw.h"
+#include "kernels/motion_draw.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "difference.h"
+#include "kernels/difference.h"
 
 namespace cuv {
 

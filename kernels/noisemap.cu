@@ -4,9 +4,9 @@
  * compares (__vabsdiffu4, __vcmpgtu4) and byte-parallel painting (blend_px under a byte mask).
  * YUY2/UYVY: a tile row is two pixel pairs, one 8-byte access, each pair's word compared and
  * painted at once. */
-#include "noisemap.h"
+#include "kernels/noisemap.h"
 
-#include "difference.cuh"
+#include "kernels/difference.cuh"
 
 namespace cuv {
 
@@ -68,43 +68,14 @@ __device__ __forceinline__ void noise_rgb_px (const NoiseArgs &a, int x, int y, 
 template <bool kVec>
 __global__ void __launch_bounds__ (kThreads) noisemap_rgb_kernel (NoiseArgs a, DiffResults results)
 {
-  const Walk w = walk ();
-  const int width = a.cur.width, height = a.cur.height;
   uint32_t changed = 0;
-  if (w.x0 < width) {
-    const bool full = kVec && w.x0 + kTilePix <= width;
-    for (int y0 = w.y_first; y0 < height; y0 += w.y_step) {
-      const int rows = min (kTileRows, height - y0);
-      if (!full) {
-        for (int r = 0; r < rows; r++)
-          for (int x = w.x0; x < min (w.x0 + kTilePix, width); x++)
-            noise_rgb_px (a, x, y0 + r, changed);
-      } else {
-        uint4 c[kTileRows], q[kTileRows];
-#pragma unroll
-        for (int r = 0; r < kTileRows; r++) {
-          if (r < rows) {
-            c[r] = load16 (row (a.cur.planes[0], y0 + r) + 4 * w.x0);
-            q[r] = load16 (row (a.prev.planes[0], y0 + r) + 4 * w.x0);
-          }
-        }
-#pragma unroll
-        for (int r = 0; r < kTileRows; r++) {
-          if (r >= rows)
-            break;
-          const uint32_t cv[4] = {c[r].x, c[r].y, c[r].z, c[r].w}, qv[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
-          uint32_t o[4];
-#pragma unroll
-          for (int k = 0; k < 4; k++) {
-            const bool noisy = (__vcmpgtu4 (__vabsdiffu4 (cv[k], qv[k]), a.threshold4) & 0x00ffffffu) != 0;
-            changed += noisy;
-            o[k] = noise_rgb (a, cv[k], noisy);
-          }
-          store16 (row_w (a.out.planes[0], y0 + r) + 4 * w.x0, o[0], o[1], o[2], o[3]);
-        }
-      }
-    }
-  }
+  rgb_tiles<kVec> (a.cur, a.prev, a.out,
+      [&] (uint32_t c, uint32_t q) {
+        const bool noisy = (__vcmpgtu4 (__vabsdiffu4 (c, q), a.threshold4) & 0x00ffffffu) != 0;
+        changed += noisy;
+        return noise_rgb (a, c, noisy);
+      },
+      [&] (int x, int y) { noise_rgb_px (a, x, y, changed); });
   block_stats (changed, 0, &results.accum->changed, nullptr);
   publish_stats (results);
 }

@@ -21,7 +21,7 @@
  * The first frame after a reset is compared with itself: nothing changed. */
 #pragma once
 
-#include "difference.h"
+#include "kernels/difference.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

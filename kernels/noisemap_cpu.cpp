@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The noise map's CPU reference: each pixel decided by noisemap_pixel_changed (), as the tiles are. */
-#include "noisemap.h"
+#include "kernels/noisemap.h"
 
 namespace cuv {
 
@@ -9,23 +9,14 @@ namespace {
 
 void noisemap_rgb (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, DiffStats *stats)
 {
-  const Plane &c = cur.planes[0], &o = out.planes[0];
   const uint32_t painted_black = blend_px (p.color, 0, p.alpha) | 0xff000000u;
-  for (int y = 0; y < cur.height; y++) {
-    const uint8_t *crow = c.data + static_cast<size_t> (y) * c.pitch;
-    uint8_t *orow = o.data + static_cast<size_t> (y) * o.pitch;
-    for (int x = 0; x < cur.width; x++) {
-      const uint32_t cp = load_le32 (crow + 4 * x);
-      const bool noisy = noisemap_pixel_changed (cur, prev, x, y, p.threshold);
-      stats->changed += noisy;
-      uint32_t v;
-      if (p.overlay)
-        v = noisy ? (blend_px (p.color, cp, p.alpha) & 0x00ffffffu) | (cp & 0xff000000u) : cp;
-      else
-        v = noisy ? painted_black : 0xff000000u;
-      store_le32 (orow + 4 * x, v);
-    }
-  }
+  map_rgb_words (cur, out, [&] (int x, int y, uint32_t c) {
+    const bool noisy = noisemap_pixel_changed (cur, prev, x, y, p.threshold);
+    stats->changed += noisy;
+    if (p.overlay)
+      return noisy ? (blend_px (p.color, c, p.alpha) & 0x00ffffffu) | (c & 0xff000000u) : c;
+    return noisy ? painted_black : 0xff000000u;
+  });
 }
 
 /* One 2x2 chroma group at a time: its pixels' Y, then its chroma, painted if any pixel is noisy. */

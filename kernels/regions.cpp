@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "regions.h"
+#include "kernels/regions.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
 /* gst-cudavision: resident_blocks (resident.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "resident.h"
+#include "kernels/resident.h"
 
 #include <map>
 #include <mutex>

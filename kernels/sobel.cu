@@ -11,12 +11,12 @@
  * of YUY2/UYVY/P010 above) keeps each loaded row packed in two words and unpacks three rows per output row, so that
  * its kernel needs 40 registers instead of 64 and more blocks fit an SM: with many pipelines
  * sharing the GPU that is 14% less GPU time a 1920x1080 frame (docs/performance.md). */
-#include "sobel.h"
+#include "kernels/sobel.h"
 
 #include <type_traits>
 
-#include "cuda_access.cuh"
-#include "sobel_math.h"
+#include "kernels/cuda_access.cuh"
+#include "kernels/sobel_math.h"
 
 namespace cuv {
 
@@ -480,6 +480,62 @@ cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t s
   if (err == cudaSuccess)
     *exact = host_wrong == 0;
   return err;
+}
+
+cudaError_t SobelFastRoot::ask (float scale, int device, cudaStream_t stream, bool *fast)
+{
+  *fast = false;
+  if (checking_) {
+    const cudaError_t q = cudaEventQuery (done_);
+    if (q != cudaSuccess && q != cudaErrorNotReady)
+      return q;
+    if (q == cudaSuccess) {
+      checking_ = false;
+      scale_ = checking_scale_;
+      device_ = checking_device_;
+      fast_ = *host_wrong_ == 0;
+    }
+  }
+  if (scale == scale_ && device == device_) {
+    *fast = fast_;
+    return cudaSuccess;
+  }
+  if (checking_)
+    return cudaSuccess;
+  cudaError_t err = cudaSuccess;
+  /* plain cudaMalloc: stream-ordered allocation is not on every device */
+  if (!device_wrong_)
+    err = cudaMalloc (reinterpret_cast<void **> (&device_wrong_), sizeof (*device_wrong_));
+  if (err == cudaSuccess && !host_wrong_)
+    err = cudaMallocHost (reinterpret_cast<void **> (&host_wrong_), sizeof (*host_wrong_));
+  if (err == cudaSuccess && !done_)
+    err = cudaEventCreateWithFlags (&done_, cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = sobel_fast_root_check_cuda (scale, device_wrong_, host_wrong_, stream);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (done_, stream);
+  if (err != cudaSuccess)
+    return err;
+  checking_ = true;
+  checking_scale_ = scale;
+  checking_device_ = device;
+  return cudaSuccess;
+}
+
+void SobelFastRoot::release ()
+{
+  if (done_)
+    cudaEventDestroy (done_);
+  if (device_wrong_)
+    cudaFree (device_wrong_);
+  if (host_wrong_)
+    cudaFreeHost (host_wrong_);
+  done_ = nullptr;
+  device_wrong_ = host_wrong_ = nullptr;
+  checking_ = false;
+  scale_ = -1.0f;
+  device_ = -1;
+  fast_ = false;
 }
 
 cudaError_t sobel_cuda (const Frame &src, const Frame &dst, const SobelParams &params, cudaStream_t stream)

@@ -16,7 +16,7 @@
 
 #include <vector>
 
-#include "image.h"
+#include "kernels/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -93,6 +93,37 @@ cudaError_t sobel_fast_root_exact_cuda (float scale, bool *exact, cudaStream_t s
  * @device_wrong: one device word. */
 cudaError_t sobel_fast_root_check_cuda (float scale, unsigned int *device_wrong, unsigned int *host_wrong,
     cudaStream_t stream);
+
+/* When a stream of frames may take the approximate root (SobelParams::fast_root): once
+ * sobel_fast_root_check_cuda has found it exact for the frame's scale on the frame's device. A
+ * new scale or device starts a check on the frame's stream that a later frame reads once it has
+ * run, so a controller's ramp of the scale never waits for the GPU; until the answer is in, frames
+ * take the exact root, which gives the same bytes. One check at a time. Streaming thread only;
+ * its calls run with the device's context current. */
+class SobelFastRoot {
+ public:
+  SobelFastRoot () = default;
+  SobelFastRoot (const SobelFastRoot &) = delete;
+  SobelFastRoot &operator= (const SobelFastRoot &) = delete;
+  ~SobelFastRoot () { release (); }
+
+  /* Sets @fast to whether frames at @scale on @device take the approximate root now. */
+  cudaError_t ask (float scale, int device, cudaStream_t stream, bool *fast);
+  /* Frees the check's memory and forgets the answer (a next start asks again: the device may
+   * differ). */
+  void release ();
+
+ private:
+  float scale_ = -1.0f; /* what the answer is for */
+  int device_ = -1;
+  bool fast_ = false;
+  bool checking_ = false; /* a check under way, for checking_scale_ on checking_device_ */
+  float checking_scale_ = 0.0f;
+  int checking_device_ = -1;
+  unsigned int *device_wrong_ = nullptr;
+  unsigned int *host_wrong_ = nullptr; /* page-locked */
+  cudaEvent_t done_ = nullptr;
+};
 #endif
 
 }  // namespace cuv

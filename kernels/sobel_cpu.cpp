@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "sobel.h"
+#include "kernels/sobel.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "sobel_math.h"
+#include "kernels/sobel_math.h"
 
 namespace cuv {
 

@@ -15,8 +15,8 @@
 
 #include <algorithm>
 
-#include "sobel.h"
-#include "sobel_math.h"
+#include "kernels/sobel.h"
+#include "kernels/sobel_math.h"
 
 HWY_BEFORE_NAMESPACE ();
 namespace cuv {

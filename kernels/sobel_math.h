@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "image.h"
+#include "kernels/image.h"
 
 #ifdef __CUDACC__
-#include "cuda_access.cuh"
+#include "kernels/cuda_access.cuh"
 #endif
 
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "camera.h"
+#include "runner/camera.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include "json.h"
+#include "runner/json.h"
 
 namespace cuvrun {
 

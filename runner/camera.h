@@ -8,8 +8,8 @@
 #include <map>
 #include <string>
 
-#include "config.h"
-#include "publisher.h"
+#include "runner/config.h"
+#include "runner/publisher.h"
 
 namespace cuvrun {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "config.h"
+#include "runner/config.h"
 
 #include <cstring>
 

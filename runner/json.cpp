@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "json.h"
+#include "runner/json.h"
 
 namespace cuvrun {
 

@@ -11,10 +11,10 @@
 #include <memory>
 #include <vector>
 
-#include "camera.h"
-#include "config.h"
-#include "metrics.h"
-#include "publisher.h"
+#include "runner/camera.h"
+#include "runner/config.h"
+#include "runner/metrics.h"
+#include "runner/publisher.h"
 
 namespace {
 

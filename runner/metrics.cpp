@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "metrics.h"
+#include "runner/metrics.h"
 
 #include <cstdio>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "camera.h"
-#include "publisher.h"
+#include "runner/camera.h"
+#include "runner/publisher.h"
 
 namespace cuvrun {
 

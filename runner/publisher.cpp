@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "publisher.h"
+#include "runner/publisher.h"
 
 #include <glib.h>
 

@@ -22,16 +22,16 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuvdevice.h"
-#include "cuvtest.h"
-#include "enhance.h"
-#include "heatmap.h"
-#include "histogram.h"
-#include "luma.h"
-#include "motion.h"
-#include "noisemap.h"
-#include "read_floor.h"
-#include "sobel.h"
+#include "tests/common/cuvdevice.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/enhance.h"
+#include "kernels/heatmap.h"
+#include "kernels/histogram.h"
+#include "kernels/luma.h"
+#include "kernels/motion.h"
+#include "kernels/noisemap.h"
+#include "tests/bench/read_floor.h"
+#include "kernels/sobel.h"
 
 namespace {
 

@@ -67,9 +67,9 @@
 #include <thread>
 #include <vector>
 
-#include "cuvplugin.h"
-#include "host_profile.h"
-#include "cuvtest.h"
+#include "tests/common/cuvplugin.h"
+#include "tests/bench/host_profile.h"
+#include "tests/common/cuvtest.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "host_profile.h"
+#include "tests/bench/host_profile.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>

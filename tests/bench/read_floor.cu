@@ -2,7 +2,7 @@
  * once, 16 bytes per thread, one block of 256 threads per 4 KiB, the result kept only so that the
  * loads stay. Measured the same way as the kernels (bench_kernels.cpp), as their reference.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "read_floor.h"
+#include "tests/bench/read_floor.h"
 
 namespace {
 

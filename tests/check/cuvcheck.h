@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "cuvplugin.h"
-#include "cuvtest.h"
-#include "gstcudavisionfilter.h"
+#include "tests/common/cuvplugin.h"
+#include "tests/common/cuvtest.h"
+#include "common/gstcudavisionfilter.h"
 
 namespace cuvcheck {
 

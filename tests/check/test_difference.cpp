@@ -7,9 +7,9 @@
 #include <cstring>
 #include <fstream>
 
-#include "cuvcheck.h"
-#include "cuvprevious.h"
-#include "cuvregions.h"
+#include "tests/check/cuvcheck.h"
+#include "common/cuvprevious.h"
+#include "tests/check/cuvregions.h"
 
 using namespace cuvcheck;
 

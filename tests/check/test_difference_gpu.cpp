@@ -3,7 +3,7 @@
  * pads; H.264 decoded by nvh264dec straight into cudaheatmap (no stall, the same bytes as the CPU);
  * a live source through both on CUDA memory. Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "cuvcheck.h"
+#include "tests/check/cuvcheck.h"
 
 using namespace cuvcheck;
 

@@ -24,7 +24,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #endif
 
-#include "cuvcheck.h"
+#include "tests/check/cuvcheck.h"
 
 using namespace cuvcheck;
 

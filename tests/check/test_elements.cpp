@@ -2,9 +2,9 @@
  * kernels' CPU reference and against videobalance, padded strides, passthrough, bad input, state
  * cycling, property changes while buffers flow, and the errors a missing GPU gives.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "cuvcheck.h"
-#include "enhance.h"
-#include "sobel.h"
+#include "tests/check/cuvcheck.h"
+#include "kernels/enhance.h"
+#include "kernels/sobel.h"
 
 using namespace cuvcheck;
 

@@ -8,9 +8,9 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
-#include "cuvcheck.h"
-#include "cuvresults.h"
-#include "histogram.h"
+#include "tests/check/cuvcheck.h"
+#include "common/cuvresults.h"
+#include "kernels/histogram.h"
 
 using namespace cuvcheck;
 

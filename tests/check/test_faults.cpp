@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cuvplugin.h"
-#include "cuvtest.h"
+#include "tests/common/cuvplugin.h"
+#include "tests/common/cuvtest.h"
 
 namespace {
 

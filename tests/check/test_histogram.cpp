@@ -5,9 +5,9 @@
 #include <cstring>
 #include <map>
 
-#include "cuvcheck.h"
-#include "gstcudahistogrammeta.h"
-#include "histogram.h"
+#include "tests/check/cuvcheck.h"
+#include "gst/gstcudahistogrammeta.h"
+#include "kernels/histogram.h"
 
 using namespace cuvcheck;
 

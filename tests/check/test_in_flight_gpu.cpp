@@ -12,7 +12,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/app/gstappsrc.h>
 
-#include "cuvcheck.h"
+#include "tests/check/cuvcheck.h"
 
 using namespace cuvcheck;
 

@@ -10,9 +10,9 @@
 #include "config.h"
 
 #include <gst/video/video.h>
-#include "cuvcheck.h"
-#include "cuvregions.h"
-#include "gstcudamotionmeta.h"
+#include "tests/check/cuvcheck.h"
+#include "tests/check/cuvregions.h"
+#include "gst/gstcudamotionmeta.h"
 
 using namespace cuvcheck;
 

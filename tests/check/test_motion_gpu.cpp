@@ -4,8 +4,8 @@
  * nvh264dec straight into cudamotionest.
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "cuvcheck.h"
-#include "gstcudamotionmeta.h"
+#include "tests/check/cuvcheck.h"
+#include "gst/gstcudamotionmeta.h"
 
 using namespace cuvcheck;
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cuvtest.h"
+#include "tests/common/cuvtest.h"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
-#include "cuvcheck.h"
-#include "cuvplugin.h"
+#include "tests/check/cuvcheck.h"
+#include "tests/common/cuvplugin.h"
 
 using namespace cuvcheck;
 

@@ -9,8 +9,8 @@
  * The same tests run under compute-sanitizer's racecheck and synccheck (tools/gpu-run.sh).
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "cuvcheck.h"
-#include "cuvplugin.h"
+#include "tests/check/cuvcheck.h"
+#include "tests/common/cuvplugin.h"
 
 using namespace cuvcheck;
 

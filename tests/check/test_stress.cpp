@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "cuvcheck.h"
+#include "tests/check/cuvcheck.h"
 
 using namespace cuvcheck;
 

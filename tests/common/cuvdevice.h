@@ -6,8 +6,8 @@
 
 #include <cstring>
 
-#include "cuvtest.h"
-#include "results.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/results.h"
 
 namespace cuvtest {
 

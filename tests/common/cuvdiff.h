@@ -2,9 +2,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "copy.h"
-#include "cuvtest.h"
-#include "difference.h"
+#include "kernels/copy.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/difference.h"
 
 namespace cuvtest {
 

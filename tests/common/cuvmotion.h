@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "cuvtest.h"
-#include "motion.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/motion.h"
 
 namespace cuvtest {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "image.h"
+#include "kernels/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -261,6 +261,15 @@ inline int run_parts (int argc, char **argv, const char *program, Checker &c, st
     }
   }
   return c.finish (program);
+}
+
+/* run_parts for a program of GPU parts: skips (exit 77), or fails where CUV_REQUIRE_GPU says a
+ * GPU must be there, on a machine without a usable device. */
+inline int run_gpu_parts (int argc, char **argv, const char *program, Checker &c, std::initializer_list<Part> parts)
+{
+  if (!have_gpu ())
+    return no_gpu ();
+  return run_parts (argc, argv, program, c, parts);
 }
 
 /* Each element with properties that make it write every frame (a test that wants every code

@@ -6,10 +6,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
 
-#include "cuvdevice.h"
-#include "cuvdiff.h"
-#include "heatmap.h"
-#include "noisemap.h"
+#include "tests/common/cuvdevice.h"
+#include "tests/common/cuvdiff.h"
+#include "kernels/heatmap.h"
+#include "kernels/noisemap.h"
 
 using namespace cuvtest;
 
@@ -187,10 +187,8 @@ void test_noisemap_tiles (Checker &c)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ())
-    return no_gpu ();
   Checker c;
-  return run_parts (argc, argv, "difference-gpu", c, {
+  return run_gpu_parts (argc, argv, "difference-gpu", c, {
       {"heatmap", [&] { test_heatmap (c); }},
       {"noisemap", [&] { test_noisemap (c); }},
       {"noisemap-tiles", [&] { test_noisemap_tiles (c); }}});

@@ -8,10 +8,10 @@
 
 #include <hwy/targets.h>
 
-#include "cuvdiff.h"
-#include "heatmap.h"
-#include "noisemap.h"
-#include "regions.h"
+#include "tests/common/cuvdiff.h"
+#include "kernels/heatmap.h"
+#include "kernels/noisemap.h"
+#include "kernels/regions.h"
 
 using namespace cuvtest;
 

@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
 
-#include "cuvdevice.h"
-#include "histogram.h"
+#include "tests/common/cuvdevice.h"
+#include "kernels/histogram.h"
 
 using namespace cuvtest;
 
@@ -57,8 +57,9 @@ void compare (Checker &c, const HostImage &img, const cuv::Roi &roi, int bins, D
   c.expect (dres.rearmed (), what + ": the partials or the ticket were not zeroed for the next frame");
 }
 
-void test_histogram (Checker &c, DeviceResult &dres)
+void test_histogram (Checker &c)
 {
+  DeviceResult dres;
   const int bins[] = {256, 64, 7, 1};
   uint32_t seed = 11;
   for (cuv::PixelLayout l : kAll) {
@@ -83,8 +84,9 @@ void test_histogram (Checker &c, DeviceResult &dres)
 }
 
 /* One grey level everywhere: every atomic of a warp hits one bin. */
-void test_flat (Checker &c, DeviceResult &dres)
+void test_flat (Checker &c)
 {
+  DeviceResult dres;
   for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::GRAY8}) {
     HostImage img (l, 1920, 1080, 0);
     std::memset (img.storage.data (), 255, img.storage.size ());
@@ -94,8 +96,9 @@ void test_flat (Checker &c, DeviceResult &dres)
 
 /* A region of 2^32 pixels or more would overflow the 32-bit partial counts, and bins outside
  * 1..256 do not exist: refused, no launch. */
-void test_too_large (Checker &c, DeviceResult &dres)
+void test_too_large (Checker &c)
 {
+  DeviceResult dres;
   HostImage img (cuv::PixelLayout::GRAY8, 16, 16, 0);
   DeviceImage d (img);
   c.expect (cuv::histogram_cuda (d.frame, {0, 0, 65536, 65536}, 256, dres.to (), nullptr) == cudaErrorInvalidValue,
@@ -106,8 +109,9 @@ void test_too_large (Checker &c, DeviceResult &dres)
   c.expect (cudaGetLastError () == cudaSuccess, "the refusal leaves no CUDA error behind");
 }
 
-void test_overlay (Checker &c, DeviceResult &dres)
+void test_overlay (Checker &c)
 {
+  DeviceResult dres;
   const cuv::OverlayCorner corners[] = {cuv::OverlayCorner::TopLeft, cuv::OverlayCorner::TopRight,
       cuv::OverlayCorner::BottomLeft, cuv::OverlayCorner::BottomRight};
   uint32_t seed = 99;
@@ -153,13 +157,10 @@ void test_overlay (Checker &c, DeviceResult &dres)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ())
-    return no_gpu ();
   Checker c;
-  DeviceResult dres;
-  return run_parts (argc, argv, "test_histogram_gpu", c, {
-      {"flat", [&] { test_flat (c, dres); }},
-      {"too_large", [&] { test_too_large (c, dres); }},
-      {"histogram", [&] { test_histogram (c, dres); }},
-      {"overlay", [&] { test_overlay (c, dres); }}});
+  return run_gpu_parts (argc, argv, "test_histogram_gpu", c, {
+      {"flat", [&] { test_flat (c); }},
+      {"too_large", [&] { test_too_large (c); }},
+      {"histogram", [&] { test_histogram (c); }},
+      {"overlay", [&] { test_overlay (c); }}});
 }

@@ -6,8 +6,8 @@
 
 #include <hwy/targets.h>
 
-#include "cuvtest.h"
-#include "histogram_math.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/histogram_math.h"
 
 using namespace cuvtest;
 

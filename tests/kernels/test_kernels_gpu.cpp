@@ -6,10 +6,10 @@
 #include <functional>
 #include <memory>
 
-#include "cuvdevice.h"
-#include "cuvtest.h"
-#include "enhance.h"
-#include "sobel.h"
+#include "tests/common/cuvdevice.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/enhance.h"
+#include "kernels/sobel.h"
 
 using namespace cuvtest;
 
@@ -195,10 +195,8 @@ void test_yuv_vector_edges (Checker &c)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ())
-    return no_gpu ();
   Checker c;
-  return run_parts (argc, argv, "test_kernels_gpu", c, {
+  return run_gpu_parts (argc, argv, "test_kernels_gpu", c, {
       {"sobel_every_energy", [&] { test_sobel_every_energy (c); }},
       {"sobel", [&] { test_sobel (c); }},
       {"enhance", [&] { test_enhance (c); }},

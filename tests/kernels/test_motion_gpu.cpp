@@ -5,10 +5,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
 
-#include "cuvdevice.h"
-#include "cuvmotion.h"
-#include "luma.h"
-#include "motion_draw.h"
+#include "tests/common/cuvdevice.h"
+#include "tests/common/cuvmotion.h"
+#include "kernels/luma.h"
+#include "kernels/motion_draw.h"
 
 using namespace cuvtest;
 
@@ -180,10 +180,8 @@ void test_draw (Checker &c)
 
 int main (int argc, char **argv)
 {
-  if (!have_gpu ())
-    return no_gpu ();
   Checker c;
-  return run_parts (argc, argv, "motion-gpu", c, {
+  return run_gpu_parts (argc, argv, "motion-gpu", c, {
       {"luma", [&] { test_luma (c); }},
       {"draw", [&] { test_draw (c); }},
       {"search", [&] { test_search (c); }}});

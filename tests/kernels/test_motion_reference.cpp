@@ -9,10 +9,10 @@
 
 #include <hwy/targets.h>
 
-#include "cuvmotion.h"
-#include "difference.h"
-#include "luma.h"
-#include "motion_draw.h"
+#include "tests/common/cuvmotion.h"
+#include "kernels/difference.h"
+#include "kernels/luma.h"
+#include "kernels/motion_draw.h"
 
 using namespace cuvtest;
 

@@ -10,10 +10,10 @@
 
 #include <hwy/targets.h>
 
-#include "cuvtest.h"
-#include "enhance.h"
-#include "sobel.h"
-#include "sobel_math.h"
+#include "tests/common/cuvtest.h"
+#include "kernels/enhance.h"
+#include "kernels/sobel.h"
+#include "kernels/sobel_math.h"
 
 using namespace cuvtest;
 
