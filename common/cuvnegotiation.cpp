@@ -232,3 +232,88 @@ decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query,
 }
 
 }  // namespace cuv
+
+void
+cuv::order_caps_result (GstQuery *query, bool cuda)
+{
+  GstCaps *caps = nullptr;
+  gst_query_parse_caps_result (query, &caps);
+  if (!caps)
+    return;
+  GstCaps *ordered = memory_first (caps, cuda);
+  gst_query_set_caps_result (query, ordered);
+  gst_caps_unref (ordered);
+}
+
+void
+cuv::add_frame_latency (GstQuery *query, const GstVideoInfo *info)
+{
+  if (GST_VIDEO_INFO_FPS_N (info) <= 0)
+    return;
+  const GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (info), GST_VIDEO_INFO_FPS_N (info));
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (query, &live, &min, &max);
+  gst_query_set_latency (query, live, min + frame, GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+}
+
+bool
+cuv::upstream_is_live (GstPad *sinkpad)
+{
+  GstQuery *latency = gst_query_new_latency ();
+  gboolean live = TRUE;
+  if (gst_pad_peer_query (sinkpad, latency))
+    gst_query_parse_latency (latency, &live, nullptr, nullptr);
+  gst_query_unref (latency);
+  return live != FALSE;
+}
+
+std::shared_ptr<CapsState>
+cuv::caps_state_for (GstElement *element, GstCaps *incaps, GstCaps *outcaps)
+{
+  auto state = std::make_shared<CapsState> ();
+  if (!gst_video_info_from_caps (&state->in_info, incaps) || !gst_video_info_from_caps (&state->out_info, outcaps) ||
+      !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&state->in_info), &state->in_layout) ||
+      !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&state->out_info), &state->out_layout)) {
+    GST_ERROR_OBJECT (element, "unusable caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return nullptr;
+  }
+  if (layout_is_packed422 (state->in_layout) && GST_VIDEO_INFO_WIDTH (&state->in_info) % 2) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+        ("%s takes %s frames of even width only; these are %d pixels wide", GST_ELEMENT_NAME (element),
+            GST_VIDEO_INFO_NAME (&state->in_info), GST_VIDEO_INFO_WIDTH (&state->in_info)),
+        ("YUY2 and UYVY pixels come in pairs"));
+    return nullptr;
+  }
+  state->in_cuda_caps = caps_are_cuda (incaps);
+  state->out_cuda_caps = caps_are_cuda (outcaps);
+  return state;
+}
+
+bool
+cuv::propose_allocation (const Route &route, GstQuery *query, guint held)
+{
+#if CUV_HAVE_CUDA
+  GstCudaStream *stream = route.pool_stream ();
+  const bool ok = propose_allocation (route.context, query, held, stream, route.use_cuda);
+  replace_stream (&stream, nullptr);
+  return ok;
+#else
+  return propose_allocation (route.context, query, held, nullptr, false);
+#endif
+}
+
+bool
+cuv::decide_allocation (GstObject *element, Route &route, GstQuery *query)
+{
+  GstCudaStream *downstream = nullptr;
+#if CUV_HAVE_CUDA
+  const bool decided =
+      decide_allocation (element, route.context, query, 1, route.use_cuda, route.stream.gst_stream (), &downstream);
+  route.set_downstream_stream (downstream);
+  replace_stream (&downstream, nullptr);
+  return decided;
+#else
+  return decide_allocation (element, route.context, query, 1, false, nullptr, &downstream);
+#endif
+}

@@ -9,6 +9,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/video.h>
 
+#include "common/cuvroute.h"
 #include "common/cuvsync.h"
 
 namespace cuv {
@@ -23,6 +24,27 @@ GstCaps *both_memories (GstCaps *caps, bool cuda_possible, GstCaps *filter);
 /* @caps with its structures in CUDA memory moved before the others (after them where @cuda is
  * false), each group in its order; a new reference. */
 GstCaps *memory_first (GstCaps *caps, bool cuda);
+
+/* A sink caps query answered (GstBaseTransform answers in the asker's order, and an upstream
+ * element that can give either memory, cudaupload or a decoder, lists system memory first): its
+ * result reordered with CUDA memory first where @cuda (the CUDA backend, so that
+ * `cudaupload ! cudasobel` hands it CUDA memory, as a user means it to), else system memory first
+ * (CUDA memory costs the CPU backend a copy a frame). */
+void order_caps_result (GstQuery *query, bool cuda);
+
+/* A latency query answered upstream: one frame of @info more (a frame in flight leaves when the
+ * next arrives); nothing where the frame rate is unknown. */
+void add_frame_latency (GstQuery *query, const GstVideoInfo *info);
+
+/* Whether the element upstream of @sinkpad is live (a latency query; without an answer, it
+ * counts as live). */
+bool upstream_is_live (GstPad *sinkpad);
+
+/* The caps state of negotiated @incaps and @outcaps: their infos, pixel layouts and memory
+ * types; NULL for caps no kernel takes (logged), or a packed 4:2:2 frame of odd width (an error
+ * for the user: a pair's second half lies past it, and GStreamer's own CUDA copies leave it out,
+ * docs/design.md). */
+std::shared_ptr<CapsState> caps_state_for (GstElement *element, GstCaps *incaps, GstCaps *outcaps);
 
 /* Posts the negotiation error a user reads when fixed sink @caps have a format that @element's
  * sink template lacks (and nothing when the caps would intersect). */
@@ -52,5 +74,12 @@ bool propose_allocation (GstCudaContext *context, GstQuery *query, guint held, G
 bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *query, guint held, bool pinned,
     GstCudaStream *ours,
     GstCudaStream **downstream);
+
+/* propose_allocation and decide_allocation for the element whose @route it is: its context, and
+ * on the CUDA backend (page-locked system memory) its stream, which travels upstream with the
+ * pool (1.24+, cuvsync.h), or downstream's, which the element then runs on
+ * (Route::set_downstream_stream). */
+bool propose_allocation (const Route &route, GstQuery *query, guint held);
+bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
 
 }  // namespace cuv

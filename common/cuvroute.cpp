@@ -585,6 +585,30 @@ process_cuda (GstCudaVisionFilter *self, cuv::Route &route, const std::shared_pt
 }
 #endif
 
+void
+cuv::Route::finish_last_frame ()
+{
+#if CUV_HAVE_CUDA
+  if (!last_stream)
+    return;
+  ContextGuard guard (context);
+  if (guard.ok ())
+    cudaStreamSynchronize (last_stream);
+#endif
+}
+
+void
+cuv::Route::close ()
+{
+  set_state (nullptr);
+#if CUV_HAVE_CUDA
+  forget_streams ();
+  stream.release ();
+#endif
+  gst_clear_object (&context);
+  use_cuda = false;
+}
+
 GstFlowReturn
 cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, GstBuffer *outbuf)
 {

@@ -71,6 +71,7 @@ struct Operation {
   GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const Frame *in, const Frame *out,
       cudaStream_t stream) = nullptr;
   gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
+  void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf) = nullptr;
   bool temporal = false;
   /* the element reads results on the host after each frame (the analysers): its stream is always
    * waited for before the push */
@@ -154,6 +155,12 @@ struct Route {
     replace_stream (&downstream_stream_, s);
   }
 #endif
+
+  /* At stop, before the element frees what it keeps: the last frame's work, which may still run
+   * (1.24+, cuvsync.h) on what the caps state holds, ends. */
+  void finish_last_frame ();
+  /* At stop, after that: the caps state, the streams and the context go. */
+  void close ();
 
   /* The caps state: replaced by set_caps, read by each frame. */
   std::shared_ptr<CapsState> state () const

@@ -5,9 +5,9 @@
 
 #include "common/gstcudavisionfilter.h"
 #include "common/cuvnegotiation.h"
+#include "common/cuvoutput.h"
 #include "common/cuvroute.h"
 
-#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
@@ -15,8 +15,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-
-#include "common/cuvstreampool.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -43,31 +41,18 @@ struct GstCudaVisionFilterImpl {
   bool upstream_live = true;
   /* streaming thread: whether the last caps change kept the frames as they were (another memory) */
   bool stream_continues = false;
-  /* streaming thread: a finished frame that generate_output gives at its next call, after the
-   * frame that was in flight */
-  GstBuffer *ready = nullptr;
   /* CUDA memory is offered on the pads until start finds that no context can be had */
   bool cuda_memory_possible = true;
   /* context, stream, caps state and previous frame: what each frame goes through */
   cuv::Route route;
-  /* Working in place on a buffer that others hold too: the output buffer comes from this pool
-   * (made at the first such buffer after each caps change, dropped at the next and at stop), and
-   * the frame goes from shared_input into it. Streaming thread only. */
-  GstBufferPool *own_output_pool = nullptr;
-  GstBuffer *shared_input = nullptr;
-  GstBuffer *shared_input_output = nullptr; /* the output buffer prepared for it */
+  /* how frames leave: in order, in flight, into buffers of our own */
+  cuv::Output output;
 
-  void drop_own_output_pool ()
+  /* the cuda-device-id property */
+  gint device ()
   {
-    if (own_output_pool)
-      gst_buffer_pool_set_active (own_output_pool, FALSE);
-    gst_clear_object (&own_output_pool);
-    shared_input = shared_input_output = nullptr;
-  }
-  ~GstCudaVisionFilterImpl ()
-  {
-    drop_own_output_pool ();
-    gst_clear_buffer (&ready);
+    std::lock_guard<std::mutex> lk (lock);
+    return device_id;
   }
 
   /* Whether this frame may stay in flight until the next is queued: max-frames-in-flight 1, or -1
@@ -91,23 +76,6 @@ static GstCudaVisionFilterImpl *
 gst_cuda_vision_filter_impl (GstCudaVisionFilter *self)
 {
   return static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self))->impl;
-}
-
-GType
-gst_cuda_vision_backend_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_VISION_BACKEND_AUTO, "CUDA when a device works, else the CPU reference (with a warning)", "auto"},
-    {GST_CUDA_VISION_BACKEND_CUDA, "CUDA only: an error when no CUDA device is usable", "cuda"},
-    {GST_CUDA_VISION_BACKEND_CPU, "The CPU reference implementation", "cpu"},
-    {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaVisionBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
 }
 
 void
@@ -225,134 +193,26 @@ static void
 gst_cuda_vision_filter_set_context (GstElement *element, GstContext *context)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (element));
-  gint device_id;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    device_id = priv->device_id;
-  }
-  gst_cuda_handle_set_context (element, context, device_id, &priv->route.context);
+  gst_cuda_handle_set_context (element, context, priv->device (), &priv->route.context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
-/* ---- frames in flight ---- */
+/* ---- frames in flight (cuvoutput.h) ---- */
 
-/* The subclass's last word on a frame, once its work is complete. */
-static void
-frame_finished (GstCudaVisionFilter *self, GstBuffer *outbuf)
-{
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  if (klass->frame_finished)
-    klass->frame_finished (self, outbuf);
-}
-
-/* Streaming thread: the frame in flight, finished, into @out (NULL when there was none). */
-static GstFlowReturn
-finish_frame_in_flight (GstCudaVisionFilter *self, GstBuffer **out)
-{
-  GstFlowReturn ret = cuv::finish_in_flight (self, gst_cuda_vision_filter_impl (self)->route, out);
-  if (ret == GST_FLOW_OK && *out)
-    frame_finished (self, *out);
-  return ret;
-}
-
-/* Streaming thread, before a serialized event or a drain query goes on: the frames in flight
- * leave first. */
 void
 gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self)
 {
-  while (cuv::has_frame_in_flight (gst_cuda_vision_filter_impl (self)->route)) {
-    GstBuffer *buf = nullptr;
-    /* a frame that failed is gone from the route (its error posted): the next one still leaves */
-    if (finish_frame_in_flight (self, &buf) != GST_FLOW_OK || !buf)
-      continue;
-    GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    if (ret != GST_FLOW_OK)
-      GST_WARNING_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
-  }
-}
-
-/* At a flush and at stop: the frames in flight, and one finished after them, are dropped. */
-static void
-drop_frames_in_flight (GstCudaVisionFilter *self)
-{
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  cuv::drop_in_flight (self, priv->route);
-  gst_clear_buffer (&priv->ready);
+  priv->output.drain (self, priv->route);
 }
 
-/* GstBaseTransform's default makes one output buffer per input and pushes it. Where the frame
- * would make the host wait for its stream (a host copy, results read on the host, a previous
- * frame kept, or GStreamer 1.22), and frames may stay in flight, the frame's buffer goes out when
- * the next frame has been queued on the GPU: the host then waits for a frame that the GPU has had
- * for a while, and the GPU is never idle while the host waits. An element that queues ahead
- * (cuvroute.h: it keeps nothing between frames) queues the next frame before it waits for the
- * last, so that their copies overlap; the others wait for the last frame first, as what they
- * keep between frames is only ready then. Order is kept: the finished frame comes first, then
- * (from the next call) the current one when it did not stay in flight. */
 static GstFlowReturn
 gst_cuda_vision_filter_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  *outbuf = nullptr;
-  if (priv->ready) {
-    *outbuf = priv->ready;
-    priv->ready = nullptr;
-    return GST_FLOW_OK;
-  }
-  if (!trans->queued_buf)
-    return GST_FLOW_OK;
-
-  /* the base class would mark the frame it is given back with this input's discontinuity: the
-   * frame in flight goes out first, then */
-  const bool discont = GST_BUFFER_IS_DISCONT (trans->queued_buf);
-  const bool in_flight = priv->frames_in_flight ();
-  const bool ahead = in_flight && !discont && cuv::queues_ahead (priv->route);
-  GstBuffer *previous = nullptr;
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (!ahead) {
-    ret = finish_frame_in_flight (self, &previous);
-    if (ret == GST_FLOW_OK && previous && discont) {
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), previous);
-      previous = nullptr;
-    }
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_replace (&trans->queued_buf, nullptr);
-      return ret;
-    }
-  }
-
-  const bool earlier_in_flight = cuv::has_frame_in_flight (priv->route);
-  GstBuffer *current = nullptr;
-  priv->route.may_leave_in_flight = in_flight;
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, &current);
-  priv->route.may_leave_in_flight = false;
-  /* the route holds the frame in flight */
-  if (current && priv->route.left_in_flight)
-    gst_clear_buffer (&current);
-  priv->route.left_in_flight = false;
-  /* queued ahead: now the frame before it */
-  if (ahead && earlier_in_flight) {
-    GstFlowReturn finished = finish_frame_in_flight (self, &previous);
-    if (finished != GST_FLOW_OK) {
-      gst_clear_buffer (&current);
-      return finished;
-    }
-  }
-  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED && previous)
-    ret = GST_FLOW_OK;
-  if (ret != GST_FLOW_OK) {
-    gst_clear_buffer (&previous);
-    *outbuf = current;
-    return ret;
-  }
-  if (previous) {
-    *outbuf = previous;
-    priv->ready = current;
-  } else {
-    *outbuf = current;
-  }
-  return GST_FLOW_OK;
+  return priv->output.generate (self, priv->route, priv->frames_in_flight (),
+      GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output, outbuf);
 }
 
 static gboolean
@@ -368,29 +228,11 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
     return FALSE;
   /* a frame in flight leaves when the next arrives: a frame's duration more */
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC && priv->frames_in_flight ()) {
-    std::shared_ptr<CapsState> state = priv->route.state ();
-    if (state && GST_VIDEO_INFO_FPS_N (&state->in_info) > 0) {
-      const GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&state->in_info),
-          GST_VIDEO_INFO_FPS_N (&state->in_info));
-      gboolean live;
-      GstClockTime min, max;
-      gst_query_parse_latency (query, &live, &min, &max);
-      gst_query_set_latency (query, live, min + frame, GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
-    }
+    if (std::shared_ptr<CapsState> state = priv->route.state ())
+      cuv::add_frame_latency (query, &state->in_info);
   }
-  /* GstBaseTransform answers a caps query in the asker's order, and an upstream element that can
-   * give either memory (cudaupload, a decoder) lists system memory first: the CUDA backend asks
-   * for CUDA memory first, so that `cudaupload ! cudasobel` hands it CUDA memory, as a user means
-   * it to; the CPU backend asks for system memory first (CUDA memory costs it a copy a frame) */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK) {
-    GstCaps *caps = nullptr;
-    gst_query_parse_caps_result (query, &caps);
-    if (caps) {
-      GstCaps *ordered = cuv::memory_first (caps, priv->route.use_cuda);
-      gst_query_set_caps_result (query, ordered);
-      gst_caps_unref (ordered);
-    }
-  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK)
+    cuv::order_caps_result (query, priv->route.use_cuda);
   return TRUE;
 }
 
@@ -400,7 +242,6 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  [[maybe_unused]] GstElement *element = GST_ELEMENT (trans);
   gint device_id;
   GstCudaVisionBackend backend;
   {
@@ -408,138 +249,34 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
     device_id = priv->device_id;
     backend = priv->backend;
   }
-  priv->route.use_cuda = false;
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
-      klass->temporal != FALSE, klass->host_results != FALSE};
+      klass->frame_finished, klass->temporal != FALSE, klass->host_results != FALSE};
 
-#if CUV_HAVE_CUDA
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount (&count);
-  if (err != cudaSuccess || count == 0) {
-    const gchar *why = err == cudaSuccess ? "no CUDA device found"
-        : err == cudaErrorInsufficientDriver && !gst_cuda_load_library () ? "no NVIDIA driver (libcuda.so.1) could be loaded"
-        : cudaGetErrorString (err);
-    if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No usable CUDA device: %s", why),
-          ("backend=cuda needs a working NVIDIA GPU and driver; use backend=auto or backend=cpu to run on the CPU"));
-      return FALSE;
-    }
-    if (backend == GST_CUDA_VISION_BACKEND_AUTO)
-      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND, ("No usable CUDA device (%s): running on the CPU", why),
-          ("backend=auto falls back to the CPU reference implementation"));
-    priv->cuda_memory_possible = false;
-    return TRUE;
-  }
-  if (device_id >= count) {
-    if (backend == GST_CUDA_VISION_BACKEND_CPU) {
-      priv->cuda_memory_possible = false;
-      return TRUE;
-    }
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("cuda-device-id %d is out of range: this machine has %d CUDA device(s)", device_id, count),
-        ("valid values are -1 (any device) and 0..%d", count - 1));
-    return FALSE;
-  }
-  /* the CPU backend takes a context only where CUDA memory is negotiated (set_caps) */
-  if (backend == GST_CUDA_VISION_BACKEND_CPU) {
-    priv->cuda_memory_possible = true;
-    return TRUE;
-  }
-  /* libgstcuda 1.22 creates contexts through its driver loader without loading it first */
-  if (!gst_cuda_load_library () || !gst_cuda_ensure_element_context (element, device_id, &priv->route.context)) {
-    if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("Could not create a CUDA context on device %d", device_id),
-          ("gst_cuda_ensure_element_context failed: is the NVIDIA driver loadable (libcuda.so.1)?"));
-      return FALSE;
-    }
-    if (backend == GST_CUDA_VISION_BACKEND_AUTO)
-      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-          ("Could not create a CUDA context on device %d: running on the CPU", device_id), (nullptr));
-    priv->cuda_memory_possible = false;
-    return TRUE;
-  }
-  priv->cuda_memory_possible = true;
-
-  auto pool = cuv::StreamPool::for_context (priv->route.context);
-  priv->route.stream = pool->acquire (&err);
-  if (!priv->route.stream) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not create a CUDA stream: %s", cudaGetErrorString (err)),
-        (nullptr));
-    gst_clear_object (&priv->route.context);
-    return FALSE;
-  }
-  priv->route.use_cuda = true;
-  GST_INFO_OBJECT (self, "CUDA backend on context %" GST_PTR_FORMAT, priv->route.context);
-  return TRUE;
-#else
-  (void) device_id;
-  priv->cuda_memory_possible = false;
-  if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("This build of cudavision has no CUDA kernels"),
-        ("it was configured without nvcc (meson option cuda); use backend=auto or backend=cpu"));
-    return FALSE;
-  }
-  if (backend == GST_CUDA_VISION_BACKEND_AUTO)
-    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND, ("This build of cudavision has no CUDA kernels: running on the CPU"),
-        (nullptr));
-  return TRUE;
-#endif
+  bool cuda_memory_possible = false;
+  const bool ok = cuv::open_backend (GST_ELEMENT (trans), device_id, backend, priv->route, &cuda_memory_possible);
+  priv->cuda_memory_possible = cuda_memory_possible;
+  return ok;
 }
 
 static gboolean
 gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  drop_frames_in_flight (GST_CUDA_VISION_FILTER (trans));
-#if CUV_HAVE_CUDA
-  /* the last frame's work may still run (1.24+, cuvsync.h) on what the caps state holds */
-  if (priv->route.last_stream) {
-    cuv::ContextGuard guard (priv->route.context);
-    if (guard.ok ())
-      cudaStreamSynchronize (priv->route.last_stream);
-  }
-#endif
+  priv->output.drop (GST_CUDA_VISION_FILTER (trans), priv->route);
+  priv->route.finish_last_frame ();
   /* nothing of the element's is in use on the GPU any more: the subclass frees what it keeps */
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (trans);
   if (klass->release)
     klass->release (GST_CUDA_VISION_FILTER (trans));
-  priv->drop_own_output_pool ();
-  priv->route.set_state (nullptr);
-#if CUV_HAVE_CUDA
-  priv->route.forget_streams ();
-  priv->route.stream.release ();
-#endif
-  gst_clear_object (&priv->route.context);
-  priv->route.use_cuda = false;
+  priv->output.drop_pool ();
+  priv->route.close ();
   priv->cuda_memory_possible = true;
   return TRUE;
 }
 
 /* ---- caps ---- */
-
-/* The CPU backend makes no CUDA context at start: it takes its neighbours' (or a new one) when a
- * pad negotiates CUDA memory, which it copies through the host. */
-static bool
-ensure_context_for_cuda_memory (GstCudaVisionFilter *self)
-{
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  if (priv->route.context)
-    return true;
-#if CUV_HAVE_CUDA
-  gint device_id;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    device_id = priv->device_id;
-  }
-  if (gst_cuda_load_library () && gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id, &priv->route.context))
-    return true;
-#endif
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("Could not create a CUDA context for CUDA memory on a pad"),
-      ("backend=cpu copies CUDA memory through the host, which needs the memory's CUDA context"));
-  return false;
-}
 
 /* The same caps in CUDA memory first, then in system memory; the operation keeps format and size.
  * With keeps_caps: the very same caps first, memory type included (the frame passes through in
@@ -603,36 +340,20 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
    * while a frame is in flight: that frame and its results leave first, with the caps they were
    * made for, so that set_info may free what they used (docs/design.md, "A frame's lifetime") */
   gst_cuda_vision_filter_drain_frames (self);
-  auto state = std::make_shared<CapsState> ();
   /* refused caps leave no state: a buffer that still comes is not negotiated, never processed
    * with the last caps' state or with what the subclass only half set */
   const auto refuse = [priv] {
     priv->route.set_state (nullptr);
     return FALSE;
   };
-
-  if (!gst_video_info_from_caps (&state->in_info, incaps) || !gst_video_info_from_caps (&state->out_info, outcaps) ||
-      !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&state->in_info), &state->in_layout) ||
-      !gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&state->out_info), &state->out_layout)) {
-    GST_ERROR_OBJECT (self, "unusable caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+  std::shared_ptr<CapsState> state = cuv::caps_state_for (GST_ELEMENT (self), incaps, outcaps);
+  if (!state)
     return refuse ();
-  }
-  if (cuv::layout_is_packed422 (state->in_layout) && GST_VIDEO_INFO_WIDTH (&state->in_info) % 2) {
-    /* a pair's second half lies past an odd width, and GStreamer's own CUDA copies leave it out
-     * (docs/design.md, packed 4:2:2) */
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("%s takes %s frames of even width only; these are %d pixels wide", GST_ELEMENT_NAME (self),
-            GST_VIDEO_INFO_NAME (&state->in_info), GST_VIDEO_INFO_WIDTH (&state->in_info)),
-        ("YUY2 and UYVY pixels come in pairs"));
-    return refuse ();
-  }
-  state->in_cuda_caps = cuv::caps_are_cuda (incaps);
-  state->out_cuda_caps = cuv::caps_are_cuda (outcaps);
-  if ((state->in_cuda_caps || state->out_cuda_caps) && !ensure_context_for_cuda_memory (self))
+  if ((state->in_cuda_caps || state->out_cuda_caps) && !cuv::ensure_context (GST_ELEMENT (self), priv->device (), priv->route))
     return refuse ();
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
-  priv->drop_own_output_pool ();
+  priv->output.drop_pool ();
   /* the same frames in another memory (downstream switching between CUDA and system memory) go
    * on as one stream: the previous frame is handed on (docs/design.md, "Temporal elements") */
   std::shared_ptr<CapsState> old = priv->route.state ();
@@ -650,14 +371,10 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
     return refuse ();
   /* a live source's frames wait for no next frame unless the user says so (max-frames-in-flight);
    * without an answer, upstream counts as live */
-  GstQuery *latency = gst_query_new_latency ();
-  gboolean live = TRUE;
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), latency))
-    gst_query_parse_latency (latency, &live, nullptr, nullptr);
-  gst_query_unref (latency);
+  const bool live = cuv::upstream_is_live (GST_BASE_TRANSFORM_SINK_PAD (trans));
   {
     std::lock_guard<std::mutex> lk (priv->lock);
-    priv->upstream_live = live != FALSE;
+    priv->upstream_live = live;
   }
   GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
   return TRUE;
@@ -677,35 +394,15 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
    * where downstream does not answer: a base sink without propose_allocation, appsink 1.22) */
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query) && decide_query)
     return FALSE;
-#if CUV_HAVE_CUDA
-  /* the stream the element runs on travels upstream with the pool (1.24+, cuvsync.h) */
-  GstCudaStream *stream = priv->route.pool_stream ();
-  const bool ok = cuv::propose_allocation (priv->route.context, query, held, stream, priv->route.use_cuda);
-  cuv::replace_stream (&stream, nullptr);
-  return ok;
-#else
-  return cuv::propose_allocation (priv->route.context, query, held, nullptr, false);
-#endif
+  return cuv::propose_allocation (priv->route, query, held);
 }
 
 static gboolean
 gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *query)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-#if CUV_HAVE_CUDA
-  GstCudaStream *downstream = nullptr;
-  const bool decided =
-      cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, priv->route.use_cuda,
-          priv->route.stream.gst_stream (), &downstream);
-  priv->route.set_downstream_stream (downstream);
-  cuv::replace_stream (&downstream, nullptr);
-  if (!decided)
+  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route, query))
     return FALSE;
-#else
-  GstCudaStream *downstream = nullptr;
-  if (!cuv::decide_allocation (GST_OBJECT (trans), priv->route.context, query, 1, false, nullptr, &downstream))
-    return FALSE;
-#endif
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans, query);
 }
 
@@ -719,7 +416,7 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   /* a serialized event (EOS, caps, segment, gap, ...) comes after the frame in flight */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    drop_frames_in_flight (GST_CUDA_VISION_FILTER (trans));
+    priv->output.drop (GST_CUDA_VISION_FILTER (trans), priv->route);
   else if (GST_EVENT_IS_SERIALIZED (event))
     gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal) {
@@ -746,27 +443,17 @@ gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, Gst
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, outbuf);
   if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
-    frame_finished (self, outbuf);
+    cuv::Output::finished (self, priv->route, outbuf);
   return ret;
 }
 
-/* Working in place, GstBaseTransform copies a buffer that is not writable (one that a tee or its
- * source still holds), through the memory's allocator, and the element then writes the copy: two
- * passes over the frame, and GStreamer's copy of CUDA memory is slow (bench_pipelines: cudaenhance
- * on such buffers took 233 us at 4K for a 28 us kernel). A writable buffer whose memory another
- * buffer shares (imagefreeze's copies, an appsrc ring, a decoder's reference frames) is copied
- * the same way, later: mapping it for writing copies the memory (a CPU copy and a malloc for
- * system memory: cudaenhance took 2.3 ms for a 1080p frame). The element writes its result into a
- * buffer of its own instead: an element that changes every pixel in one pass, and an analyser
- * that draws on the frame (keeps_caps, writes_frame) after copying the frame with the backend's
- * copy. An analyser that only reads keeps GstBaseTransform's way: its buffer copy shares the
- * memory, which is mapped read-only. */
+/* In place, a shared input is written into a buffer of our own (cuvoutput.cpp says why). */
 static GstFlowReturn
 gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  priv->shared_input = priv->shared_input_output = nullptr;
+  priv->output.forget_input ();
   std::shared_ptr<CapsState> state = priv->route.state ();
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   /* an analyser has taken this frame's settings already (its prepare_output_buffer), so that
@@ -776,38 +463,7 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
       (gst_buffer_is_writable (inbuf) && gst_buffer_is_all_memory_writable (inbuf)) || !state)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
 
-  if (!priv->own_output_pool) {
-    GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
-    guint size = 0;
-    if (caps)
-    {
-#if CUV_HAVE_CUDA
-      GstCudaStream *stream = priv->route.pool_stream ();
-      priv->own_output_pool =
-          cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size, stream, priv->route.use_cuda);
-      cuv::replace_stream (&stream, nullptr);
-#else
-      priv->own_output_pool = cuv::make_pool (priv->route.context, caps, &state->out_info, 0, 0, &size);
-#endif
-    }
-    gst_clear_caps (&caps);
-    if (!priv->own_output_pool || !gst_buffer_pool_set_active (priv->own_output_pool, TRUE)) {
-      priv->drop_own_output_pool ();
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("No buffer pool for the output."),
-          ("the input buffer is not writable and no pool could be made for the output"));
-      return GST_FLOW_ERROR;
-    }
-    GST_DEBUG_OBJECT (self, "input buffers are shared: writing into buffers of our own");
-  }
-  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (priv->own_output_pool, outbuf, nullptr);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  GstBaseTransformClass *bclass = GST_BASE_TRANSFORM_GET_CLASS (trans);
-  if (bclass->copy_metadata && !bclass->copy_metadata (trans, inbuf, *outbuf))
-    GST_WARNING_OBJECT (self, "could not copy the metadata of %" GST_PTR_FORMAT, inbuf);
-  priv->shared_input = inbuf;
-  priv->shared_input_output = *outbuf;
-  return GST_FLOW_OK;
+  return priv->output.own_buffer (self, priv->route, *state, inbuf, outbuf);
 }
 
 static GstFlowReturn
@@ -815,25 +471,15 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  GstBuffer *in = buf == priv->shared_input_output ? priv->shared_input : buf;
-  priv->shared_input = priv->shared_input_output = nullptr;
-  GstFlowReturn ret = cuv::process_frame (self, priv->route, in, buf);
+  GstFlowReturn ret = cuv::process_frame (self, priv->route, priv->output.input_of (buf), buf);
   if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
-    frame_finished (self, buf);
+    cuv::Output::finished (self, priv->route, buf);
   return ret;
 }
 
 static void
-gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
+install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
-  gobject_class->finalize = gst_cuda_vision_filter_finalize;
-  gobject_class->set_property = gst_cuda_vision_filter_set_property;
-  gobject_class->get_property = gst_cuda_vision_filter_get_property;
-
   /**
    * GstCudaVisionFilter:cuda-device-id:
    *
@@ -895,6 +541,19 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
           "same for any value",
           0, G_MAXINT, DEFAULT_N_THREADS,
           static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+}
+
+static void
+gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_vision_filter_finalize;
+  gobject_class->set_property = gst_cuda_vision_filter_set_property;
+  gobject_class->get_property = gst_cuda_vision_filter_get_property;
+  install_properties (gobject_class);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_context);
 

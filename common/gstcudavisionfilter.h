@@ -4,8 +4,8 @@
  * It owns everything that is not the operation itself: the `cuda-device-id` and `backend`
  * properties, the GstCudaContext shared with GStreamer's CUDA elements, a stream from the
  * context's pool, both memory types on both pads (CUDA memory first), pinned staging when a side
- * is system memory, the output pools and the allocation proposal, and the waits of docs/design.md, "Synchronisation". A
- * subclass gives its formats and implements transform_cpu and transform_cuda on cuv::Frame views
+ * is system memory, the output pools and the allocation proposal, and the waits of
+ * docs/design.md, "Synchronisation". A subclass gives its formats and implements transform_cpu and transform_cuda on cuv::Frame views
  * (host views for the CPU backend, device views for the CUDA backend). */
 #pragma once
 
@@ -13,20 +13,12 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
+#include "common/cuvbackend.h"
 #include "common/cuvcuda.h"
 #include "common/cuvframe.h"
 #include "kernels/image.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  GST_CUDA_VISION_BACKEND_AUTO,
-  GST_CUDA_VISION_BACKEND_CUDA,
-  GST_CUDA_VISION_BACKEND_CPU,
-} GstCudaVisionBackend;
-
-#define GST_TYPE_CUDA_VISION_BACKEND (gst_cuda_vision_backend_get_type ())
-GType gst_cuda_vision_backend_get_type (void);
 
 #define GST_TYPE_CUDA_VISION_FILTER (gst_cuda_vision_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaVisionFilter, gst_cuda_vision_filter, GST, CUDA_VISION_FILTER,
@@ -36,29 +28,35 @@ struct _GstCudaVisionFilterClass {
   GstBaseTransformClass parent_class;
 
   /* TRUE when transform_cpu/transform_cuda accept in == out; the base class then works in place
-   * whenever both pads carry the same caps. */
+   * whenever both pads carry the same caps. Acts in set_caps (gstcudavisionfilter.cpp). */
   gboolean supports_in_place;
 
   /* Optional, for in-place elements: FALSE when the coming frame is only read (an analysis that
    * draws nothing). The buffer is then mapped for reading only, so shared memory is not copied,
-   * and a staged frame is not copied back. Unset means TRUE. */
+   * and a staged frame is not copied back. Unset means TRUE. Asked in prepare_output_buffer
+   * (gstcudavisionfilter.cpp) and for each frame's maps and download (cuvroute.cpp). */
   gboolean (*writes_frame) (GstCudaVisionFilter *self);
 
   /* TRUE for analysers that pass the frame through in place (drawing on it at most): the output
    * keeps the input's caps, memory type included, wherever downstream takes them, so the base
    * class works in place; where downstream takes only the other memory, the element writes the
-   * frame into it (out of place). */
+   * frame into it (out of place). Acts in transform_caps, fixate_caps and prepare_output_buffer
+   * (gstcudavisionfilter.cpp). */
   gboolean keeps_caps;
 
   /* TRUE for elements that compare each frame with the one before (docs/design.md, "Temporal elements"): the base
    * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
-   * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. */
+   * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. Acts in set_caps,
+   * propose_allocation and sink_event (gstcudavisionfilter.cpp: the previous frame handed on,
+   * one buffer more asked of upstream, forgotten at a flush) and for each frame (cuvroute.cpp: the
+   * previous frame kept, the host's wait, no queuing ahead). */
   gboolean temporal;
 
   /* TRUE when the transform leaves results that the element reads on the host after the frame
    * (GstCudaVisionAnalyser sets it): the base class then always waits for the frame's stream
    * before the push. Otherwise, from CUDA memory into CUDA memory on GStreamer 1.24+, the
-   * consumer waits (cuvsync.h). */
+   * consumer waits (cuvsync.h). Acts for each frame (cuvroute.cpp: the host's wait, no queuing
+   * ahead). */
   gboolean host_results;
 
   /* Optional: called from set_caps with the negotiated infos, once the frames in flight have

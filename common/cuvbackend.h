@@ -1,0 +1,41 @@
+/* gst-cudavision: where an element's frames are processed, decided at start: the `backend`
+ * property's values, and the CUDA device, context and stream the CUDA backend runs on. The base
+ * class (gstcudavisionfilter.cpp) calls it from start and set_caps. Not installed.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "common/cuvroute.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_CUDA_VISION_BACKEND_AUTO,
+  GST_CUDA_VISION_BACKEND_CUDA,
+  GST_CUDA_VISION_BACKEND_CPU,
+} GstCudaVisionBackend;
+
+#define GST_TYPE_CUDA_VISION_BACKEND (gst_cuda_vision_backend_get_type ())
+GType gst_cuda_vision_backend_get_type (void);
+
+G_END_DECLS
+
+namespace cuv {
+
+/* At start: the backend that @backend and @device_id (-1: any) give on this machine. The CUDA
+ * backend gets the context (its neighbours', through gst_cuda_ensure_element_context, or a new
+ * one) and a stream of the context's pool into @route, and route.use_cuda; the CPU backend gets
+ * nothing yet (ensure_context gives it a context where a pad negotiates CUDA memory).
+ * @cuda_memory_possible: whether the pads may offer CUDA memory (a context can be had). Every
+ * failure a user must see is an element message naming the cause: an error where the start
+ * fails (false), a warning where backend=auto falls back to the CPU. */
+bool open_backend (GstElement *element, int device_id, GstCudaVisionBackend backend, Route &route,
+    bool *cuda_memory_possible);
+
+/* The CPU backend makes no CUDA context at start: it takes its neighbours' (or a new one) when a
+ * pad negotiates CUDA memory, which it copies through the host. Posts the error and returns false
+ * when none can be had. */
+bool ensure_context (GstElement *element, int device_id, Route &route);
+
+}  // namespace cuv
