@@ -10,6 +10,7 @@
 
 #include "common/cuvbackend.h"
 #include "common/cuvstreampool.h"
+#include "common/cuvenum.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -23,11 +24,7 @@ gst_cuda_vision_backend_get_type (void)
     {GST_CUDA_VISION_BACKEND_CPU, "The CPU reference implementation", "cpu"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaVisionBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaVisionBackend", values);
 }
 
 #if CUV_HAVE_CUDA

@@ -30,8 +30,8 @@
 #include <memory>
 #include <mutex>
 
-#include "kernels/copy.h"
 #include "common/cuvcpupool.h"
+#include "kernels/copy.h"
 #include "kernels/enhance.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);

@@ -45,17 +45,20 @@
 #endif
 
 #include "gst/gstcudaheatmap.h"
+
 #include "gst/gstcudaheatmapmeta.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <mutex>
+
 #include "common/cuvcolor.h"
+#include "common/cuvcpupool.h"
 #include "common/cuvcuda.h"
+#include "common/cuvenum.h"
 #include "common/cuvresults.h"
 #include "kernels/heatmap.h"
-#include <cmath>
-#include "common/cuvcpupool.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_CAT_DEFAULT gst_cuda_heatmap_debug
@@ -153,11 +156,7 @@ gst_cuda_heatmap_colormap_get_type (void)
     {static_cast<gint> (cuv::Colormap::Gray), "Black (no change) to white (full)", "gray"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaHeatmapColormap", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaHeatmapColormap", values);
 }
 
 static cuv::HeatmapParams

@@ -49,16 +49,18 @@
 
 #include "gst/gstcudahistogram.h"
 
+#include "gst/gstcudahistogrammeta.h"
+
 #include <cstring>
 #include <mutex>
 
-#include "gst/gstcudahistogrammeta.h"
-#include "common/cuvresults.h"
-#include "kernels/histogram.h"
 #include "common/cuvanalytics.h"
-#include "kernels/copy.h"
 #include "common/cuvcpupool.h"
+#include "common/cuvenum.h"
 #include "common/cuvreport.h"
+#include "common/cuvresults.h"
+#include "kernels/copy.h"
+#include "kernels/histogram.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug
@@ -174,11 +176,7 @@ gst_cuda_histogram_position_get_type (void)
     {static_cast<gint> (cuv::OverlayCorner::BottomRight), "Bottom right corner", "bottom-right"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaHistogramPosition", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaHistogramPosition", values);
 }
 
 static cuv::OverlayRect

@@ -58,24 +58,26 @@
 
 #include "gst/gstcudamotionest.h"
 
-#include <cstddef>
-#include <mutex>
-
-#include "common/cuvcolor.h"
 #include "gst/gstcudamotionmeta.h"
-#include <vector>
-#include "common/cuvbytespool.h"
-#include "common/cuvcuda.h"
-#include "kernels/motion.h"
-#include "kernels/motion_draw.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <gst/video/video.h>
-#include "kernels/copy.h"
+#include <mutex>
+#include <vector>
+
 #include "common/cuvanalytics.h"
+#include "common/cuvbytespool.h"
+#include "common/cuvcolor.h"
 #include "common/cuvcpupool.h"
+#include "common/cuvcuda.h"
+#include "common/cuvenum.h"
+#include "kernels/copy.h"
 #include "kernels/luma.h"
+#include "kernels/motion.h"
+#include "kernels/motion_draw.h"
 #include "kernels/regions.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_motionest_debug);
@@ -203,11 +205,7 @@ gst_cuda_motionest_draw_get_type (void)
     {GST_CUDA_MOTIONEST_DRAW_COLOR, "The frame replaced by a colour-wheel flow image", "color"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaMotionestDraw", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaMotionestDraw", values);
 }
 
 static GType
@@ -222,11 +220,7 @@ gst_cuda_motionest_block_size_get_type (void)
         "8x8 macroblocks, split into 8x4, 4x8 or 4x4 blocks where that costs less", "variable"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaMotionestBlockSize", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaMotionestBlockSize", values);
 }
 
 /* ---- per frame ---- */

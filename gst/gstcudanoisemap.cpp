@@ -48,17 +48,20 @@
 #endif
 
 #include "gst/gstcudanoisemap.h"
+
 #include "gst/gstcudanoisemapmeta.h"
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
+
+#include "common/cuvanalytics.h"
 #include "common/cuvcolor.h"
+#include "common/cuvcpupool.h"
 #include "common/cuvcuda.h"
+#include "common/cuvenum.h"
 #include "common/cuvresults.h"
 #include "kernels/noisemap.h"
-#include <algorithm>
-#include "common/cuvanalytics.h"
-#include "common/cuvcpupool.h"
 #include "kernels/regions.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
@@ -167,11 +170,7 @@ gst_cuda_noisemap_mode_get_type (void)
     {GST_CUDA_NOISEMAP_MODE_OVERLAY, "The frame with the changed pixels painted in the colour", "overlay"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaNoisemapMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaNoisemapMode", values);
 }
 
 static GstFlowReturn

@@ -31,6 +31,7 @@
 #include <mutex>
 
 #include "common/cuvcpupool.h"
+#include "common/cuvenum.h"
 #include "kernels/sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
@@ -55,11 +56,7 @@ gst_cuda_sobel_mode_get_type (void)
     {GST_CUDA_SOBEL_MODE_LUMA, "Grey edges of the BT.601 luma", "luma"},
     {0, nullptr, nullptr},
   };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaSobelMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
+  return cuv::enum_type (&type, "GstCudaSobelMode", values);
 }
 
 enum {
