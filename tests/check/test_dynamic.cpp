@@ -30,20 +30,8 @@ using namespace cuvcheck;
 
 namespace {
 
-struct Element {
-  const char *name;
-  const char *props; /* away from the defaults, so that each works on every frame */
-  const char *meta;
-};
-
-const Element kElements[] = {
-  {"cudasobel", "scale=1.5", nullptr},
-  {"cudaenhance", "contrast=1.3 saturation=1.4", nullptr},
-  {"cudahistogram", "overlay=true", "CudaHistogramMeta"},
-  {"cudaheatmap", "blend=0.7", "CudaHeatmapMeta"},
-  {"cudanoisemap", "threshold=10 mode=overlay", "CudaNoisemapMeta"},
-  {"cudamotionest", "draw=arrows search-range=4", "CudaMotionMeta"},
-};
+using Element = cuvtest::ElementCase;
+using cuvtest::kElements;
 
 /* Where the element runs: its backend and what surrounds it. */
 struct Route {

@@ -115,16 +115,16 @@ int main (int argc, char **argv)
     return c.finish ("test_faults");
   }
   const long limit = 400;
-  for (const auto &e : cuvtest::kDrawingElements) {
+  for (const auto &e : cuvtest::kElements) {
     bool chosen = names.empty ();
     for (const char *name : names)
-      chosen |= std::strcmp (name, e[0]) == 0;
+      chosen |= std::strcmp (name, e.name) == 0;
     if (!chosen)
       continue;
     for (bool cuda_memory : memories) {
       const std::string launch = std::string ("videotestsrc num-buffers=3 pattern=ball ! "
-          "video/x-raw,format=NV12,width=64,height=48 ! ") + (cuda_memory ? "cudaupload ! " : "") + e[0] +
-          " backend=cuda " + e[1] + (cuda_memory ? " ! cudadownload" : "") + " ! fakesink";
+          "video/x-raw,format=NV12,width=64,height=48 ! ") + (cuda_memory ? "cudaupload ! " : "") + e.name +
+          " backend=cuda " + e.props + (cuda_memory ? " ! cudadownload" : "") + " ! fakesink";
       cuvtest::Timer timer (std::string ("faults ") + launch);
       const Outcome plain = run_once (hooks, launch, 0);
       c.expect (plain == kNoFault, launch + " without a fault: " + kOutcomeNames[plain]);

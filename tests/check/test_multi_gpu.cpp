@@ -164,13 +164,13 @@ int main (int argc, char **argv)
   }
   const int last = devices - 1;
   cuvtest::Checker c;
-  for (const auto &e : cuvtest::kDrawingElements) {
+  for (const auto &e : cuvtest::kElements) {
     for (const char *format : {"RGBA", "NV12"}) {
-      const std::string what = std::string (e[0]) + " " + e[1] + " " + format;
+      const std::string what = std::string (e.name) + " " + e.props + " " + format;
       cuvtest::Timer timer ("device 0 and device " + std::to_string (last) + ": " + what);
       Run first, other;
-      run_on (e[0], e[1], format, 0, &first);
-      run_on (e[0], e[1], format, last, &other);
+      run_on (e.name, e.props, format, 0, &first);
+      run_on (e.name, e.props, format, last, &other);
       c.expect (first.error.empty (), what + " on device 0: " + first.error);
       c.expect (other.error.empty (), what + " on device " + std::to_string (last) + ": " + other.error);
       c.expect (first.frames.size () == 8 && other.frames.size () == 8, what + ": not 8 frames on each device");

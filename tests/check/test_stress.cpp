@@ -19,22 +19,8 @@ using namespace cuvcheck;
 
 namespace {
 
-struct Element {
-  const char *name;
-  const char *props; /* away from the defaults, so that every element works on its frames */
-  bool temporal;
-  bool gray8;
-  const char *meta;
-};
-
-const Element kElements[] = {
-  {"cudasobel", "scale=1.5", false, true, nullptr},
-  {"cudaenhance", "contrast=1.3 saturation=1.4 hue=0.1", false, false, nullptr},
-  {"cudahistogram", "overlay=true", false, true, "CudaHistogramMeta"},
-  {"cudaheatmap", "blend=0.7", true, false, "CudaHeatmapMeta"},
-  {"cudanoisemap", "threshold=10 mode=overlay", true, false, "CudaNoisemapMeta"},
-  {"cudamotionest", "draw=arrows search-range=4", true, true, "CudaMotionMeta"},
-};
+using Element = cuvtest::ElementCase;
+using cuvtest::kElements;
 
 /* Where an element runs: its backend and the memory on its pads. */
 struct Route {

@@ -272,15 +272,26 @@ inline int run_gpu_parts (int argc, char **argv, const char *program, Checker &c
   return run_parts (argc, argv, program, c, parts);
 }
 
-/* Each element with properties that make it write every frame (a test that wants every code
- * path of an element, drawing included): name, properties. */
-inline const char *const kDrawingElements[][2] = {
-  {"cudasobel", "scale=1.5"},
-  {"cudaenhance", "contrast=1.3 saturation=1.4"},
-  {"cudahistogram", "overlay=true"},
-  {"cudaheatmap", ""},
-  {"cudanoisemap", "mode=overlay"},
-  {"cudamotionest", "draw=arrows"},
+/* Every element of the plugin, with properties that make it work on every frame and draw where it
+ * can (for the tests that want every code path of each element): its name, those properties,
+ * whether it compares each frame with the one before, whether it takes GRAY8, and its custom meta
+ * (NULL: none). The sources test (tests/lint/check-sources.py) checks that each element
+ * gst/plugin.cpp registers is here and in tests/meson.build's faults list. */
+struct ElementCase {
+  const char *name;
+  const char *props;
+  bool temporal;
+  bool gray8;
+  const char *meta;
+};
+
+inline const ElementCase kElements[] = {
+  {"cudasobel", "scale=1.5", false, true, nullptr},
+  {"cudaenhance", "contrast=1.3 saturation=1.4 hue=0.1", false, false, nullptr},
+  {"cudahistogram", "overlay=true", false, true, "CudaHistogramMeta"},
+  {"cudaheatmap", "blend=0.7", true, false, "CudaHeatmapMeta"},
+  {"cudanoisemap", "threshold=10 mode=overlay", true, false, "CudaNoisemapMeta"},
+  {"cudamotionest", "draw=arrows search-range=4", true, true, "CudaMotionMeta"},
 };
 
 }  // namespace cuvtest

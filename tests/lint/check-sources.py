@@ -6,7 +6,9 @@
 - no comment cites a document outside the repository or an issue number: the rules are in docs/;
 - no file of gst/ includes an element's header but the element's own file (and plugin.cpp, which
   registers them);
-- no function of common/ is longer than 80 lines, and the filter base stays under 600 lines.
+- no function of common/ is longer than 80 lines, and the filter base stays under 600 lines;
+- every element gst/plugin.cpp registers is in the tests' element list (tests/common/cuvtest.h's
+  kElements) and in tests/meson.build's faults tests, so that a new element cannot miss them.
 
 Run by meson (`meson test sources`) with the source root as its argument; prints each breach and
 exits 1 when there is one."""
@@ -66,6 +68,18 @@ for f in sources:
             breaches.append(f"{f}:{start}: {length} lines, over 80: {head}")
     if f == "common/gstcudavisionfilter.cpp" and len(lines) >= 600:
         breaches.append(f"{f}: {len(lines)} lines, the filter base stays under 600")
+
+# every element the plugin registers is in the tests' element list and the faults tests
+registered = set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open("gst/plugin.cpp").read()))
+listed = set(re.findall(r'^\s*\{"(\w+)", "', open("tests/common/cuvtest.h").read().split("kElements[]")[1].split("};")[0], re.M))
+faults = re.search(r"foreach e : \[([^\]]*)\]\n\s*foreach memory", open("tests/meson.build").read())
+faulted = set(re.findall(r"'(\w+)'", faults.group(1))) if faults else set()
+for name in sorted(registered - listed):
+    breaches.append(f"tests/common/cuvtest.h: {name} is registered but not in cuvtest::kElements")
+for name in sorted(registered - faulted):
+    breaches.append(f"tests/meson.build: {name} is registered but not in the faults tests' list")
+for name in sorted((listed | faulted) - registered):
+    breaches.append(f"{name} is in the tests' element lists but gst/plugin.cpp does not register it")
 
 for b in breaches:
     print(b)
