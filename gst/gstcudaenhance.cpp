@@ -72,6 +72,8 @@ struct _GstCudaEnhance {
 G_DEFINE_TYPE (GstCudaEnhance, gst_cuda_enhance, GST_TYPE_CUDA_VISION_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaenhance, "cudaenhance", GST_RANK_NONE, GST_TYPE_CUDA_ENHANCE);
 
+/* ---- per frame ---- */
+
 static cuv::EnhanceParams
 gst_cuda_enhance_params (GstCudaEnhance *self)
 {
@@ -160,6 +162,8 @@ gst_cuda_enhance_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
 }
 #endif
 
+/* ---- caps and state ---- */
+
 static gboolean
 gst_cuda_enhance_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *, const GstVideoInfo *)
 {
@@ -178,6 +182,8 @@ gst_cuda_enhance_release (GstCudaVisionFilter *filter)
 #endif
   impl->tables.reset ();
 }
+
+/* ---- properties ---- */
 
 static void
 gst_cuda_enhance_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)

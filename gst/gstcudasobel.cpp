@@ -94,6 +94,8 @@ struct _GstCudaSobel {
 G_DEFINE_TYPE (GstCudaSobel, gst_cuda_sobel, GST_TYPE_CUDA_VISION_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE, GST_TYPE_CUDA_SOBEL);
 
+/* ---- per frame ---- */
+
 static cuv::SobelParams
 gst_cuda_sobel_params (GstCudaSobel *self)
 {
@@ -141,6 +143,8 @@ gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in
 }
 #endif
 
+/* ---- caps and state ---- */
+
 /* After the base class has finished the frames in flight (its stop): the fast root's check, and
  * what it found, which the next start asks again (the device may differ). */
 static void
@@ -153,6 +157,8 @@ gst_cuda_sobel_release (GstCudaVisionFilter *filter)
   (void) filter;
 #endif
 }
+
+/* ---- properties ---- */
 
 static void
 gst_cuda_sobel_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
