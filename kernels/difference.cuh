@@ -101,6 +101,19 @@ cudaError_t grid_for (Kernel kernel, int width, int height, dim3 *grid)
   return cudaSuccess;
 }
 
+/* Launches a difference @kernel on @a's current frame (Args: the kernel's arguments, with `cur`),
+ * on the grid grid_for () gives. */
+template <typename Kernel, typename Args>
+cudaError_t launch (Kernel kernel, const Args &a, const DiffResults &results, cudaStream_t stream)
+{
+  dim3 grid;
+  cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
+  if (err != cudaSuccess)
+    return err;
+  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, results);
+  return cudaGetLastError ();
+}
+
 inline bool aligned (const Plane &p, int align)
 {
   return reinterpret_cast<uintptr_t> (p.data) % align == 0 && p.pitch % align == 0;

@@ -176,17 +176,6 @@ __global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, Dif
   publish_stats (results);
 }
 
-template <typename Kernel>
-cudaError_t launch (Kernel kernel, const HeatArgs &a, const DiffResults &results, cudaStream_t stream)
-{
-  dim3 grid;
-  cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
-  if (err != cudaSuccess)
-    return err;
-  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, results);
-  return cudaGetLastError ();
-}
-
 template <bool kVec, bool kNv12>
 cudaError_t launch_yuv (const HeatArgs &a, bool blend, const DiffResults &results, cudaStream_t stream)
 {

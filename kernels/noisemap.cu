@@ -188,17 +188,6 @@ __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, D
   publish_stats (results);
 }
 
-template <typename Kernel>
-cudaError_t launch (Kernel kernel, const NoiseArgs &a, const DiffResults &results, cudaStream_t stream)
-{
-  dim3 grid;
-  cudaError_t err = grid_for (kernel, a.cur.width, a.cur.height, &grid);
-  if (err != cudaSuccess)
-    return err;
-  kernel<<<grid, dim3 (kBlockX, kBlockY), 0, stream>>> (a, results);
-  return cudaGetLastError ();
-}
-
 /* The tiles: a block covers four tiles side by side (64 x 16 pixels), a thread four pixels of a
  * row, compared byte-parallel as the map's kernels do; each tile's count is summed in shared
  * memory. Pixels at the right edge, or of planes not aligned for the wide loads, go one by one
