@@ -103,7 +103,7 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
 /* This frame's settings are taken before the base class chooses the output buffer (GstBaseTransform
  * calls prepare_output_buffer before transform or transform_ip, for every buffer): whether the
  * element draws on the frame (writes_frame) decides between sharing the input's memory and a
- * buffer of its own (gstcudavisionfilter.cpp). Chosen on the last frame's settings, the first
+ * buffer of its own (cuvoutput.cpp). Chosen on the last frame's settings, the first
  * frame that draws, and the first after draw or overlay is turned on, would write into memory that
  * upstream still holds, which GStreamer then copies as a whole (and GStreamer 1.22 copies an I420
  * frame of odd height in CUDA memory without its V plane). */

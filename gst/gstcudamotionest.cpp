@@ -292,7 +292,7 @@ gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
   const cuv::Plane cur = luma_plane (impl, impl->cpu_luma[impl->current].data ());
   const cuv::Plane prev = impl->have_previous ? luma_plane (impl, impl->cpu_luma[impl->current ^ 1].data ()) : cur;
   cuv::luma_plane_cpu (*in, cur);
-  /* a buffer of our own for a shared input (common/gstcudavisionfilter.cpp): the frame first */
+  /* a buffer of our own for a shared input (common/cuvoutput.cpp): the frame first */
   if (in->planes[0].data != out->planes[0].data)
     cuv::copy_frame_cpu (*in, *out);
   impl->cpu_vectors.resize (std::max (1, impl->grid.count ()));

@@ -1,4 +1,4 @@
-/* Frames in flight (max-frames-in-flight, common/gstcudavisionfilter.cpp): a frame whose buffer
+/* Frames in flight (max-frames-in-flight, common/cuvoutput.cpp): a frame whose buffer
  * leaves when the next one has been queued on the GPU still leaves whole, in order, with its
  * results, and at the right moments:
  * - the chain of four with results (cudahistogram, cudaheatmap) in both memory types, against the
