@@ -4,6 +4,8 @@
  * DISCONT buffer and a caps change; interval messages; a live pipeline. Runs without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <cstring>
 #include <random>
 
@@ -316,6 +318,31 @@ GST_START_TEST (test_interval_messages)
     /* the first interval holds the first frame (no motion): at most half its units move */
     fail_unless (k == 0 ? moving > 0.3 && moving <= 0.5 : moving > 0.6, "moving-ratio %f", moving);
     fail_unless (magnitude > 0.0 && magnitude <= std::sqrt (10.0), "mean-magnitude %f", magnitude);
+    /* the message against its definition over the interval's two frames' vectors: the mean
+     * length of all units' vectors, the share that move (a vector other than (0, 0) whose SAD per
+     * pixel is below motion-threshold, 16), and a vector that no other outnumbers */
+    double length = 0;
+    guint64 moves = 0;
+    std::map<std::pair<int, int>, guint64> votes;
+    for (int f = 2 * k; f < 2 * k + 2; f++) {
+      const Vectors vec = vectors_of (outs[f]);
+      for (guint u = 0; u < vec.cols * vec.rows; u++) {
+        const GstCudaMotionVector &v = vec.v[u];
+        length += std::sqrt (static_cast<double> (v.dx * v.dx + v.dy * v.dy));
+        moves += (v.dx != 0 || v.dy != 0) && v.cost < 16u * v.width * v.height;
+        votes[std::make_pair (static_cast<int> (v.dx), static_cast<int> (v.dy))]++;
+      }
+    }
+    guint64 most = 0;
+    for (const auto &kv : votes)
+      most = std::max (most, kv.second);
+    fail_unless (std::fabs (magnitude - length / units) < 1e-9, "mean-magnitude %f, the vectors give %f", magnitude,
+        length / units);
+    fail_unless (moving == static_cast<double> (moves) / units, "moving-ratio %f, the vectors give %f", moving,
+        static_cast<double> (moves) / units);
+    const guint64 global = votes[std::make_pair (gdx, gdy)];
+    fail_unless (global == most, "global vector (%d, %d) has %" G_GUINT64_FORMAT " votes, another %" G_GUINT64_FORMAT, gdx,
+        gdy, global, most);
     gst_message_unref (msg);
   }
   /* the same input again gives the same meta */
