@@ -283,6 +283,43 @@ GST_START_TEST (test_flush_discont_and_caps_change_reset)
 }
 GST_END_TEST;
 
+/* An interval message @s (with its @units, its global vector, moving share and mean length)
+ * against its definition over the vectors of the interval's frames @frames: the mean length of all
+ * units' vectors, the share that move (a vector other than (0, 0) whose SAD per pixel is below
+ * motion-threshold, 16), and a global vector that no other outnumbers. */
+static void
+expect_interval_definition (const GstStructure *s, guint64 units, const std::vector<GstBuffer *> &frames)
+{
+  gint gdx = 0, gdy = 0;
+  gdouble moving = 0, magnitude = 0;
+  fail_unless (gst_structure_get (s, "global-dx", G_TYPE_INT, &gdx, "global-dy", G_TYPE_INT, &gdy, "moving-ratio",
+      G_TYPE_DOUBLE, &moving, "mean-magnitude", G_TYPE_DOUBLE, &magnitude, nullptr));
+  double length = 0;
+  guint64 moves = 0, counted = 0;
+  std::map<std::pair<int, int>, guint64> votes;
+  for (GstBuffer *f : frames) {
+    const Vectors vec = vectors_of (f);
+    for (guint u = 0; u < vec.cols * vec.rows; u++) {
+      const GstCudaMotionVector &v = vec.v[u];
+      length += std::sqrt (static_cast<double> (v.dx * v.dx + v.dy * v.dy));
+      moves += (v.dx != 0 || v.dy != 0) && v.cost < 16u * v.width * v.height;
+      votes[std::make_pair (static_cast<int> (v.dx), static_cast<int> (v.dy))]++;
+      counted++;
+    }
+  }
+  fail_unless_equals_uint64 (units, counted);
+  guint64 most = 0;
+  for (const auto &kv : votes)
+    most = std::max (most, kv.second);
+  fail_unless (std::fabs (magnitude - length / units) < 1e-9, "mean-magnitude %f, the vectors give %f", magnitude,
+      length / units);
+  fail_unless (moving == static_cast<double> (moves) / units, "moving-ratio %f, the vectors give %f", moving,
+      static_cast<double> (moves) / units);
+  const guint64 global = votes[std::make_pair (gdx, gdy)];
+  fail_unless (global == most, "global vector (%d, %d) has %" G_GUINT64_FORMAT " votes, another %" G_GUINT64_FORMAT, gdx,
+      gdy, global, most);
+}
+
 /* interval = two frames: a message per two frames with the global vector, the moving share and
  * the mean length; the meta of two identical runs is identical. */
 GST_START_TEST (test_interval_messages)
@@ -318,31 +355,7 @@ GST_START_TEST (test_interval_messages)
     /* the first interval holds the first frame (no motion): at most half its units move */
     fail_unless (k == 0 ? moving > 0.3 && moving <= 0.5 : moving > 0.6, "moving-ratio %f", moving);
     fail_unless (magnitude > 0.0 && magnitude <= std::sqrt (10.0), "mean-magnitude %f", magnitude);
-    /* the message against its definition over the interval's two frames' vectors: the mean
-     * length of all units' vectors, the share that move (a vector other than (0, 0) whose SAD per
-     * pixel is below motion-threshold, 16), and a vector that no other outnumbers */
-    double length = 0;
-    guint64 moves = 0;
-    std::map<std::pair<int, int>, guint64> votes;
-    for (int f = 2 * k; f < 2 * k + 2; f++) {
-      const Vectors vec = vectors_of (outs[f]);
-      for (guint u = 0; u < vec.cols * vec.rows; u++) {
-        const GstCudaMotionVector &v = vec.v[u];
-        length += std::sqrt (static_cast<double> (v.dx * v.dx + v.dy * v.dy));
-        moves += (v.dx != 0 || v.dy != 0) && v.cost < 16u * v.width * v.height;
-        votes[std::make_pair (static_cast<int> (v.dx), static_cast<int> (v.dy))]++;
-      }
-    }
-    guint64 most = 0;
-    for (const auto &kv : votes)
-      most = std::max (most, kv.second);
-    fail_unless (std::fabs (magnitude - length / units) < 1e-9, "mean-magnitude %f, the vectors give %f", magnitude,
-        length / units);
-    fail_unless (moving == static_cast<double> (moves) / units, "moving-ratio %f, the vectors give %f", moving,
-        static_cast<double> (moves) / units);
-    const guint64 global = votes[std::make_pair (gdx, gdy)];
-    fail_unless (global == most, "global vector (%d, %d) has %" G_GUINT64_FORMAT " votes, another %" G_GUINT64_FORMAT, gdx,
-        gdy, global, most);
+    expect_interval_definition (s, units, std::vector<GstBuffer *> (outs.begin () + 2 * k, outs.begin () + 2 * k + 2));
     gst_message_unref (msg);
   }
   /* the same input again gives the same meta */
@@ -354,6 +367,31 @@ GST_START_TEST (test_interval_messages)
     gst_buffer_unref (outs[i]);
   }
   gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A frame of more units than one band of the interval's statistics counts (131,072 and more:
+ * 2048x1088 in 4x4 blocks is 139,264): the bands' votes and moving count add up to the
+ * definition. */
+GST_START_TEST (test_interval_messages_in_bands)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 2048, 1088);
+  BusHarness bh ("cudamotionest backend=cpu search-range=2 block-size=4x4 interval=66666666");
+  gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+  gst_harness_set_sink_caps_str (bh.h, "video/x-raw");
+  std::vector<GstBuffer *> outs;
+  for (int i = 0; i < 2; i++)
+    outs.push_back (push_pull (bh.h, texture_frame (info, 2 * i, -i, i)));
+  std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
+  fail_unless_equals_int (msgs.size (), 1);
+  const GstStructure *s = gst_message_get_structure (msgs[0]);
+  guint64 units = 0;
+  fail_unless (gst_structure_get (s, "units", G_TYPE_UINT64, &units, nullptr));
+  fail_unless_equals_uint64 (units, 2 * 512 * 272);
+  expect_interval_definition (s, units, outs);
+  gst_message_unref (msgs[0]);
+  for (GstBuffer *b : outs)
+    gst_buffer_unref (b);
 }
 GST_END_TEST;
 
@@ -656,6 +694,7 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_search_range_change_while_flowing);
   tcase_add_test (tc, test_flush_discont_and_caps_change_reset);
   tcase_add_test (tc, test_interval_messages);
+  tcase_add_test (tc, test_interval_messages_in_bands);
   tcase_add_test (tc, test_live_source);
   tcase_add_test (tc, test_vectors_outlive_the_element);
   tcase_add_test (tc, test_shared_buffers);
