@@ -14,7 +14,7 @@
  * the next is queued, max-frames-in-flight; the source is not live, so that is the default).
  *   bench_pipelines [--quick] [--size WxH] [--format F] [--memory M] [--only TEXT] [--no-many]
  *                   [--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N]
- *                   [--ring N] [--idle-streams N] [--pipeline ELEMENTS]...
+ *                   [--ring N] [--idle-streams N] [--pipeline ELEMENTS]... [--live N,N,...]
  * --quick: 1920x1080 only, 60 frames a run (20 without a GPU, and at most 4 pipelines), one run of
  * the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
@@ -35,7 +35,11 @@
  * instead of the configurations, this one (the elements between source and sink, as gst-launch
  * takes them, e.g. "cudahistogram post-messages=false ! cudaheatmap"; repeatable), with no
  * kernel column: for trying a property's cost, or profiling one row alone (with --only many: the
- * many-pipeline rows run the first of them instead of the chain of 4).
+ * many-pipeline rows run the first of them instead of the chain of 4); --live: instead of every
+ * other row, N live sources at 30 fps through the chain of 4 (or the first --pipeline) to
+ * synchronised sinks, for each N, 1920x1080 NV12 unless --size or --format is given, --seconds
+ * timed (default 5): the share of real time kept and the latency from capture to sink
+ * (tests/bench/live.h).
  * With a GPU, each frame size and format starts with the PCIe floor of the same run: one frame
  * copied from page-locked memory to the device, back, and both at once on two streams (median of
  * 30); rows from host memory give the duplex figure's share of their time ("pcie": 1.00 is a
@@ -69,6 +73,7 @@
 
 #include "tests/common/cuvplugin.h"
 #include "tests/bench/host_profile.h"
+#include "tests/bench/live.h"
 #include "tests/common/cuvtest.h"
 
 namespace {
@@ -120,6 +125,9 @@ std::map<std::string, double> kernel_times (const char *argv0, const std::string
   }
   return t;
 }
+
+/* docs/performance.md's chain of four, as the many-pipeline and live rows run it */
+const std::string kChainOf4 = "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap";
 
 /* the shared context of each device the pipelines run on (--device); pipeline p takes
  * g_contexts[p % size] */
@@ -599,6 +607,8 @@ int main (int argc, char **argv)
   std::vector<GstVideoFormat> formats = {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12};
   std::string only_memory;
   std::vector<std::string> custom; /* --pipeline */
+  std::vector<int> live;           /* --live */
+  bool size_given = false, format_given = false, seconds_given = false;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--quick") == 0) {
       quick = true;
@@ -608,11 +618,13 @@ int main (int argc, char **argv)
       if (std::sscanf (argv[++i], "%dx%d", &w, &h) != 2)
         return 2;
       sizes = {{w, h}};
+      size_given = true;
     } else if (std::strcmp (argv[i], "--format") == 0 && i + 1 < argc) {
       const GstVideoFormat f = gst_video_format_from_string (argv[++i]);
       if (f == GST_VIDEO_FORMAT_UNKNOWN)
         return 2;
       formats = {f};
+      format_given = true;
     } else if (std::strcmp (argv[i], "--memory") == 0 && i + 1 < argc) {
       only_memory = argv[++i];
     } else if (std::strcmp (argv[i], "--profile-host") == 0) {
@@ -621,12 +633,19 @@ int main (int argc, char **argv)
       counts.clear ();
       for (char *tok = std::strtok (argv[++i], ","); tok; tok = std::strtok (nullptr, ","))
         counts.push_back (std::atoi (tok));
+    } else if (std::strcmp (argv[i], "--live") == 0 && i + 1 < argc) {
+      for (char *tok = std::strtok (argv[++i], ","); tok; tok = std::strtok (nullptr, ","))
+        if (std::atoi (tok) > 0)
+          live.push_back (std::atoi (tok));
+      if (live.empty ())
+        return 2;
     } else if (std::strcmp (argv[i], "--no-many") == 0) {
       many = false;
     } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
     } else if (std::strcmp (argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = std::atof (argv[++i]);
+      seconds_given = true;
       if (!(seconds > 0))
         return 2;
     } else if (std::strcmp (argv[i], "--kernels") == 0 && i + 1 < argc) {
@@ -648,7 +667,8 @@ int main (int argc, char **argv)
     } else {
       std::fprintf (stderr,
           "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--no-many] "
-          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--ring N] [--idle-streams N] [--pipeline ELEMENTS]...\n",
+          "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--ring N] [--idle-streams N] [--pipeline ELEMENTS]... "
+          "[--live N,N,...]\n",
           argv[0]);
       return 2;
     }
@@ -688,7 +708,19 @@ int main (int argc, char **argv)
         return 1;
       }
     }
-    kernels = kernel_times (argv[0], kernels_file);
+    if (live.empty ())
+      kernels = kernel_times (argv[0], kernels_file);
+  }
+  if (!live.empty ()) {
+    /* 1920x1080 NV12 unless --size or --format says otherwise; 5 s unless --seconds does */
+    std::vector<std::pair<int, int>> live_sizes;
+    for (const cuvtest::Size &s : size_given ? sizes : std::vector<cuvtest::Size>{{1920, 1080}})
+      live_sizes.push_back ({s.w, s.h});
+    const int rc = cuvbench::live_rows (custom.empty () ? kChainOf4 : custom.front (), live, live_sizes,
+        format_given ? formats.front () : GST_VIDEO_FORMAT_NV12, g_contexts, seconds_given ? seconds : 5.0);
+    for (GstContext *c : g_contexts)
+      gst_context_unref (c);
+    return rc;
   }
   if (!only_memory.empty ()) {
     if (std::find (memories.begin (), memories.end (), only_memory) == memories.end ()) {
@@ -718,7 +750,7 @@ int main (int argc, char **argv)
      * cheaper than the RGBA row counted here */
     {"cudamotionest", "cudamotionest post-messages=false" + sink,
         {"cudamotionest luma from RGBA", "cudamotionest variable R=16"}},
-    {"chain of 4", "cudasobel ! cudaenhance contrast=1.4 ! cudahistogram ! cudaheatmap" + sink,
+    {"chain of 4", kChainOf4 + sink,
         {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram (camera-like)", "cudaheatmap"}},
     {"chain of 4, max-frames-in-flight=0",
         "cudasobel max-frames-in-flight=0 ! cudaenhance contrast=1.4 max-frames-in-flight=0 ! "
