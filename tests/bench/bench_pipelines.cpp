@@ -1,7 +1,9 @@
 /* Pipeline benchmark: real GStreamer pipelines as users run them, against the kernels they run.
  * A source that costs nothing (appsrc pushing a ring of 4 pre-filled buffers: CUDA memory
  * "cuda", page-locked host memory as our elements' proposed pool gives it "pinned", or plain
- * malloc'd host memory "host", as a source that recycles a few buffers sends it; or "fresh": a
+ * malloc'd host memory "host", as a source that recycles a few buffers sends it, or "wrapped": the
+ * same frames wrapped in a new buffer for each push, as an application that keeps its own ring
+ * does (only when --memory names it); or "fresh": a
  * new malloc'd buffer every frame, its pages touched by four producer threads as a decoder's
  * writes would; the row "source alone" is that source's own rate), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded; with
@@ -18,7 +20,7 @@
  * --quick: 1920x1080 only, 60 frames a run (20 without a GPU, and at most 4 pipelines), one run of
  * the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
- * I420, ...); --memory: that source memory only (cuda, pinned, host, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
+ * I420, ...); --memory: that source memory only (cuda, pinned, host, wrapped, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
  * pipelines, always 1920x1080 NV12 or the smaller --size, as docs/performance.md defines them; --format does
  * not apply to them); --no-many: not those rows; --pipelines: their counts
  * of pipelines (default 1,4,16,32,64); --profile-host: sample the host's CPU time
@@ -204,7 +206,8 @@ class FreshFrames {
 
 struct Source {
   std::vector<GstBuffer *> ring;
-  bool fresh = false; /* a new buffer every frame instead of the ring */
+  bool fresh = false;   /* a new buffer every frame instead of the ring */
+  bool wrapped = false; /* each frame of the ring wrapped anew on each push */
   ~Source ()
   {
     for (GstBuffer *b : ring)
@@ -252,11 +255,11 @@ GstBuffer *new_pinned_buffer (gsize size)
   });
 }
 
-/* Four frames of @info in @memory ("cuda", "pinned" or "host"), filled with a pattern; none for
- * "fresh". */
-/* The ring of pipeline @p, whose CUDA memory is on its device. */
+/* The ring of pipeline @p: g_ring frames of @info in @memory ("cuda", on the pipeline's device,
+ * "pinned", or "host" and "wrapped", malloc'd), filled with a pattern; none for "fresh". */
 bool make_ring (Source &src, const GstVideoInfo &info, const std::string &memory, int p)
 {
+  src.wrapped = memory == "wrapped";
   if (memory == "fresh") {
     src.fresh = true; /* feed () makes each frame */
     return true;
@@ -386,6 +389,21 @@ constexpr int kFramesBeforeGate = 16;
 /* the least length of a timed run of the many-pipeline rows, in seconds */
 constexpr double kManySeconds = 3.0;
 
+/* A new buffer of new memory that wraps @frame's bytes and holds @frame until it is freed: an
+ * application that keeps its own ring of frames and wraps a frame for each push
+ * (gst_buffer_new_wrapped_full), the frame going back to its ring when GStreamer lets it go. */
+GstBuffer *wrap_again (GstBuffer *frame)
+{
+  GstMapInfo map;
+  if (!gst_buffer_map (frame, &map, GST_MAP_READ))
+    return nullptr;
+  guint8 *data = map.data;
+  const gsize size = map.size;
+  gst_buffer_unmap (frame, &map);
+  return gst_buffer_new_wrapped_full (static_cast<GstMemoryFlags> (0), data, size, 0, size, gst_buffer_ref (frame),
+      reinterpret_cast<GDestroyNotify> (gst_buffer_unref));
+}
+
 /* Pushes @n frames of the ring (or fresh ones) into @appsrc, those after the first
  * kFramesBeforeGate once @gate opens, then EOS. */
 void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &info, StartGate &gate)
@@ -396,7 +414,8 @@ void feed (GstElement *appsrc, const Source &src, int n, const GstVideoInfo &inf
     fresh = std::make_unique<FreshFrames> (GST_VIDEO_INFO_SIZE (&info), n);
   for (int i = 0; i < n; i++) {
     /* a new buffer header sharing the frame's memory, so timestamps can differ */
-    GstBuffer *b = fresh ? fresh->take () : gst_buffer_make_writable (gst_buffer_ref (src.ring[i % src.ring.size ()]));
+    GstBuffer *frame = fresh ? nullptr : src.ring[i % src.ring.size ()];
+    GstBuffer *b = fresh ? fresh->take () : src.wrapped ? wrap_again (frame) : gst_buffer_make_writable (gst_buffer_ref (frame));
     if (!b)
       break;
     GST_BUFFER_PTS (b) = i * dur;
@@ -666,7 +685,7 @@ int main (int argc, char **argv)
       custom.push_back (argv[++i]);
     } else {
       std::fprintf (stderr,
-          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|fresh] [--only TEXT] [--no-many] "
+          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|wrapped|fresh] [--only TEXT] [--no-many] "
           "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--ring N] [--idle-streams N] [--pipeline ELEMENTS]... "
           "[--live N,N,...]\n",
           argv[0]);
@@ -723,7 +742,7 @@ int main (int argc, char **argv)
     return rc;
   }
   if (!only_memory.empty ()) {
-    if (std::find (memories.begin (), memories.end (), only_memory) == memories.end ()) {
+    if (only_memory != "wrapped" && std::find (memories.begin (), memories.end (), only_memory) == memories.end ()) {
       std::fprintf (stderr, "no source memory %s here\n", only_memory.c_str ());
       return 2;
     }
