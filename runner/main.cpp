@@ -13,6 +13,7 @@
 
 #include "runner/camera.h"
 #include "runner/config.h"
+#include "runner/limits.h"
 #include "runner/metrics.h"
 #include "runner/publisher.h"
 
@@ -66,6 +67,7 @@ int main (int argc, char **argv)
     return 2;
   }
   config.run_id = g_get_real_time ();
+  const rlim_t files = cuvrun::raise_open_files_limit ();
   /* each camera's pipeline must parse before anything runs: a typo is the config's error */
   for (const cuvrun::CameraConfig &c : config.cameras) {
     gchar *desc = g_strdup_printf ("fakesrc ! %s ! fakesink", c.pipeline.c_str ());
@@ -97,8 +99,9 @@ int main (int argc, char **argv)
     g_printerr ("cudavision-run: %s\n", error.c_str ());
     return 1;
   }
-  g_print ("cudavision-run: shard %d/%d, %zu of %zu cameras, broker %s:%d, metrics on port %d\n", shard, shards,
-      cameras.size (), config.cameras.size (), config.broker_host.c_str (), config.broker_port, config.metrics_port);
+  g_print ("cudavision-run: shard %d/%d, %zu of %zu cameras, broker %s:%d, metrics on port %d, open files limit %llu\n",
+      shard, shards, cameras.size (), config.cameras.size (), config.broker_host.c_str (), config.broker_port,
+      config.metrics_port, static_cast<unsigned long long> (files));
 
   GMainLoop *loop = g_main_loop_new (nullptr, FALSE);
   auto quit = [] (gpointer l) -> gboolean {

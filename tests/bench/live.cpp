@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include "runner/limits.h"
+
 namespace cuvbench {
 namespace {
 
@@ -230,9 +232,11 @@ bool run_live (const std::string &elements, const GstVideoInfo &info, const std:
 int live_rows (const std::string &elements, const std::vector<int> &counts, const std::vector<std::pair<int, int>> &sizes,
     GstVideoFormat format, const std::vector<GstContext *> &contexts, double seconds)
 {
+  const rlim_t files = cuvrun::raise_open_files_limit ();
   std::printf ("bench_pipelines --live: live sources at %d fps (imagefreeze is-live=true, %s), \"%s\", "
-      "fakesink sync=true; %.1f s timed while all stream\n", kLiveFps, contexts.empty () ? "system memory, CPU backend" :
-      "CUDA memory", elements.c_str (), seconds);
+      "fakesink sync=true; %.1f s timed while all stream; open files limit %llu\n", kLiveFps,
+      contexts.empty () ? "system memory, CPU backend" : "CUDA memory", elements.c_str (), seconds,
+      static_cast<unsigned long long> (files));
   std::printf ("%-10s %-16s %7s %9s %9s %9s %11s %9s %9s\n", "pipelines", "frame", "kept", "p50 ms", "p99 ms", "max ms",
       "config. ms", "start ms", "frames");
   int failed = 0;
