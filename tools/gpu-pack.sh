@@ -2,22 +2,41 @@
 # Packs a build directory for the GPU machine, whose working tree may carry 64 MiB in all: the
 # programs, the plugin and meson's test list, without objects, static libraries or debug info,
 # into .devbuild/BUILD (git-ignored). There, `ln -sfn .devbuild/BUILD BUILD` puts it where meson's
-# test list expects it. Usage, from the project root: tools/gpu-pack.sh [BUILD]  (default: build-h100)
+# test list expects it. Usage, from the project root: tools/gpu-pack.sh [BUILD] [tests|bench]
+# (default: build-h100 tests). With the GStreamer bundle (.devbundle, 36 MiB) the whole build no
+# longer fits one call, so a pack holds what one kind of call needs:
+#   tests: the test programs and bench_pipelines (gpu-run.sh suite, live, and bench with --kernels
+#          FILE), not bench_kernels and bench_upload, nor the kernels' CPU reference tests
+#          (test_reference, test_*_reference), which make no CUDA call and run in CI: gpu-run.sh's
+#          suite runs the tests whose programs are here;
+#   bench: the plugin and the benchmarks (gpu-run.sh bench), no test program.
+# The benchmark's variant builds (bench_kernels_*) are never packed: carry those by hand.
 set -eu
 cd "$(dirname "$0")/.."
 b=${1:-build-h100}
+kind=${2:-tests}
+case $kind in
+  tests) leave_out=(-name 'bench_kernels*' -o -name bench_upload -o -name test_reference -o -name 'test_*_reference') ;;
+  bench) leave_out=(-name 'bench_kernels_*' -o -name 'test_*' -o -name 'cudavision-*') ;;
+  *) echo "usage: tools/gpu-pack.sh [BUILD] [tests|bench]" >&2; exit 2 ;;
+esac
 out=.devbuild/$b
 rm -rf "$out"
 mkdir -p "$out"
-# what gpu-tests, the examples and bench_kernels read: meson's introspection, programs, shared objects
-# (not the benchmark's variant builds: build and carry those by hand when comparing them)
+# meson's introspection, programs, shared objects
 (cd "$b" && find . -path ./meson-private -prune -o -path ./meson-logs -prune -o -name '*.p' -prune -o \
-  -name 'bench_kernels_*' -prune -o \
+  \( "${leave_out[@]}" \) -prune -o \
   -type f \( -name '*.so' -o -perm -u+x -o -path './meson-info/*' \) -print) |
   while read -r f; do
     mkdir -p "$out/$(dirname "$f")"
     cp -p "$b/$f" "$out/$f"
-    if head -c4 "$out/$f" | grep -q ELF; then strip --strip-debug "$out/$f"; fi
+    # the dynamic symbols stay (the tests find the plugin's hooks with dlsym)
+    if head -c4 "$out/$f" | grep -q ELF; then strip --strip-unneeded "$out/$f"; fi
   done
 grep -qx '/.devbuild/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo '/.devbuild/' >> .git/info/exclude; }
-echo "gpu-pack: $(du -sh "$out" | cut -f1) in $out"
+echo "gpu-pack: $(du -sh "$out" | cut -f1) in $out ($kind)"
+if [ -d .devbundle ]; then
+  bytes=$(du -sb "$out" .devbundle | awk '{s += $1} END {print s}')
+  tracked=$(git ls-files -z | du -cb --files0-from=- | tail -n 1 | cut -f1)
+  echo "gpu-pack: with .devbundle and the tracked files, $(( (bytes + tracked) / 1048576 )) MiB of the 64 a call may carry"
+fi

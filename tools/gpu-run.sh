@@ -3,10 +3,14 @@
 #   tools/gpu-run.sh pack               here: build for the H100, pack the build (.devbuild) and the
 #                                       GStreamer runtime (.devbundle); then `run` with
 #                                       carry [".devbundle", ".devbuild/build-h100"] and one of:
-#   tools/gpu-run.sh suite [NAME...]    every GPU test (gpu-tests -j 6), or those whose name holds NAME
+#   tools/gpu-run.sh suite [NAME...]    every test whose program is packed (gpu-tests -j 6), or
+#                                       those whose name holds NAME
+#   tools/gpu-run.sh live [N,... [N,...]]  bench_pipelines --live at 1920x1080 (default
+#                                       256,512,1024) and at 3840x2160 (default 32,64,128), 5 s each
 #   tools/gpu-run.sh sanitize TOOL      the suite under compute-sanitizer (memcheck, racecheck,
 #                                       synccheck or initcheck), small frames (CUV_TEST_QUICK=1)
-#   tools/gpu-run.sh bench [ARGS]       bench_kernels --gpu, then bench_pipelines ARGS (--quick,
+#   tools/gpu-run.sh bench [ARGS]       (packed with `tools/gpu-pack.sh build-h100 bench`)
+#                                       bench_kernels --gpu, then bench_pipelines ARGS (--quick,
 #                                       --size WxH, --only TEXT, --seconds S)
 # BUILD (default build-h100) names the build, BUNDLE (default .devbundle) the GStreamer runtime:
 # BUILD=build-1.26-h100 BUNDLE=.devbundle-1.26 for GStreamer 1.26 (tools/bundle-1.26.sh).
@@ -34,6 +38,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 export CUV_REQUIRE_GPU=1
 case $mode in
   suite)
+    # every test whose program came (gpu-pack.sh leaves out the CPU reference tests), by its full name
+    [ $# -gt 0 ] || set -- $(python3 - "$b" <<'PY'
+import json, os, sys
+for t in json.load(open(os.path.join(sys.argv[1], "meson-info", "intro-tests.json"))):
+    if os.path.exists(t["cmd"][0]):
+        print(t["suite"][0].split(":")[-1] + "/" + t["name"])
+PY
+)
     CUV_TEST_TIMES=$out/times.txt "$bundle/gpu-tests" -j 6 --timeout 300 "$b" "$@" > "$out/suite.log" 2>&1 || true
     tail -n 30 "$out/suite.log"
     ;;
@@ -57,6 +69,12 @@ case $mode in
     stdbuf -oL "$b/tests/bench/bench_pipelines" --kernels "$out/bench_kernels.txt" "$@" \
       > "$out/bench_pipelines.txt" 2>&1 || true
     cat "$out/bench_kernels.txt" "$out/bench_pipelines.txt"
+    ;;
+  live)
+    counts=${1:-256,512,1024}
+    "$b/tests/bench/bench_pipelines" --live "$counts" --seconds 5 > "$out/live-1080p.txt" 2>&1 || true
+    "$b/tests/bench/bench_pipelines" --live "${2:-32,64,128}" --size 3840x2160 --seconds 5 > "$out/live-4k.txt" 2>&1 || true
+    grep -h -v -e CRITICAL -e '^$' "$out/live-1080p.txt" "$out/live-4k.txt"
     ;;
   *)
     echo "unknown mode $mode" >&2
