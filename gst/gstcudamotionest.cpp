@@ -65,7 +65,9 @@
 #include <cstddef>
 #include <cstring>
 #include <gst/video/video.h>
+#include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "common/cuvanalytics.h"
@@ -116,8 +118,20 @@ gst_cuda_motionest_unit_moves (const cuv::MotionVector &v, guint threshold)
 
 /* votes for the global vector: one per candidate of the largest range */
 constexpr int kVotesSide = 2 * cuv::kMotionMaxRange;
-/* the units a band of the interval's statistics counts (gst_cuda_motionest_add_to_interval) */
+/* the units a band of the interval's statistics counts (count_vectors) */
 constexpr int kVoteBandUnits = 1 << 16;
+/* frames to count and messages that may wait for the messages' thread before the streaming
+ * thread runs them itself (gst_cuda_vision_analyser_run_in_order) */
+constexpr size_t kCountsWaiting = 2;
+
+/* An interval's sums, counted on the messages' thread in order with its message
+ * (gst_cuda_motionest_add_to_interval): each interval has its own, so the streaming thread never
+ * touches one that a count or a message may still read. */
+struct MotionCount {
+  guint64 units = 0;
+  guint64 moving = 0;
+  std::vector<guint32> votes = std::vector<guint32> (kVotesSide * kVotesSide);
+};
 
 struct GstCudaMotionestImpl {
   std::mutex lock;
@@ -154,16 +168,18 @@ struct GstCudaMotionestImpl {
   cuv::CudaBuffer pinned_table;
   int device_table_range = 0;
 #endif
-  /* the message interval's sums */
-  guint64 units = 0;
-  guint64 moving = 0;
-  std::vector<guint32> votes = std::vector<guint32> (kVotesSide * kVotesSide);
+  /* the message interval's sums (counted on the messages' thread), and whether a frame went in */
+  std::shared_ptr<MotionCount> count = std::make_shared<MotionCount> ();
+  bool count_used = false;
+  GBytes *frame_vectors = nullptr;   /* this frame's vectors as its meta holds them */
   std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
 
   ~GstCudaMotionestImpl ()
   {
     if (vector_block)
       cuv::BytesPool::give_back (vector_block);
+    if (frame_vectors)
+      g_bytes_unref (frame_vectors);
   }
 };
 
@@ -426,13 +442,16 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 
 /* ---- results ---- */
 
+/* A new interval counts into sums of its own; the last one's stay with the counts and the
+ * message that still read them. This frame's vectors are let go. */
 static void
 gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  impl->units = 0;
-  impl->moving = 0;
-  std::fill (impl->votes.begin (), impl->votes.end (), 0);
+  if (impl->count_used)
+    impl->count = std::make_shared<MotionCount> ();
+  impl->count_used = false;
+  g_clear_pointer (&impl->frame_vectors, g_bytes_unref);
 }
 
 static const char *
@@ -443,25 +462,20 @@ block_size_nick (cuv::MotionBlock b)
   return v ? v->value_nick : "?";
 }
 
-/* Adds this frame's vectors to the interval's statistics: a vote per vector and the moving
- * count; the mean length comes from the votes at the interval's end (interval_results), so the
- * loop over the vectors (518,400 at 3840x2160 with variable blocks) takes no square root. */
+/* Adds @n vectors to @count: a vote per vector and the moving count; the mean length comes from
+ * the votes at the interval's end (interval_results), so the loop over the vectors (518,400 at
+ * 3840x2160 with variable blocks) takes no square root. 4K's 518,400 units took 1.3 ms one by one
+ * on the H100's host; bands of kVoteBandUnits on the shared workers (common/cuvcpupool.h), each
+ * with votes of its own added at its end, halved that (docs/performance.md); 1080p's 129,600 stay
+ * in one band. */
 static void
-gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
+count_vectors (MotionCount *count, const cuv::MotionVector *vectors, int n, guint thr)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  const int n = impl->grid.count ();
-  const guint thr = impl->frame.motion_threshold;
-  const cuv::MotionVector *vectors = impl->vectors;
-  /* on the streaming thread, after the frame's wait, on both backends: 4K's 518,400 units
-   * (block-size=variable) took 1.3 ms one by one; a band a kVoteBandUnits on the shared workers
-   * (common/cuvcpupool.h), each with votes of its own added at its end, halve the frame's time
-   * with messages every frame (docs/performance.md); 1080p's 129,600 stay in one band */
   const int bands = std::clamp (n / kVoteBandUnits, 1, cuv::cpu_cores ());
   std::mutex lock;
   cuv::parallel_bands (n, bands, [&] (int begin, int end) {
     std::vector<guint32> local (bands > 1 ? kVotesSide * kVotesSide : 0);
-    guint32 *votes = bands > 1 ? local.data () : impl->votes.data ();
+    guint32 *votes = bands > 1 ? local.data () : count->votes.data ();
     guint64 moving = 0;
     for (int i = begin; i < end; i++) {
       const cuv::MotionVector &v = vectors[i];
@@ -471,15 +485,38 @@ gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
     std::lock_guard<std::mutex> lk (lock);
     if (bands > 1)
       for (size_t k = 0; k < local.size (); k++)
-        impl->votes[k] += local[k];
-    impl->moving += moving;
+        count->votes[k] += local[k];
+    count->moving += moving;
   });
-  impl->units += n;
+  count->units += n;
+}
+
+/* Adds this frame's vectors to the interval's sums, on the messages' thread in order with the
+ * interval's message (docs/design.md, "Analysers"): counting every unit's vector cost the
+ * streaming thread, after the frame's wait on the CUDA backend, three times the frame's own time
+ * with messages every frame (docs/performance.md). The count holds the frame's vectors (the
+ * meta's block, no copy) until it has run. */
+static void
+gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
+{
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
+  const int n = impl->vectors ? impl->grid.count () : 0;
+  const gsize bytes = static_cast<gsize> (n) * sizeof (cuv::MotionVector);
+  GBytes *vectors = impl->frame_vectors ? std::exchange (impl->frame_vectors, nullptr) : g_bytes_new (impl->vectors, bytes);
+  std::shared_ptr<GBytes> held (vectors, g_bytes_unref);
+  impl->count_used = true;
+  gst_cuda_vision_analyser_run_in_order (analyser,
+      [count = impl->count, held, n, thr = impl->frame.motion_threshold] {
+        gsize size = 0;
+        const auto *v = static_cast<const cuv::MotionVector *> (g_bytes_get_data (held.get (), &size));
+        count_vectors (count.get (), v, std::min<int> (n, size / sizeof (cuv::MotionVector)), thr);
+      },
+      kCountsWaiting);
 }
 
 /* The summed length of the interval's vectors: each candidate's length times its votes. */
 static double
-summed_magnitude (const GstCudaMotionestImpl *impl)
+summed_magnitude (const MotionCount &count)
 {
   static const std::vector<double> length = [] {
     std::vector<double> l (kVotesSide * kVotesSide);
@@ -490,20 +527,20 @@ summed_magnitude (const GstCudaMotionestImpl *impl)
   }();
   double sum = 0;
   for (size_t k = 0; k < length.size (); k++)
-    sum += impl->votes[k] * length[k];
+    sum += count.votes[k] * length[k];
   return sum;
 }
 
 /* The most common vector of the interval; ties go to the candidate the search prefers. */
 static void
-global_vector (const GstCudaMotionestImpl *impl, int *dx, int *dy)
+global_vector (const MotionCount &count, int *dx, int *dy)
 {
   guint32 best = 0;
   uint32_t best_tb = UINT32_MAX;
   *dx = *dy = 0;
   for (int y = -cuv::kMotionMaxRange; y < cuv::kMotionMaxRange; y++) {
     for (int x = -cuv::kMotionMaxRange; x < cuv::kMotionMaxRange; x++) {
-      const guint32 c = impl->votes[(y + cuv::kMotionMaxRange) * kVotesSide + x + cuv::kMotionMaxRange];
+      const guint32 c = count.votes[(y + cuv::kMotionMaxRange) * kVotesSide + x + cuv::kMotionMaxRange];
       const uint32_t tb = cuv::motion_tie_break (x, y);
       if (c > best || (c == best && c > 0 && tb < best_tb)) {
         best = c;
@@ -524,6 +561,9 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
   const gsize size = static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector);
   GBytes *bytes = impl->vector_block ? cuv::BytesPool::wrap (impl->vector_block, size) : g_bytes_new (impl->vectors, size);
   impl->vector_block = nullptr;
+  /* for the interval's count (gst_cuda_motionest_add_to_interval) */
+  g_clear_pointer (&impl->frame_vectors, g_bytes_unref);
+  impl->frame_vectors = g_bytes_ref (bytes);
   gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame.block), "search-range", G_TYPE_UINT,
       impl->frame.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
       static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,
@@ -583,14 +623,14 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
 static void
 gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  int dx, dy;
-  global_vector (impl, &dx, &dy);
-  const double units = impl->units ? static_cast<double> (impl->units) : 1.0;
-  *write = [n = impl->units, mean = summed_magnitude (impl) / units, moving = static_cast<double> (impl->moving) / units, dx,
-               dy] (GstStructure *s) {
-    gst_structure_set (s, "units", G_TYPE_UINT64, n, "mean-magnitude", G_TYPE_DOUBLE, mean, "moving-ratio", G_TYPE_DOUBLE,
-        moving, "global-dx", G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
+  /* after the interval's counts, on the same thread (gst_cuda_motionest_add_to_interval) */
+  *write = [count = GST_CUDA_MOTIONEST (analyser)->impl->count] (GstStructure *s) {
+    int dx, dy;
+    global_vector (*count, &dx, &dy);
+    const double units = count->units ? static_cast<double> (count->units) : 1.0;
+    gst_structure_set (s, "units", G_TYPE_UINT64, count->units, "mean-magnitude", G_TYPE_DOUBLE,
+        summed_magnitude (*count) / units, "moving-ratio", G_TYPE_DOUBLE, static_cast<double> (count->moving) / units,
+        "global-dx", G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
   };
 }
 

@@ -370,6 +370,40 @@ GST_START_TEST (test_interval_messages)
 }
 GST_END_TEST;
 
+/* With its default interval (every frame), the frames' counts run on the messages' thread, a few
+ * of them waiting at a time while the frames go on: each message holds its own frame's vectors,
+ * in order, however far the counting fell behind the frames (each frame moves by another vector,
+ * so a count of another frame's vectors gives another global vector). */
+GST_START_TEST (test_interval_messages_every_frame_in_order)
+{
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 320, 240);
+  BusHarness bh ("cudamotionest backend=cpu search-range=4 block-size=8x8");
+  gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+  gst_harness_set_sink_caps_str (bh.h, "video/x-raw");
+  constexpr int kFrames = 24;
+  std::vector<GstBuffer *> outs;
+  for (int i = 0; i < kFrames; i++)
+    outs.push_back (push_pull (bh.h, texture_frame (info, (i % 3) * (i % 2 ? 1 : -1) + i / 12, i % 4 - 2, i)));
+  std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
+  fail_unless_equals_int (msgs.size (), kFrames);
+  for (int k = 0; k < kFrames; k++) {
+    const GstStructure *s = gst_message_get_structure (msgs[k]);
+    guint frames = 0;
+    guint64 units = 0;
+    GstClockTime ts = 0;
+    fail_unless (gst_structure_get (s, "frames", G_TYPE_UINT, &frames, "units", G_TYPE_UINT64, &units, "timestamp",
+        G_TYPE_UINT64, &ts, nullptr));
+    fail_unless_equals_int (frames, 1);
+    fail_unless_equals_uint64 (units, 40 * 30);
+    fail_unless_equals_uint64 (ts, k * (GST_SECOND / 30));
+    expect_interval_definition (s, units, std::vector<GstBuffer *> (outs.begin () + k, outs.begin () + k + 1));
+    gst_message_unref (msgs[k]);
+  }
+  for (GstBuffer *b : outs)
+    gst_buffer_unref (b);
+}
+GST_END_TEST;
+
 /* A frame of more units than one band of the interval's statistics counts (131,072 and more:
  * 2048x1088 in 4x4 blocks is 139,264): the bands' votes and moving count add up to the
  * definition. */
@@ -694,6 +728,7 @@ cudamotionest_suite (void)
   tcase_add_test (tc, test_search_range_change_while_flowing);
   tcase_add_test (tc, test_flush_discont_and_caps_change_reset);
   tcase_add_test (tc, test_interval_messages);
+  tcase_add_test (tc, test_interval_messages_every_frame_in_order);
   tcase_add_test (tc, test_interval_messages_in_bands);
   tcase_add_test (tc, test_live_source);
   tcase_add_test (tc, test_vectors_outlive_the_element);
