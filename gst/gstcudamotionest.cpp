@@ -121,8 +121,9 @@ constexpr int kVotesSide = 2 * cuv::kMotionMaxRange;
 /* the units a band of the interval's statistics counts (count_vectors) */
 constexpr int kVoteBandUnits = 1 << 16;
 /* frames to count and messages that may wait for the messages' thread before the streaming
- * thread runs them itself (gst_cuda_vision_analyser_run_in_order) */
-constexpr size_t kCountsWaiting = 2;
+ * thread runs them itself (gst_cuda_vision_analyser_run_in_order): two frames' with messages
+ * every frame, each holding its vectors' block (of kVectorBlocksOut) */
+constexpr size_t kCountsWaiting = 4;
 
 /* An interval's sums, counted on the messages' thread in order with its message
  * (gst_cuda_motionest_add_to_interval): each interval has its own, so the streaming thread never
