@@ -39,9 +39,9 @@
  * kernel column: for trying a property's cost, or profiling one row alone (with --only many: the
  * many-pipeline rows run the first of them instead of the chain of 4); --live: instead of every
  * other row, N live sources at 30 fps through the chain of 4 (or the first --pipeline) to
- * synchronised sinks, for each N, 1920x1080 NV12 unless --size or --format is given, --seconds
- * timed (default 5): the share of real time kept and the latency from capture to sink
- * (tests/bench/live.h).
+ * synchronised sinks, for each N, 1920x1080 NV12 unless --size or --format is given, in CUDA
+ * memory unless --memory host, --seconds timed (default 5): the share of real time kept and the
+ * latency from capture to sink (tests/bench/live.h).
  * With a GPU, each frame size and format starts with the PCIe floor of the same run: one frame
  * copied from page-locked memory to the device, back, and both at once on two streams (median of
  * 30); rows from host memory give the duplex figure's share of their time ("pcie": 1.00 is a
@@ -736,7 +736,8 @@ int main (int argc, char **argv)
     for (const cuvtest::Size &s : size_given ? sizes : std::vector<cuvtest::Size>{{1920, 1080}})
       live_sizes.push_back ({s.w, s.h});
     const int rc = cuvbench::live_rows (custom.empty () ? kChainOf4 : custom.front (), live, live_sizes,
-        format_given ? formats.front () : GST_VIDEO_FORMAT_NV12, g_contexts, seconds_given ? seconds : 5.0);
+        format_given ? formats.front () : GST_VIDEO_FORMAT_NV12, g_contexts, only_memory != "host",
+        seconds_given ? seconds : 5.0);
     for (GstContext *c : g_contexts)
       gst_context_unref (c);
     return rc;

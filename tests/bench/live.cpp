@@ -17,23 +17,24 @@
 namespace cuvbench {
 namespace {
 
-/* One pipeline: its frames at the sink, and the latencies of those in the timed window. */
+/* One pipeline: its frames at the sink, and the ages of those in the timed window. */
 struct LivePipe {
   GstElement *pipe = nullptr;
   const std::atomic<bool> *recording = nullptr;
   std::atomic<long> frames{0};
   std::atomic<bool> failed{false};
-  std::mutex lock; /* the segment, the latencies and the error text */
+  std::mutex lock; /* the segment, the ages and the error text */
   GstSegment segment;
   bool have_segment = false;
-  std::vector<GstClockTime> latencies;
+  std::vector<GstClockTime> latencies; /* when the sink takes the frame, after its wait */
+  std::vector<GstClockTime> arrivals;  /* when the frame reaches the sink, before its wait */
   std::string error;
 };
 
-/* At the sink, after its wait for the clock: the frame's age since its capture time. */
-void on_live_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
+/* Records the age of @buf at @sink now (the clock's running time less the frame's capture time,
+ * its timestamp as running time) into @ages, while the window is timed. */
+void record_age (LivePipe *lp, GstElement *sink, GstPad *pad, GstBuffer *buf, std::vector<GstClockTime> LivePipe::*ages)
 {
-  auto *lp = static_cast<LivePipe *> (data);
   GstClock *clock = gst_element_get_clock (sink);
   if (!clock)
     return;
@@ -50,12 +51,30 @@ void on_live_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer da
       gst_event_unref (ev);
     }
   }
-  lp->frames++;
   if (!lp->have_segment || !lp->recording->load ())
     return;
   const guint64 captured = gst_segment_to_running_time (&lp->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
   if (GST_CLOCK_TIME_IS_VALID (captured))
-    lp->latencies.push_back (now > captured ? now - captured : 0);
+    (lp->*ages).push_back (now > captured ? now - captured : 0);
+}
+
+/* At the sink, after its wait for the clock: the frame's latency. */
+void on_live_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
+{
+  auto *lp = static_cast<LivePipe *> (data);
+  lp->frames++;
+  record_age (lp, sink, pad, buf, &LivePipe::latencies);
+}
+
+/* On the sink's pad, before its wait: how long the source and the elements took. */
+GstPadProbeReturn on_live_arrival (GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  GstElement *sink = gst_pad_get_parent_element (pad);
+  if (sink) {
+    record_age (static_cast<LivePipe *> (data), sink, pad, GST_PAD_PROBE_INFO_BUFFER (info), &LivePipe::arrivals);
+    gst_object_unref (sink);
+  }
+  return GST_PAD_PROBE_OK;
 }
 
 /* Every message is dropped where it is posted, as an application's bus watch would take it: the
@@ -126,6 +145,18 @@ double configured_latency_ms (const std::vector<std::unique_ptr<LivePipe>> &pipe
   return most / 1e6;
 }
 
+/* The ages in @member of every pipeline, sorted. */
+std::vector<GstClockTime> all_ages (std::vector<std::unique_ptr<LivePipe>> &pipes, std::vector<GstClockTime> LivePipe::*member)
+{
+  std::vector<GstClockTime> all;
+  for (const auto &lp : pipes) {
+    std::lock_guard<std::mutex> lk (lp->lock);
+    all.insert (all.end (), ((*lp).*member).begin (), ((*lp).*member).end ());
+  }
+  std::sort (all.begin (), all.end ());
+  return all;
+}
+
 /* p-th fraction of sorted @v, in ms */
 double percentile_ms (const std::vector<GstClockTime> &v, double p)
 {
@@ -150,13 +181,11 @@ void time_window (std::vector<std::unique_ptr<LivePipe>> &pipes, std::atomic<boo
     frames += pipes[p]->frames - before[p];
   const double elapsed = std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
   recording = false;
-  std::vector<GstClockTime> all;
-  for (const auto &lp : pipes) {
-    std::lock_guard<std::mutex> lk (lp->lock);
-    all.insert (all.end (), lp->latencies.begin (), lp->latencies.end ());
-  }
-  std::sort (all.begin (), all.end ());
+  const std::vector<GstClockTime> all = all_ages (pipes, &LivePipe::latencies);
+  const std::vector<GstClockTime> arrivals = all_ages (pipes, &LivePipe::arrivals);
   row->frames = frames;
+  row->arrive_p50_ms = percentile_ms (arrivals, 0.50);
+  row->arrive_p99_ms = percentile_ms (arrivals, 0.99);
   row->kept = frames / (static_cast<double> (pipes.size ()) * kLiveFps * elapsed);
   row->p50_ms = percentile_ms (all, 0.50);
   row->p99_ms = percentile_ms (all, 0.99);
@@ -187,6 +216,9 @@ bool make_live_pipes (const std::string &launch, const std::vector<GstContext *>
     gst_object_unref (bus);
     GstElement *sink = gst_bin_get_by_name (GST_BIN (lp->pipe), "sink");
     g_signal_connect (sink, "handoff", G_CALLBACK (on_live_handoff), lp.get ());
+    GstPad *pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_live_arrival, lp.get (), nullptr);
+    gst_object_unref (pad);
     gst_object_unref (sink);
     pipes.push_back (std::move (lp));
   }
@@ -196,11 +228,11 @@ bool make_live_pipes (const std::string &launch, const std::vector<GstContext *>
 }  // namespace
 
 bool run_live (const std::string &elements, const GstVideoInfo &info, const std::vector<GstContext *> &contexts,
-    int pipelines, double seconds, LiveRow *row)
+    bool cuda_memory, int pipelines, double seconds, LiveRow *row)
 {
   *row = LiveRow ();
   row->pipelines = pipelines;
-  const std::string launch = live_launch (elements, info, !contexts.empty ());
+  const std::string launch = live_launch (elements, info, cuda_memory && !contexts.empty ());
   std::atomic<bool> recording{false};
   std::vector<std::unique_ptr<LivePipe>> pipes;
   bool ok = make_live_pipes (launch, contexts, pipelines, recording, pipes);
@@ -230,15 +262,16 @@ bool run_live (const std::string &elements, const GstVideoInfo &info, const std:
 }
 
 int live_rows (const std::string &elements, const std::vector<int> &counts, const std::vector<std::pair<int, int>> &sizes,
-    GstVideoFormat format, const std::vector<GstContext *> &contexts, double seconds)
+    GstVideoFormat format, const std::vector<GstContext *> &contexts, bool cuda_memory, double seconds)
 {
+  cuda_memory &= !contexts.empty ();
   const rlim_t files = cuvrun::raise_open_files_limit ();
   std::printf ("bench_pipelines --live: live sources at %d fps (imagefreeze is-live=true, %s), \"%s\", "
       "fakesink sync=true; %.1f s timed while all stream; open files limit %llu\n", kLiveFps,
-      contexts.empty () ? "system memory, CPU backend" : "CUDA memory", elements.c_str (), seconds,
+      cuda_memory ? "CUDA memory" : contexts.empty () ? "system memory, CPU backend" : "system memory", elements.c_str (), seconds,
       static_cast<unsigned long long> (files));
-  std::printf ("%-10s %-16s %7s %9s %9s %9s %11s %9s %9s\n", "pipelines", "frame", "kept", "p50 ms", "p99 ms", "max ms",
-      "config. ms", "start ms", "frames");
+  std::printf ("%-10s %-16s %7s %9s %9s %9s %11s %11s %11s %9s %9s\n", "pipelines", "frame", "kept", "p50 ms", "p99 ms",
+      "max ms", "config. ms", "arrive p50", "arrive p99", "start ms", "frames");
   int failed = 0;
   for (const auto &s : sizes) {
     GstVideoInfo info;
@@ -247,13 +280,13 @@ int live_rows (const std::string &elements, const std::vector<int> &counts, cons
     std::snprintf (frame, sizeof frame, "%dx%d %s", s.first, s.second, gst_video_format_to_string (format));
     for (int n : counts) {
       LiveRow row;
-      if (!run_live (elements, info, contexts, n, seconds, &row)) {
+      if (!run_live (elements, info, contexts, cuda_memory, n, seconds, &row)) {
         std::printf ("%-10d %-16s %7s\n", n, frame, "failed");
         failed++;
         continue;
       }
-      std::printf ("%-10d %-16s %7.3f %9.1f %9.1f %9.1f %11.1f %9.0f %9ld\n", n, frame, row.kept, row.p50_ms, row.p99_ms,
-          row.max_ms, row.configured_ms, row.start_ms, row.frames);
+      std::printf ("%-10d %-16s %7.3f %9.1f %9.1f %9.1f %11.1f %11.1f %11.1f %9.0f %9ld\n", n, frame, row.kept, row.p50_ms,
+          row.p99_ms, row.max_ms, row.configured_ms, row.arrive_p50_ms, row.arrive_p99_ms, row.start_ms, row.frames);
       std::fflush (stdout);
     }
   }
