@@ -770,6 +770,8 @@ int main (int argc, char **argv)
      * cheaper than the RGBA row counted here */
     {"cudamotionest", "cudamotionest post-messages=false" + sink,
         {"cudamotionest luma from RGBA", "cudamotionest variable R=16"}},
+    /* with its defaults: a message every frame, the interval's count of every vector */
+    {"cudamotionest, defaults", "cudamotionest" + sink, {"cudamotionest luma from RGBA", "cudamotionest variable R=16"}},
     {"chain of 4", kChainOf4 + sink,
         {"cudasobel mode=color", "cudaenhance (camera-like content)", "cudahistogram (camera-like)", "cudaheatmap"}},
     {"chain of 4, max-frames-in-flight=0",
