@@ -732,10 +732,8 @@ int main (int argc, char **argv)
   }
   if (!live.empty ()) {
     /* 1920x1080 NV12 unless --size or --format says otherwise; 5 s unless --seconds does */
-    std::vector<std::pair<int, int>> live_sizes;
-    for (const cuvtest::Size &s : size_given ? sizes : std::vector<cuvtest::Size>{{1920, 1080}})
-      live_sizes.push_back ({s.w, s.h});
-    const int rc = cuvbench::live_rows (custom.empty () ? kChainOf4 : custom.front (), live, live_sizes,
+    const int rc = cuvbench::live_rows (custom.empty () ? kChainOf4 : custom.front (), live,
+        size_given ? sizes : std::vector<cuvtest::Size>{{1920, 1080}},
         format_given ? formats.front () : GST_VIDEO_FORMAT_NV12, g_contexts, only_memory != "host",
         seconds_given ? seconds : 5.0);
     for (GstContext *c : g_contexts)

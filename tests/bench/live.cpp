@@ -20,6 +20,7 @@ namespace {
 /* One pipeline: its frames at the sink, and the ages of those in the timed window. */
 struct LivePipe {
   GstElement *pipe = nullptr;
+  GstElement *sink = nullptr; /* the pipeline's */
   const std::atomic<bool> *recording = nullptr;
   std::atomic<long> frames{0};
   std::atomic<bool> failed{false};
@@ -31,14 +32,14 @@ struct LivePipe {
   std::string error;
 };
 
-/* Records the age of @buf at @sink now (the clock's running time less the frame's capture time,
- * its timestamp as running time) into @ages, while the window is timed. */
-void record_age (LivePipe *lp, GstElement *sink, GstPad *pad, GstBuffer *buf, std::vector<GstClockTime> LivePipe::*ages)
+/* Records the age of @buf at the sink now (the clock's running time less the frame's capture
+ * time, its timestamp as running time) into @ages, while the window is timed. */
+void record_age (LivePipe *lp, GstPad *pad, GstBuffer *buf, std::vector<GstClockTime> LivePipe::*ages)
 {
-  GstClock *clock = gst_element_get_clock (sink);
+  GstClock *clock = gst_element_get_clock (lp->sink);
   if (!clock)
     return;
-  const GstClockTime now = gst_clock_get_time (clock) - gst_element_get_base_time (sink);
+  const GstClockTime now = gst_clock_get_time (clock) - gst_element_get_base_time (lp->sink);
   gst_object_unref (clock);
   std::lock_guard<std::mutex> lk (lp->lock);
   if (!lp->have_segment) {
@@ -59,21 +60,17 @@ void record_age (LivePipe *lp, GstElement *sink, GstPad *pad, GstBuffer *buf, st
 }
 
 /* At the sink, after its wait for the clock: the frame's latency. */
-void on_live_handoff (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer data)
+void on_live_handoff (GstElement *, GstBuffer *buf, GstPad *pad, gpointer data)
 {
   auto *lp = static_cast<LivePipe *> (data);
   lp->frames++;
-  record_age (lp, sink, pad, buf, &LivePipe::latencies);
+  record_age (lp, pad, buf, &LivePipe::latencies);
 }
 
 /* On the sink's pad, before its wait: how long the source and the elements took. */
 GstPadProbeReturn on_live_arrival (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
-  GstElement *sink = gst_pad_get_parent_element (pad);
-  if (sink) {
-    record_age (static_cast<LivePipe *> (data), sink, pad, GST_PAD_PROBE_INFO_BUFFER (info), &LivePipe::arrivals);
-    gst_object_unref (sink);
-  }
+  record_age (static_cast<LivePipe *> (data), pad, GST_PAD_PROBE_INFO_BUFFER (info), &LivePipe::arrivals);
   return GST_PAD_PROBE_OK;
 }
 
@@ -214,12 +211,13 @@ bool make_live_pipes (const std::string &launch, const std::vector<GstContext *>
     GstBus *bus = gst_element_get_bus (lp->pipe);
     gst_bus_set_sync_handler (bus, on_live_message, lp.get (), nullptr);
     gst_object_unref (bus);
-    GstElement *sink = gst_bin_get_by_name (GST_BIN (lp->pipe), "sink");
-    g_signal_connect (sink, "handoff", G_CALLBACK (on_live_handoff), lp.get ());
-    GstPad *pad = gst_element_get_static_pad (sink, "sink");
+    /* the pipeline holds it while the pipeline lives */
+    lp->sink = gst_bin_get_by_name (GST_BIN (lp->pipe), "sink");
+    gst_object_unref (lp->sink);
+    g_signal_connect (lp->sink, "handoff", G_CALLBACK (on_live_handoff), lp.get ());
+    GstPad *pad = gst_element_get_static_pad (lp->sink, "sink");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_live_arrival, lp.get (), nullptr);
     gst_object_unref (pad);
-    gst_object_unref (sink);
     pipes.push_back (std::move (lp));
   }
   return true;
@@ -261,7 +259,7 @@ bool run_live (const std::string &elements, const GstVideoInfo &info, const std:
   return ok;
 }
 
-int live_rows (const std::string &elements, const std::vector<int> &counts, const std::vector<std::pair<int, int>> &sizes,
+int live_rows (const std::string &elements, const std::vector<int> &counts, const std::vector<cuvtest::Size> &sizes,
     GstVideoFormat format, const std::vector<GstContext *> &contexts, bool cuda_memory, double seconds)
 {
   cuda_memory &= !contexts.empty ();
@@ -275,9 +273,9 @@ int live_rows (const std::string &elements, const std::vector<int> &counts, cons
   int failed = 0;
   for (const auto &s : sizes) {
     GstVideoInfo info;
-    gst_video_info_set_format (&info, format, s.first, s.second);
+    gst_video_info_set_format (&info, format, s.w, s.h);
     char frame[32];
-    std::snprintf (frame, sizeof frame, "%dx%d %s", s.first, s.second, gst_video_format_to_string (format));
+    std::snprintf (frame, sizeof frame, "%dx%d %s", s.w, s.h, gst_video_format_to_string (format));
     for (int n : counts) {
       LiveRow row;
       if (!run_live (elements, info, contexts, cuda_memory, n, seconds, &row)) {

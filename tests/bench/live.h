@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/cuvtest.h"
+
 namespace cuvbench {
 
 /* the frame rate of the live sources */
@@ -44,7 +46,7 @@ bool run_live (const std::string &elements, const GstVideoInfo &info, const std:
 
 /* Prints a row for each count of @counts at each of @sizes in @format: the table of --live. 0 when
  * every row ran, else 1. */
-int live_rows (const std::string &elements, const std::vector<int> &counts, const std::vector<std::pair<int, int>> &sizes,
+int live_rows (const std::string &elements, const std::vector<int> &counts, const std::vector<cuvtest::Size> &sizes,
     GstVideoFormat format, const std::vector<GstContext *> &contexts, bool cuda_memory, double seconds);
 
 }  // namespace cuvbench
