@@ -41,7 +41,9 @@
  * other row, N live sources at 30 fps through the chain of 4 (or the first --pipeline) to
  * synchronised sinks, for each N, 1920x1080 NV12 unless --size or --format is given, in CUDA
  * memory unless --memory host, --seconds timed (default 5): the share of real time kept and the
- * latency from capture to sink (tests/bench/live.h).
+ * latency from capture to sink (tests/bench/live.h); --count-calls: each run also prints the CUDA
+ * driver and runtime calls a frame while all its pipelines stream, and the kernel launches among
+ * them (tests/bench/call_count.h; needs libcuv-call-count.so beside the program).
  * With a GPU, each frame size and format starts with the PCIe floor of the same run: one frame
  * copied from page-locked memory to the device, back, and both at once on two streams (median of
  * 30); rows from host memory give the duplex figure's share of their time ("pcie": 1.00 is a
@@ -74,6 +76,7 @@
 #include <vector>
 
 #include "tests/common/cuvplugin.h"
+#include "tests/bench/call_count.h"
 #include "tests/bench/host_profile.h"
 #include "tests/bench/live.h"
 #include "tests/common/cuvtest.h"
@@ -138,6 +141,8 @@ std::vector<GstContext *> g_contexts;
 int g_ring = 4;
 /* streams made on the first context and left idle (--idle-streams) */
 int g_idle_streams = 0;
+/* each run prints its CUDA calls a frame (--count-calls) */
+bool g_count_calls = false;
 
 GstBuffer *new_fresh_buffer (gsize size);
 
@@ -327,12 +332,31 @@ struct StartGate {
   std::condition_variable cond;
   int waiting_for = 0;
   Clock::time_point opened;
+  /* --count-calls: the frames at all sinks, and the calls and those frames when the gate opened
+   * and when the first pipeline had its last frame (its @last_frame-th) */
+  std::atomic<long> at_sinks{0};
+  int last_frame = 0;
+  std::atomic<bool> ended{false};
+  cuvbench::CallCounts calls_opened, calls_ended;
+  long at_sinks_opened = 0, at_sinks_ended = 0;
   void arrive ()
   {
     std::lock_guard<std::mutex> lk (lock);
     if (--waiting_for == 0) {
       opened = Clock::now ();
+      if (g_count_calls) {
+        calls_opened = cuvbench::call_counts_now ();
+        at_sinks_opened = at_sinks;
+      }
       cond.notify_all ();
+    }
+  }
+  void frame_at_sink (int frames)
+  {
+    at_sinks++;
+    if (g_count_calls && frames == last_frame && !ended.exchange (true)) {
+      calls_ended = cuvbench::call_counts_now ();
+      at_sinks_ended = at_sinks;
     }
   }
   /* whether all started within a minute */
@@ -368,6 +392,7 @@ void on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
   }
   if (first)
     r->gate->arrive ();
+  r->gate->frame_at_sink (r->frames);
 }
 
 /* A new malloc'd frame, each page written once (a producer's writes: the page faults are its). */
@@ -444,6 +469,7 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   const Clock::time_point begun = Clock::now ();
   StartGate gate;
   gate.waiting_for = pipelines;
+  gate.last_frame = frames;
   GstCaps *caps = gst_video_info_to_caps (&info);
   if (memory == "cuda")
     gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
@@ -536,6 +562,11 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     start = std::max (start, r->first);
     end = std::min (end, r->last);
     last = std::max (last, r->last);
+  }
+  if (g_count_calls) {
+    std::printf ("%s, %d pipelines:", c.name.c_str (), pipelines);
+    cuvbench::call_counts_print (stdout, gate.calls_opened, gate.calls_ended, gate.at_sinks_ended - gate.at_sinks_opened, 8);
+    std::fflush (stdout);
   }
   if (phases) {
     phases->make = std::chrono::duration<double, std::milli> (playing - begun).count ();
@@ -683,11 +714,15 @@ int main (int argc, char **argv)
         return 2;
     } else if (std::strcmp (argv[i], "--pipeline") == 0 && i + 1 < argc) {
       custom.push_back (argv[++i]);
+    } else if (std::strcmp (argv[i], "--count-calls") == 0) {
+      if (!cuvbench::call_counts_enable (argv[0]))
+        return 1;
+      g_count_calls = true;
     } else {
       std::fprintf (stderr,
           "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|wrapped|fresh] [--only TEXT] [--no-many] "
           "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--ring N] [--idle-streams N] [--pipeline ELEMENTS]... "
-          "[--live N,N,...]\n",
+          "[--live N,N,...] [--count-calls]\n",
           argv[0]);
       return 2;
     }
