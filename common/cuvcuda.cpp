@@ -32,6 +32,32 @@ bool inject_fault ()
   return true;
 }
 
+namespace {
+/* the context of this thread's innermost ContextGuard that pushed one */
+thread_local GstCudaContext *t_guarded = nullptr;
+}  // namespace
+
+ContextGuard::ContextGuard (GstCudaContext *ctx)
+{
+  if (ctx && ctx == t_guarded) {
+    ok_ = true;
+    return;
+  }
+  ok_ = pushed_ = ctx && !inject_fault () && gst_cuda_context_push (ctx);
+  if (pushed_) {
+    outer_ = t_guarded;
+    t_guarded = ctx;
+  }
+}
+
+ContextGuard::~ContextGuard ()
+{
+  if (!pushed_)
+    return;
+  t_guarded = outer_;
+  gst_cuda_context_pop (nullptr);
+}
+
 bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *file, int line)
 {
   if (G_UNLIKELY (inject_fault ()) && err == cudaSuccess)

@@ -33,17 +33,24 @@ bool inject_fault ();
 bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *file, int line);
 #define CUV_CUDA_OK(obj, expr) (::cuv::cuda_ok ((expr), GST_OBJECT_CAST (obj), #expr, __FILE__, __LINE__))
 
-/* Makes @ctx current on this thread for the guard's lifetime. */
+/* Makes @ctx current on this thread for the guard's lifetime. A guard inside another guard of
+ * the same context on the same thread makes no driver call: the outer one's push holds (every
+ * push on a streaming thread, ours and GStreamer's CUDA elements', is popped before its caller
+ * returns, so the outer guard's context is current again whenever an inner guard starts). The
+ * route holds one guard over a frame's whole output step, so a frame costs one push and one pop
+ * an element, not one a step (docs/design.md, "A frame's lifetime"). */
 class ContextGuard {
  public:
-  explicit ContextGuard (GstCudaContext *ctx) : ok_ (ctx && !inject_fault () && gst_cuda_context_push (ctx)) {}
-  ~ContextGuard () { if (ok_) gst_cuda_context_pop (nullptr); }
+  explicit ContextGuard (GstCudaContext *ctx);
+  ~ContextGuard ();
   ContextGuard (const ContextGuard &) = delete;
   ContextGuard &operator= (const ContextGuard &) = delete;
   bool ok () const { return ok_; }
 
  private:
-  bool ok_;
+  bool ok_ = false;
+  bool pushed_ = false;
+  GstCudaContext *outer_ = nullptr; /* the context of this thread's guard around this one */
 };
 
 /* Frees page-locked host memory (cudaMallocHost, cudaHostAlloc) of @ctx on a thread of its own:

@@ -8,6 +8,8 @@
 #include "common/cuvnegotiation.h"
 #include "common/cuvoutput.h"
 
+#include <optional>
+
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
 cuv::Output::~Output ()
@@ -75,6 +77,12 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
   }
   if (!trans->queued_buf)
     return GST_FLOW_OK;
+#if CUV_HAVE_CUDA
+  /* one push and pop of the context for all the frame's steps below (cuvcuda.h, ContextGuard) */
+  std::optional<ContextGuard> current_context;
+  if (route.use_cuda)
+    current_context.emplace (route.context);
+#endif
 
   /* the base class would mark the frame it is given back with this input's discontinuity: the
    * frame in flight goes out first, then */
