@@ -52,6 +52,12 @@ analyser_impl (GstCudaVisionAnalyser *self)
   return static_cast<GstCudaVisionAnalyserPrivate *> (gst_cuda_vision_analyser_get_instance_private (self))->impl;
 }
 
+gboolean
+gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *self)
+{
+  return analyser_impl (self)->frame_post_messages;
+}
+
 void
 gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self)
 {

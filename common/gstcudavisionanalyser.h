@@ -77,6 +77,11 @@ struct _GstCudaVisionAnalyserClass {
 void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
     const gchar *meta_name, const gchar *interval_detail);
 
+/* Streaming thread, from begin_frame on: whether this frame adds to the interval and its messages
+ * (`post-messages` as the frame took it), so that the element computes the interval's sums only
+ * then. */
+gboolean gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *self);
+
 /* Streaming thread: starts the interval over now (e.g. when the frames' results stop adding up). */
 void gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self);
 

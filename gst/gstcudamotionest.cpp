@@ -76,6 +76,7 @@
 #include "common/cuvcpupool.h"
 #include "common/cuvcuda.h"
 #include "common/cuvenum.h"
+#include "common/cuvresults.h"
 #include "kernels/copy.h"
 #include "kernels/luma.h"
 #include "kernels/motion.h"
@@ -108,16 +109,8 @@ struct MotionSettings {
   bool tensor_meta = false;
 };
 
-/* Whether a unit with vector @v moves: a non-zero vector whose SAD per pixel is below
- * @threshold (a worse match is noise or occlusion). */
-inline bool
-gst_cuda_motionest_unit_moves (const cuv::MotionVector &v, guint threshold)
-{
-  return (v.dx != 0 || v.dy != 0) && v.cost < static_cast<guint64> (threshold) * v.width * v.height;
-}
-
 /* votes for the global vector: one per candidate of the largest range */
-constexpr int kVotesSide = 2 * cuv::kMotionMaxRange;
+constexpr int kVotesSide = cuv::kMotionVotesSide;
 /* the units a band of the interval's statistics counts (count_vectors) */
 constexpr int kVoteBandUnits = 1 << 16;
 /* frames to count and messages that may wait for the messages' thread before the streaming
@@ -168,7 +161,10 @@ struct GstCudaMotionestImpl {
   cuv::CudaBuffer device_table;
   cuv::CudaBuffer pinned_table;
   int device_table_range = 0;
+  /* the frame's votes, counted on the GPU where the frame adds to the interval */
+  cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
 #endif
+  const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
   /* the message interval's sums (counted on the messages' thread), and whether a frame went in */
   std::shared_ptr<MotionCount> count = std::make_shared<MotionCount> ();
   bool count_used = false;
@@ -377,6 +373,8 @@ gst_cuda_motionest_release_buffers (GstCudaMotionestImpl *impl)
   impl->device_table.reset ();
   impl->pinned_table.reset ();
   impl->device_table_range = 0;
+  impl->votes.reset ();
+  impl->frame_votes = nullptr;
   gst_cuda_motionest_release_vectors (impl);
 }
 
@@ -421,6 +419,16 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
       (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (host_vectors, dvec, vector_bytes, cudaMemcpyDeviceToHost,
                             stream))))
     return GST_FLOW_ERROR;
+  /* the interval's votes on the GPU: counting every unit's vector on the host took most of the
+   * frame's time with messages on (docs/performance.md) */
+  impl->frame_votes = nullptr;
+  if (impl->grid.count () > 0 && gst_cuda_vision_analyser_frame_posts_messages (GST_CUDA_VISION_ANALYSER (self))) {
+    if (!CUV_CUDA_OK (self, impl->votes.ensure (gst_cuda_vision_filter_get_context (filter), stream)) ||
+        !CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
+                                impl->frame.motion_threshold, impl->votes.to (), stream)))
+      return GST_FLOW_ERROR;
+    impl->frame_votes = &impl->votes.host ();
+  }
   if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
     if (!CUV_CUDA_OK (self, cuv::motion_arrows_cuda (dvec, impl->grid, impl->arrow_colors, *out, stream)))
       return GST_FLOW_ERROR;
@@ -463,6 +471,16 @@ block_size_nick (cuv::MotionBlock b)
   return v ? v->value_nick : "?";
 }
 
+/* Adds a frame's @votes of search range @range to @count. */
+static void
+add_votes (MotionCount *count, const cuv::MotionVotes &votes, int range)
+{
+  for (int dy = -range; dy < range; dy++)
+    for (int dx = -range; dx < range; dx++)
+      count->votes[cuv::motion_vote_index (dx, dy)] += votes.votes[cuv::motion_vote_index (dx, dy)];
+  count->moving += votes.moving;
+}
+
 /* Adds @n vectors to @count: a vote per vector and the moving count; the mean length comes from
  * the votes at the interval's end (interval_results), so the loop over the vectors (518,400 at
  * 3840x2160 with variable blocks) takes no square root. 4K's 518,400 units took 1.3 ms one by one
@@ -475,37 +493,37 @@ count_vectors (MotionCount *count, const cuv::MotionVector *vectors, int n, guin
   const int bands = std::clamp (n / kVoteBandUnits, 1, cuv::cpu_cores ());
   std::mutex lock;
   cuv::parallel_bands (n, bands, [&] (int begin, int end) {
-    std::vector<guint32> local (bands > 1 ? kVotesSide * kVotesSide : 0);
-    guint32 *votes = bands > 1 ? local.data () : count->votes.data ();
-    guint64 moving = 0;
-    for (int i = begin; i < end; i++) {
-      const cuv::MotionVector &v = vectors[i];
-      moving += gst_cuda_motionest_unit_moves (v, thr);
-      votes[(v.dy + cuv::kMotionMaxRange) * kVotesSide + v.dx + cuv::kMotionMaxRange]++;
-    }
+    auto votes = std::make_unique<cuv::MotionVotes> ();
+    cuv::motion_votes_cpu (vectors + begin, end - begin, thr, votes.get ());
     std::lock_guard<std::mutex> lk (lock);
-    if (bands > 1)
-      for (size_t k = 0; k < local.size (); k++)
-        count->votes[k] += local[k];
-    count->moving += moving;
+    add_votes (count, *votes, cuv::kMotionMaxRange);
   });
   count->units += n;
 }
 
-/* Adds this frame's vectors to the interval's sums, on the messages' thread in order with the
- * interval's message (docs/design.md, "Analysers"): on the streaming thread, after the frame's
- * wait on the CUDA backend, counting every unit's vector was most of the host's time at 4K with
- * messages every frame (docs/performance.md). The count holds the frame's vectors (the meta's
- * block, no copy) until it has run. */
+/* Adds this frame's vectors to the interval's sums. On the CUDA backend the GPU counted them
+ * (cuv::motion_votes_cuda, launched with the search) and the streaming thread adds the range's
+ * votes. On the CPU backend the count runs on the messages' thread, in order with the interval's
+ * message (docs/design.md, "Analysers"), and holds the frame's vectors (the meta's block, no copy)
+ * until it has run: counting every unit's vector on the streaming thread was most of the host's
+ * time with messages every frame (docs/performance.md). */
 static void
 gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const int n = impl->vectors ? impl->grid.count () : 0;
+  impl->count_used = true;
+  if (n == 0)
+    return;
+  if (impl->frame_votes) {
+    /* counted on the GPU: the interval's own sums, which only this thread adds to */
+    add_votes (impl->count.get (), *impl->frame_votes, static_cast<int> (impl->frame.range));
+    impl->count->units += n;
+    return;
+  }
   const gsize bytes = static_cast<gsize> (n) * sizeof (cuv::MotionVector);
   GBytes *vectors = impl->frame_vectors ? std::exchange (impl->frame_vectors, nullptr) : g_bytes_new (impl->vectors, bytes);
   std::shared_ptr<GBytes> held (vectors, g_bytes_unref);
-  impl->count_used = true;
   gst_cuda_vision_analyser_run_in_order (analyser,
       [count = impl->count, held, n, thr = impl->frame.motion_threshold] {
         gsize size = 0;
@@ -592,7 +610,7 @@ attach_vector_tensor (const GstCudaMotionestImpl *impl, GstBuffer *buf)
 }
 #endif
 
-/* With `regions`: the 8-connected regions of moving units (gst_cuda_motionest_unit_moves) of
+/* With `regions`: the 8-connected regions of moving units (cuv::motion_unit_moves) of
  * at least min-region-area pixels, each as a GstVideoRegionOfInterestMeta "motion" with a
  * "detection" parameter holding its confidence (the share of the box's units that move) and as an
  * object detection of type "motion" (cuvanalytics.h, docs/results.md). */
@@ -611,7 +629,7 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
     return;
   impl->moving_units.resize (g.count ());
   for (int i = 0; i < g.count (); i++)
-    impl->moving_units[i] = gst_cuda_motionest_unit_moves (impl->vectors[i], impl->frame.motion_threshold);
+    impl->moving_units[i] = cuv::motion_unit_moves (impl->vectors[i], impl->frame.motion_threshold);
   const int unit_pixels = g.unit * g.unit;
   const int min_units = std::max (1, static_cast<int> ((impl->frame.min_region_area + unit_pixels - 1) / unit_pixels));
   static const GQuark motion = g_quark_from_static_string ("motion");

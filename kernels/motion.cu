@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "kernels/cuda_access.cuh"
+#include "kernels/results.cuh"
 
 namespace cuv {
 namespace {
@@ -253,6 +254,77 @@ cudaError_t motion_search_cuda (const Plane &cur, const Plane &prev, const Motio
       return launch<8, true> (cur, prev, params, out, g, stream);
   }
   return cudaErrorInvalidValue;
+}
+
+namespace {
+
+constexpr int kVoteThreads = 256;
+constexpr int kVoteUnitsPerThread = 16;
+
+/* A block counts kVoteThreads x kVoteUnitsPerThread units into votes of its own in shared memory
+ * ((2R)^2 16-bit counts, two a word: a block's at most 4,096 units never carry into the next;
+ * 32 KiB at R = 64), a warp's lanes with the same vector adding once; the non-zero ones go to the
+ * accumulator with atomics, and the last block copies the window to the host and zeroes it
+ * (results.h). */
+__global__ void __launch_bounds__ (kVoteThreads) motion_votes_kernel (const MotionVector *vectors, int n, int range,
+    uint32_t threshold, ResultsTo<MotionVotes, MotionVotes> to)
+{
+  static_assert (kVoteThreads * kVoteUnitsPerThread < 65536, "a block's counts fit 16 bits");
+  extern __shared__ uint32_t pairs[];
+  __shared__ uint32_t moving;
+  const int side = 2 * range;
+  const int count = side * side;
+  for (int i = threadIdx.x; i < count / 2; i += kVoteThreads)
+    pairs[i] = 0;
+  if (threadIdx.x == 0)
+    moving = 0;
+  __syncthreads ();
+  const int begin = blockIdx.x * kVoteThreads * kVoteUnitsPerThread;
+  const int end = min (n, begin + kVoteThreads * kVoteUnitsPerThread);
+  uint32_t my_moving = 0;
+  for (int i = begin + threadIdx.x; i < end; i += kVoteThreads) {
+    const MotionVector v = vectors[i];
+    my_moving += motion_unit_moves (v, threshold);
+    const int bin = (v.dy + range) * side + v.dx + range;
+    const unsigned peers = __match_any_sync (__activemask (), bin);
+    if ((threadIdx.x & 31) == __ffs (peers) - 1)
+      atomicAdd (&pairs[bin >> 1], static_cast<uint32_t> (__popc (peers)) << ((bin & 1) * 16));
+  }
+  if (my_moving)
+    atomicAdd (&moving, my_moving);
+  __syncthreads ();
+  for (int i = threadIdx.x; i < count; i += kVoteThreads) {
+    const uint32_t c = (pairs[i >> 1] >> ((i & 1) * 16)) & 0xffff;
+    if (c)
+      atomicAdd (&to.accum->votes[motion_vote_index (i % side - range, i / side - range)], c);
+  }
+  if (threadIdx.x == 0 && moving)
+    atomicAdd (&to.accum->moving, moving);
+  if (!ends_last (to.ticket))
+    return;
+  for (int i = threadIdx.x; i < count; i += kVoteThreads) {
+    const int k = motion_vote_index (i % side - range, i / side - range);
+    to.out->votes[k] = __ldcg (&to.accum->votes[k]);
+    to.accum->votes[k] = 0;
+  }
+  if (threadIdx.x == 0) {
+    to.out->moving = __ldcg (&to.accum->moving);
+    to.accum->moving = 0;
+  }
+  rearm (to.ticket);
+}
+
+}  // namespace
+
+cudaError_t motion_votes_cuda (const MotionVector *vectors, int n, int range, uint32_t threshold,
+    const ResultsTo<MotionVotes, MotionVotes> &to, cudaStream_t stream)
+{
+  if (range < 1 || range > kMotionMaxRange || n < 0)
+    return cudaErrorInvalidValue;
+  const size_t smem = sizeof (uint32_t) * 2 * range * range;
+  const int blocks = std::max (1, div_up (n, kVoteThreads * kVoteUnitsPerThread));
+  motion_votes_kernel<<<blocks, kVoteThreads, smem, stream>>> (vectors, n, range, threshold, to);
+  return cudaGetLastError ();
 }
 
 }  // namespace cuv

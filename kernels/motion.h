@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/image.h"
+#include "kernels/results.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -175,6 +176,37 @@ void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams 
 /* The same on the device: @out is device memory; launches on @stream, does not synchronize. */
 cudaError_t motion_search_cuda (const Plane &cur, const Plane &prev, const MotionParams &params, MotionVector *out,
     cudaStream_t stream);
+#endif
+
+/* Whether a unit with vector @v moves: a non-zero vector whose SAD per pixel is below
+ * @threshold (a worse match is noise or occlusion). */
+CUV_HD bool motion_unit_moves (const MotionVector &v, uint32_t threshold)
+{
+  return (v.dx != 0 || v.dy != 0) && v.cost < static_cast<uint64_t> (threshold) * v.width * v.height;
+}
+
+/* A frame's vectors counted for cudamotionest's messages: a vote for each unit's vector, and the
+ * units that move (motion_unit_moves). */
+constexpr int kMotionVotesSide = 2 * kMotionMaxRange;
+struct MotionVotes {
+  uint32_t moving;
+  uint32_t votes[kMotionVotesSide * kMotionVotesSide]; /* vector (dx, dy) at motion_vote_index (dx, dy) */
+};
+CUV_HD constexpr int motion_vote_index (int dx, int dy)
+{
+  return (dy + kMotionMaxRange) * kMotionVotesSide + dx + kMotionMaxRange;
+}
+
+/* Adds @n vectors to @votes (the definition the kernel is held to). */
+void motion_votes_cpu (const MotionVector *vectors, int n, uint32_t threshold, MotionVotes *votes);
+
+#if CUV_HAVE_CUDA
+/* The same on the device, for @n vectors of search range @range in device memory: the counts go
+ * to @to.out (results.h: page-locked host memory, written by the kernel's last block, which also
+ * zeroes @to.accum for the next launch); only the votes of [-range, range)^2 and `moving` are
+ * written, the others keep what they hold. Launches on @stream, does not synchronize. */
+cudaError_t motion_votes_cuda (const MotionVector *vectors, int n, int range, uint32_t threshold,
+    const ResultsTo<MotionVotes, MotionVotes> &to, cudaStream_t stream);
 #endif
 
 }  // namespace cuv

@@ -113,4 +113,14 @@ void motion_search_cpu (const Plane &cur, const Plane &prev, const MotionParams 
   motion_search_rows_cpu (cur, ref, params, out, 0, motion_search_block_rows (params.block, cur.height));
 }
 
+void motion_votes_cpu (const MotionVector *vectors, int n, uint32_t threshold, MotionVotes *votes)
+{
+  uint32_t moving = 0;
+  for (int i = 0; i < n; i++) {
+    moving += motion_unit_moves (vectors[i], threshold);
+    votes->votes[motion_vote_index (vectors[i].dx, vectors[i].dy)]++;
+  }
+  votes->moving += moving;
+}
+
 }  // namespace cuv

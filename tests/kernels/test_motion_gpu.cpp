@@ -1,9 +1,11 @@
-/* The motion search, luma and drawing kernels against their CPU references: every block mode,
+/* The motion search, luma, drawing and votes kernels against their CPU references: every block mode,
  * ranges from 1 to 64 (one, two and four passes of 32 dx), the sizes of docs/testing.md, padded and
  * unaligned pitches, related and unrelated content. Vectors past the grid and bytes outside the
  * image stay untouched. Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
+#include <memory>
+#include <random>
 
 #include "tests/common/cuvdevice.h"
 #include "tests/common/cuvmotion.h"
@@ -176,6 +178,77 @@ void test_draw (Checker &c)
   }
 }
 
+/* The votes kernel against motion_votes_cpu: ranges 1 to 64, unit counts around a block's 4,096
+ * and up to 3840x2160's 518,400, vectors all different, all the same (a warp's lanes on one
+ * count) and from a real search, thresholds that no unit, some and every non-zero unit passes;
+ * launches one after another on the same accumulator (each must find it zeroed), and the votes
+ * outside the launch's range left as they were in the host's results. */
+void test_votes (Checker &c)
+{
+  cuv::MotionVotes *accum = nullptr, *out = nullptr;
+  unsigned int *ticket = nullptr;
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&accum), sizeof (cuv::MotionVotes)));
+  CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&ticket), sizeof (unsigned int)));
+  CUVTEST_CHECK_CUDA (cudaMallocHost (reinterpret_cast<void **> (&out), sizeof (cuv::MotionVotes)));
+  CUVTEST_CHECK_CUDA (cudaMemset (accum, 0, sizeof (cuv::MotionVotes)));
+  CUVTEST_CHECK_CUDA (cudaMemset (ticket, 0, sizeof (unsigned int)));
+  const cuv::ResultsTo<cuv::MotionVotes, cuv::MotionVotes> to{accum, ticket, out, nullptr};
+  std::mt19937 rng (7);
+  auto check = [&] (const std::vector<cuv::MotionVector> &v, int range, uint32_t threshold, const std::string &what) {
+    auto want = std::make_unique<cuv::MotionVotes> ();
+    std::memset (want.get (), 0, sizeof (cuv::MotionVotes));
+    cuv::motion_votes_cpu (v.data (), static_cast<int> (v.size ()), threshold, want.get ());
+    std::memset (out, 0xa5, sizeof (cuv::MotionVotes));
+    DeviceArray<cuv::MotionVector> dv (v);
+    CUVTEST_CHECK_CUDA (cuv::motion_votes_cuda (dv.data, static_cast<int> (v.size ()), range, threshold, to, nullptr));
+    CUVTEST_CHECK_CUDA (cudaDeviceSynchronize ());
+    int wrong = 0, outside = 0;
+    for (int dy = -cuv::kMotionMaxRange; dy < cuv::kMotionMaxRange; dy++)
+      for (int dx = -cuv::kMotionMaxRange; dx < cuv::kMotionMaxRange; dx++) {
+        const int k = cuv::motion_vote_index (dx, dy);
+        if (dx >= -range && dx < range && dy >= -range && dy < range)
+          wrong += out->votes[k] != want->votes[k];
+        else
+          outside += out->votes[k] != 0xa5a5a5a5u;
+      }
+    const std::string name = what + ", " + std::to_string (v.size ()) + " units, range " + std::to_string (range) +
+        ", threshold " + std::to_string (threshold);
+    c.expect (wrong == 0, name + ": " + std::to_string (wrong) + " votes differ from the CPU reference");
+    c.expect (outside == 0, name + ": " + std::to_string (outside) + " votes outside the range were written");
+    c.expect (out->moving == want->moving, name + ": " + std::to_string (out->moving) + " moving units, the CPU " +
+            std::to_string (want->moving));
+  };
+  for (int range : {1, 3, 16, 64}) {
+    for (int n : {1, 31, 4095, 4096, 4097, 129600, 518400}) {
+      std::vector<cuv::MotionVector> random (n), same (n);
+      std::uniform_int_distribution<int> d (-range, range - 1), size (0, 2), cost (0, 4096);
+      for (cuv::MotionVector &v : random) {
+        const auto side = static_cast<uint8_t> (4 << size (rng));
+        v = cuv::MotionVector{static_cast<int8_t> (d (rng)), static_cast<int8_t> (d (rng)), side, side,
+            static_cast<uint32_t> (cost (rng))};
+      }
+      for (cuv::MotionVector &v : same)
+        v = cuv::MotionVector{static_cast<int8_t> (-range), static_cast<int8_t> (range - 1), 8, 8, 100};
+      for (uint32_t threshold : {0u, 16u, 1000000u}) {
+        check (random, range, threshold, "random vectors");
+        check (same, range, threshold, "one vector");
+      }
+    }
+  }
+  for (int range : {4, 16}) {
+    LumaImage prev (641, 479), cur (641, 479);
+    fill_texture (prev, 11);
+    fill_shifted (cur, prev, range / 2, -range / 3);
+    const cuv::MotionGrid g = cuv::motion_grid (cuv::MotionBlock::Variable, 641, 479);
+    std::vector<cuv::MotionVector> v (g.count ());
+    cuv::motion_search_cpu (cur.plane, prev.plane, cuv::MotionParams{cuv::MotionBlock::Variable, range, 16}, v.data ());
+    check (v, range, 16, "a search's vectors");
+  }
+  cudaFreeHost (out);
+  cudaFree (ticket);
+  cudaFree (accum);
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
@@ -184,5 +257,6 @@ int main (int argc, char **argv)
   return run_gpu_parts (argc, argv, "motion-gpu", c, {
       {"luma", [&] { test_luma (c); }},
       {"draw", [&] { test_draw (c); }},
-      {"search", [&] { test_search (c); }}});
+      {"search", [&] { test_search (c); }},
+      {"votes", [&] { test_votes (c); }}});
 }
