@@ -37,13 +37,13 @@ namespace {
 thread_local GstCudaContext *t_guarded = nullptr;
 }  // namespace
 
-ContextGuard::ContextGuard (GstCudaContext *ctx)
+ContextGuard::ContextGuard (GstCudaContext *ctx, bool may_fail_by_injection)
 {
   if (ctx && ctx == t_guarded) {
     ok_ = true;
     return;
   }
-  ok_ = pushed_ = ctx && !inject_fault () && gst_cuda_context_push (ctx);
+  ok_ = pushed_ = ctx && !(may_fail_by_injection && inject_fault ()) && gst_cuda_context_push (ctx);
   if (pushed_) {
     outer_ = t_guarded;
     t_guarded = ctx;

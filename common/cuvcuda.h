@@ -41,7 +41,11 @@ bool cuda_ok (cudaError_t err, GstObject *obj, const char *expr, const char *fil
  * an element, not one a step (docs/design.md, "A frame's lifetime"). */
 class ContextGuard {
  public:
-  explicit ContextGuard (GstCudaContext *ctx);
+  explicit ContextGuard (GstCudaContext *ctx) : ContextGuard (ctx, true) {}
+  /* The outer guard of a frame's steps takes no injected fault: where it fails, the steps' own
+   * guards push and report as before, and every injected fault still reaches a step. */
+  static constexpr bool kNoInjectedFault = false;
+  ContextGuard (GstCudaContext *ctx, bool may_fail_by_injection);
   ~ContextGuard ();
   ContextGuard (const ContextGuard &) = delete;
   ContextGuard &operator= (const ContextGuard &) = delete;

@@ -81,7 +81,7 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
   /* one push and pop of the context for all the frame's steps below (cuvcuda.h, ContextGuard) */
   std::optional<ContextGuard> current_context;
   if (route.use_cuda)
-    current_context.emplace (route.context);
+    current_context.emplace (route.context, ContextGuard::kNoInjectedFault);
 #endif
 
   /* the base class would mark the frame it is given back with this input's discontinuity: the
