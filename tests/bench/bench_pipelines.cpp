@@ -5,7 +5,10 @@
  * same frames wrapped in a new buffer for each push, as an application that keeps its own ring
  * does (only when --memory names it); or "fresh": a
  * new malloc'd buffer every frame, its pages touched by four producer threads as a decoder's
- * writes would; the row "source alone" is that source's own rate), the elements, a fakesink that timestamps every buffer. Frames per
+ * writes would; the row "source alone" is that source's own rate; or, only when --memory names
+ * it, "upstream": videotestsrc pattern=solid-color making each frame in a buffer of the pool the
+ * first element proposes, as upstream elements that allocate do; with --pipeline identity, which
+ * proposes none, its own rate), the elements, a fakesink that timestamps every buffer. Frames per
  * second from the first buffer at the sink to the last (start and negotiation excluded; with
  * several pipelines, each one's 17th frame waits until all have their first at the sink, and the
  * frames count from the last one's first buffer to the first one's last, while all stream), median
@@ -20,7 +23,7 @@
  * --quick: 1920x1080 only, 60 frames a run (20 without a GPU, and at most 4 pipelines), one run of
  * the many-pipeline rows, for a smoke run;
  * --size: that frame size only; --format: that video format only (default RGBA and NV12; BGRx,
- * I420, ...); --memory: that source memory only (cuda, pinned, host, wrapped, fresh); --only: the configurations whose name contains TEXT ("many": only the rows of many
+ * I420, ...); --memory: that source memory only (cuda, pinned, host, wrapped, fresh, upstream); --only: the configurations whose name contains TEXT ("many": only the rows of many
  * pipelines, always 1920x1080 NV12 or the smaller --size, as docs/performance.md defines them; --format does
  * not apply to them); --no-many: not those rows; --pipelines: their counts
  * of pipelines (default 1,4,16,32,64); --profile-host: sample the host's CPU time
@@ -481,8 +484,11 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   if (memory != "cuda")
     for (size_t at = 0; (at = elements.find ("fakesink", at)) != std::string::npos; at += std::strlen ("video/x-raw ! fakesink"))
       elements.insert (at, "video/x-raw ! ");
-  const std::string launch = std::string ("appsrc name=src format=time block=true max-buffers=4 caps=\"") + caps_str +
-      "\" ! " + elements;
+  /* "upstream": videotestsrc makes the frames, in buffers of the pool the elements propose */
+  const bool upstream = memory == "upstream";
+  const std::string launch = upstream ?
+      "videotestsrc name=src pattern=solid-color num-buffers=" + std::to_string (frames) + " ! " + caps_str + " ! " + elements :
+      std::string ("appsrc name=src format=time block=true max-buffers=4 caps=\"") + caps_str + "\" ! " + elements;
   g_free (caps_str);
   std::vector<std::unique_ptr<Run>> runs;
   std::vector<std::unique_ptr<Source>> sources;
@@ -494,7 +500,7 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
     GError *err = nullptr;
     r->pipe = gst_parse_launch (launch.c_str (), &err);
     auto s = std::make_unique<Source> ();
-    if (err || !r->pipe || !make_ring (*s, info, memory, p)) {
+    if (err || !r->pipe || (!upstream && !make_ring (*s, info, memory, p))) {
       std::fprintf (stderr, "cannot set up: %s%s%s\n", launch.c_str (), err ? ": " : "", err ? err->message : "");
       g_clear_error (&err);
       if (r->pipe)
@@ -518,6 +524,8 @@ double run_once (const Config &c, const GstVideoInfo &info, const std::string &m
   const Clock::time_point playing = Clock::now ();
   for (int p = 0; p < pipelines; p++) {
     gst_element_set_state (runs[p]->pipe, GST_STATE_PLAYING);
+    if (upstream)
+      continue;
     GstElement *appsrc = gst_bin_get_by_name (GST_BIN (runs[p]->pipe), "src");
     feeders.emplace_back ([appsrc, &sources, p, frames, &info, &gate] {
       feed (appsrc, *sources[p], frames, info, gate);
@@ -720,7 +728,7 @@ int main (int argc, char **argv)
       g_count_calls = true;
     } else {
       std::fprintf (stderr,
-          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|wrapped|fresh] [--only TEXT] [--no-many] "
+          "usage: %s [--quick] [--size WxH] [--format F] [--memory cuda|pinned|host|wrapped|fresh|upstream] [--only TEXT] [--no-many] "
           "[--pipelines N,N,...] [--profile-host] [--seconds S] [--kernels FILE] [--device N] [--ring N] [--idle-streams N] [--pipeline ELEMENTS]... "
           "[--live N,N,...] [--count-calls]\n",
           argv[0]);
@@ -776,7 +784,7 @@ int main (int argc, char **argv)
     return rc;
   }
   if (!only_memory.empty ()) {
-    if (only_memory != "wrapped" && std::find (memories.begin (), memories.end (), only_memory) == memories.end ()) {
+    if (only_memory != "wrapped" && only_memory != "upstream" && std::find (memories.begin (), memories.end (), only_memory) == memories.end ()) {
       std::fprintf (stderr, "no source memory %s here\n", only_memory.c_str ());
       return 2;
     }
