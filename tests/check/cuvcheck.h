@@ -2,6 +2,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
@@ -542,13 +546,34 @@ inline void check_nvh264dec_into (const std::string &source, int n, const std::s
   fail_unless_equals_int (bad, 0);
 }
 
+/* gst_check_run_suite (), except that a run with a failed check ends the process at once: under
+ * CK_FORK=no (which CUDA needs) a failed check leaves its test's pipeline running, and
+ * libgstcheck's exit handler (gst_deinit, gst_task_cleanup_all) then waits for that pipeline's
+ * streaming thread until the test's timeout (docs/testing.md). */
+inline int run_suite (Suite *suite, const char *name, const char *file)
+{
+  if (gst_check_run_suite (suite, name, file) == 0)
+    return 0;
+  std::fflush (stdout);
+  std::fflush (stderr);
+  _exit (1);
+}
+
+/* main () of a gst-check test that runs without a GPU: GST_CHECK_MAIN's, through run_suite (). */
+#define CUV_CHECK_MAIN(name)                                         \
+  int main (int argc, char **argv)                                   \
+  {                                                                  \
+    gst_check_init (&argc, &argv);                                   \
+    return cuvcheck::run_suite (name##_suite (), #name, __FILE__);   \
+  }
+
 /* main () of a test that needs a GPU: exits 77 (skipped) without one, 1 with CUV_REQUIRE_GPU set. */
 inline int run_gpu_suite (int argc, char **argv, Suite *(*make_suite) (), const char *name, const char *file)
 {
   gst_check_init (&argc, &argv);
   if (!cuvtest::have_gpu ())
     return cuvtest::no_gpu ();
-  return gst_check_run_suite (make_suite (), name, file);
+  return run_suite (make_suite (), name, file);
 }
 
 }  // namespace cuvcheck

@@ -471,4 +471,4 @@ cudadifference_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (cudadifference);
+CUV_CHECK_MAIN (cudadifference)

@@ -300,4 +300,4 @@ cudavision_elements_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (cudavision_elements);
+CUV_CHECK_MAIN (cudavision_elements)

@@ -396,4 +396,4 @@ cudahistogram_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (cudahistogram);
+CUV_CHECK_MAIN (cudahistogram)

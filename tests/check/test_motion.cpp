@@ -641,4 +641,4 @@ cudamotionest_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (cudamotionest);
+CUV_CHECK_MAIN (cudamotionest)

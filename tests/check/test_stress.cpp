@@ -778,4 +778,4 @@ cudavision_stress_suite (void)
 
 /* gst_check_run_suite () ends with gst_deinit (): with GST_TRACERS=leaks, a GStreamer object
  * still alive there is a g_warning, which gst-check makes fatal. */
-GST_CHECK_MAIN (cudavision_stress);
+CUV_CHECK_MAIN (cudavision_stress)
