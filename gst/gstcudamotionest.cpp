@@ -118,9 +118,10 @@ constexpr int kVoteBandUnits = 1 << 16;
  * every frame, each holding its vectors' block (of kVectorBlocksOut) */
 constexpr size_t kCountsWaiting = 4;
 
-/* An interval's sums, counted on the messages' thread in order with its message
- * (gst_cuda_motionest_add_to_interval): each interval has its own, so the streaming thread never
- * touches one that a count or a message may still read. */
+/* An interval's sums (gst_cuda_motionest_add_to_interval: the GPU's votes added on the streaming
+ * thread, or the CPU backend's count on the messages' thread in order with its message): each
+ * interval has its own, so the streaming thread never touches one that a count or a message may
+ * still read. */
 struct MotionCount {
   guint64 units = 0;
   guint64 moving = 0;
@@ -165,7 +166,8 @@ struct GstCudaMotionestImpl {
   cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
 #endif
   const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
-  /* the message interval's sums (counted on the messages' thread), and whether a frame went in */
+  /* the message interval's sums (added by the streaming thread from the GPU's votes, or counted on
+   * the messages' thread on the CPU backend), and whether a frame went in */
   std::shared_ptr<MotionCount> count = std::make_shared<MotionCount> ();
   bool count_used = false;
   GBytes *frame_vectors = nullptr;   /* this frame's vectors as its meta holds them */
