@@ -22,21 +22,7 @@ void
 Messenger::post_now (GstElement *element, Pending &p)
 {
   p.write (p.s);
-  if (p.s)
-    gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element), p.s));
-}
-
-void
-Messenger::post_work (std::function<void ()> work)
-{
-  post (nullptr, [work = std::move (work)] (GstStructure *) { work (); });
-}
-
-size_t
-Messenger::waiting ()
-{
-  std::lock_guard<std::mutex> lk (lock_);
-  return pending_.size ();
+  gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element), p.s));
 }
 
 void
@@ -122,8 +108,7 @@ Messenger::stop ()
 {
   std::unique_lock<std::mutex> lk (lock_);
   for (Pending &p : pending_)
-    if (p.s)
-      gst_structure_free (p.s);
+    gst_structure_free (p.s);
   pending_.clear ();
   if (poster_ == g_thread_self ())
     return;

@@ -35,14 +35,6 @@ class Messenger {
    * the calling thread, if no thread of the pool can take it. */
   void post (GstStructure *s, ResultWriter write);
 
-  /* Queues @work, in order with the messages: after those given before it, before those given
-   * after it (an interval's sums that its message needs, counted off the streaming thread). Work
-   * not begun at stop () is dropped (destroyed without running). */
-  void post_work (std::function<void ()> work);
-
-  /* The messages and works queued and not yet begun. */
-  size_t waiting ();
-
   /* Returns once every message given so far is posted (at once on the pool's own thread, where a
    * bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
    * is shut down may wait for this thread. Messages that no thread of the pool has begun are
@@ -58,7 +50,7 @@ class Messenger {
 
  private:
   struct Pending {
-    GstStructure *s; /* NULL for a work (post_work ()) */
+    GstStructure *s;
     ResultWriter write;
   };
   static void run (gpointer data, gpointer pool_data);

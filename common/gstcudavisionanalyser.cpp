@@ -65,15 +65,6 @@ gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self)
   GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->reset_interval (self);
 }
 
-void
-gst_cuda_vision_analyser_run_in_order (GstCudaVisionAnalyser *self, std::function<void ()> work, size_t max_waiting)
-{
-  cuv::Messenger &messenger = analyser_impl (self)->messenger;
-  if (messenger.waiting () >= max_waiting)
-    messenger.drain (GST_BASE_TRANSFORM_SINK_PAD (self));
-  messenger.post_work (std::move (work));
-}
-
 /* ---- per frame ---- */
 
 static void

@@ -85,12 +85,4 @@ gboolean gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *s
 /* Streaming thread: starts the interval over now (e.g. when the frames' results stop adding up). */
 void gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self);
 
-/* Streaming thread: runs @work on the messages' thread, after this element's messages and works
- * given before it and before those given after it (docs/design.md, "Analysers"): the part of an
- * interval's sums that costs more than the streaming thread should wait for, counted in order
- * with the messages that need it. While @max_waiting of them wait, the streaming thread runs them
- * first (cuv::Messenger::drain), so that they cannot pile up. @work owns what it reads: it may
- * run after this frame is gone, or be dropped at stop. */
-void gst_cuda_vision_analyser_run_in_order (GstCudaVisionAnalyser *self, std::function<void ()> work, size_t max_waiting);
-
 G_END_DECLS

@@ -113,15 +113,9 @@ struct MotionSettings {
 constexpr int kVotesSide = cuv::kMotionVotesSide;
 /* the units a band of the interval's statistics counts (count_vectors) */
 constexpr int kVoteBandUnits = 1 << 16;
-/* frames to count and messages that may wait for the messages' thread before the streaming
- * thread runs them itself (gst_cuda_vision_analyser_run_in_order): two frames' with messages
- * every frame, each holding its vectors' block (of kVectorBlocksOut) */
-constexpr size_t kCountsWaiting = 4;
-
-/* An interval's sums (gst_cuda_motionest_add_to_interval: the GPU's votes added on the streaming
- * thread, or the CPU backend's count on the messages' thread in order with its message): each
- * interval has its own, so the streaming thread never touches one that a count or a message may
- * still read. */
+/* An interval's sums, added on the streaming thread (gst_cuda_motionest_add_to_interval) and read
+ * by its message on the messages' thread: each interval has its own, so the streaming thread never
+ * touches one that a message may still read. */
 struct MotionCount {
   guint64 units = 0;
   guint64 moving = 0;
@@ -166,19 +160,15 @@ struct GstCudaMotionestImpl {
   cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
 #endif
   const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
-  /* the message interval's sums (added by the streaming thread from the GPU's votes, or counted on
-   * the messages' thread on the CPU backend), and whether a frame went in */
+  /* the message interval's sums, and whether a frame went in */
   std::shared_ptr<MotionCount> count = std::make_shared<MotionCount> ();
   bool count_used = false;
-  GBytes *frame_vectors = nullptr;   /* this frame's vectors as its meta holds them */
   std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
 
   ~GstCudaMotionestImpl ()
   {
     if (vector_block)
       cuv::BytesPool::give_back (vector_block);
-    if (frame_vectors)
-      g_bytes_unref (frame_vectors);
   }
 };
 
@@ -453,8 +443,8 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 
 /* ---- results ---- */
 
-/* A new interval counts into sums of its own; the last one's stay with the counts and the
- * message that still read them. This frame's vectors are let go. */
+/* A new interval counts into sums of its own; the last one's stay with the message that still
+ * reads them. */
 static void
 gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser)
 {
@@ -462,7 +452,6 @@ gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser)
   if (impl->count_used)
     impl->count = std::make_shared<MotionCount> ();
   impl->count_used = false;
-  g_clear_pointer (&impl->frame_vectors, g_bytes_unref);
 }
 
 static const char *
@@ -483,14 +472,14 @@ add_votes (MotionCount *count, const cuv::MotionVotes &votes, int range)
   count->moving += votes.moving;
 }
 
-/* Adds @n vectors to @count: a vote per vector and the moving count; the mean length comes from
+/* Adds @n vectors of search range @range to @count: a vote per vector and the moving count; the mean length comes from
  * the votes at the interval's end (interval_results), so the loop over the vectors (518,400 at
  * 3840x2160 with variable blocks) takes no square root. 4K's 518,400 units took 1.3 ms one by one
  * on the H100's host; bands of kVoteBandUnits on the shared workers (common/cuvcpupool.h), each
  * with votes of its own added at its end, halved that (docs/performance.md); 1080p's 129,600 stay
  * in one band. */
 static void
-count_vectors (MotionCount *count, const cuv::MotionVector *vectors, int n, guint thr)
+count_vectors (MotionCount *count, const cuv::MotionVector *vectors, int n, guint thr, int range)
 {
   const int bands = std::clamp (n / kVoteBandUnits, 1, cuv::cpu_cores ());
   std::mutex lock;
@@ -498,17 +487,16 @@ count_vectors (MotionCount *count, const cuv::MotionVector *vectors, int n, guin
     auto votes = std::make_unique<cuv::MotionVotes> ();
     cuv::motion_votes_cpu (vectors + begin, end - begin, thr, votes.get ());
     std::lock_guard<std::mutex> lk (lock);
-    add_votes (count, *votes, cuv::kMotionMaxRange);
+    add_votes (count, *votes, range);
   });
   count->units += n;
 }
 
 /* Adds this frame's vectors to the interval's sums. On the CUDA backend the GPU counted them
- * (cuv::motion_votes_cuda, launched with the search) and the streaming thread adds the range's
- * votes. On the CPU backend the count runs on the messages' thread, in order with the interval's
- * message (docs/design.md, "Analysers"), and holds the frame's vectors (the meta's block, no copy)
- * until it has run: counting every unit's vector on the streaming thread was most of the host's
- * time with messages every frame (docs/performance.md). */
+ * (cuv::motion_votes_cuda, launched with the search): counting every unit's vector on the host
+ * was most of the frame's time with messages every frame (docs/performance.md), and the streaming
+ * thread adds the range's votes. On the CPU backend, whose search takes far longer, it counts
+ * them in bands (count_vectors). */
 static void
 gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
@@ -518,21 +506,11 @@ gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
   if (n == 0)
     return;
   if (impl->frame_votes) {
-    /* counted on the GPU: the interval's own sums, which only this thread adds to */
     add_votes (impl->count.get (), *impl->frame_votes, static_cast<int> (impl->frame.range));
     impl->count->units += n;
-    return;
+  } else {
+    count_vectors (impl->count.get (), impl->vectors, n, impl->frame.motion_threshold, static_cast<int> (impl->frame.range));
   }
-  const gsize bytes = static_cast<gsize> (n) * sizeof (cuv::MotionVector);
-  GBytes *vectors = impl->frame_vectors ? std::exchange (impl->frame_vectors, nullptr) : g_bytes_new (impl->vectors, bytes);
-  std::shared_ptr<GBytes> held (vectors, g_bytes_unref);
-  gst_cuda_vision_analyser_run_in_order (analyser,
-      [count = impl->count, held, n, thr = impl->frame.motion_threshold] {
-        gsize size = 0;
-        const auto *v = static_cast<const cuv::MotionVector *> (g_bytes_get_data (held.get (), &size));
-        count_vectors (count.get (), v, std::min<int> (n, size / sizeof (cuv::MotionVector)), thr);
-      },
-      kCountsWaiting);
 }
 
 /* The summed length of the interval's vectors: each candidate's length times its votes. */
@@ -582,9 +560,6 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
   const gsize size = static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector);
   GBytes *bytes = impl->vector_block ? cuv::BytesPool::wrap (impl->vector_block, size) : g_bytes_new (impl->vectors, size);
   impl->vector_block = nullptr;
-  /* for the interval's count (gst_cuda_motionest_add_to_interval) */
-  g_clear_pointer (&impl->frame_vectors, g_bytes_unref);
-  impl->frame_vectors = g_bytes_ref (bytes);
   gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame.block), "search-range", G_TYPE_UINT,
       impl->frame.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
       static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,
@@ -644,7 +619,8 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
 static void
 gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
 {
-  /* after the interval's counts, on the same thread (gst_cuda_motionest_add_to_interval) */
+  /* the message reads the interval's sums on the messages' thread; the streaming thread counts
+   * into new ones from the next frame (gst_cuda_motionest_reset_interval) */
   *write = [count = GST_CUDA_MOTIONEST (analyser)->impl->count] (GstStructure *s) {
     int dx, dy;
     global_vector (*count, &dx, &dy);

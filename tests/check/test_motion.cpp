@@ -266,10 +266,9 @@ GST_START_TEST (test_interval_messages)
 }
 GST_END_TEST;
 
-/* With its default interval (every frame), the frames' counts run on the messages' thread, a few
- * of them waiting at a time while the frames go on: each message holds its own frame's vectors,
- * in order, however far the counting fell behind the frames (each frame moves by another vector,
- * so a count of another frame's vectors gives another global vector). */
+/* With its default interval (every frame), the messages leave from the messages' thread while
+ * the frames go on: each message holds its own frame's vectors, in order (each frame moves by
+ * another vector, so a count of another frame's vectors gives another global vector). */
 GST_START_TEST (test_interval_messages_every_frame_in_order)
 {
   GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 320, 240);
