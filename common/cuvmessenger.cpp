@@ -26,7 +26,7 @@ Messenger::post_now (GstElement *element, Pending &p)
 }
 
 void
-Messenger::post (GstStructure *s, ResultWriter write)
+Messenger::post (GstStructure *s, ResultWriter write, GstPad *pad)
 {
   /* a few threads for every element of the process: a message costs microseconds, and each
    * element's messages go out one after another anyway (one thread for each element posting at
@@ -36,16 +36,21 @@ Messenger::post (GstStructure *s, ResultWriter write)
       g_thread_pool_new (run, nullptr, CLAMP (g_get_num_processors () / 4, 4, 16), FALSE, nullptr);
   std::unique_lock<std::mutex> lk (lock_);
   pending_.push_back ({s, std::move (write)});
-  if (scheduled_)
-    return;
-  scheduled_ = true;
-  g_tasks_scheduled++;
-  /* the element lives until its messages are out, wherever its last reference goes */
-  gst_object_ref (element_);
-  lk.unlock ();
-  if (pool && g_thread_pool_push (pool, this, nullptr))
-    return;
-  run (this, nullptr);
+  const bool behind = pending_.size () > kMaxWaiting;
+  if (!scheduled_) {
+    scheduled_ = true;
+    g_tasks_scheduled++;
+    /* the element lives until its messages are out, wherever its last reference goes */
+    gst_object_ref (element_);
+    lk.unlock ();
+    if (!pool || !g_thread_pool_push (pool, this, nullptr))
+      run (this, nullptr);
+  } else {
+    lk.unlock ();
+  }
+  /* the pool is behind: the messages, not the frames, wait */
+  if (behind)
+    drain (pad);
 }
 
 void
@@ -84,22 +89,25 @@ Messenger::drain (GstPad *pad)
   std::unique_lock<std::mutex> lk (lock_);
   if (poster_ == g_thread_self ())
     return;
+  const auto flushing = [pad] { return pad && GST_PAD_IS_FLUSHING (pad); };
   /* messages that no thread has begun (the pool's threads may all be busy with other elements'
    * messages, or with a slow bus handler) go out from here, in order: no element waits for
-   * another's */
+   * another's. One at a time, so that a pipeline being stopped waits for one slow handler at
+   * most; those left are stop ()'s to drop. */
   if (!poster_ && !pending_.empty ()) {
-    std::deque<Pending> mine;
-    mine.swap (pending_);
     poster_ = g_thread_self ();
-    lk.unlock ();
-    for (Pending &p : mine)
+    while (!pending_.empty () && !flushing ()) {
+      Pending p = std::move (pending_.front ());
+      pending_.pop_front ();
+      lk.unlock ();
       post_now (element_, p);
-    lk.lock ();
+      lk.lock ();
+    }
     poster_ = nullptr;
     idle_.notify_all ();
   }
   /* what a thread of the pool is posting now: this element's own message, to its own bus */
-  while (poster_ && !(pad && GST_PAD_IS_FLUSHING (pad)))
+  while (poster_ && !flushing ())
     idle_.wait_for (lk, std::chrono::milliseconds (10));
 }
 

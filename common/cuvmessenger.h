@@ -7,7 +7,11 @@
  * the streaming thread only hands over what the message says; a thread of a pool shared by all
  * elements writes the fields and posts the message, one element's messages in the order given.
  * drain () returns when every message given so far is on the bus: the analyser calls it before
- * EOS goes on, so that an application sees all of them before the EOS message. */
+ * EOS goes on, so that an application sees all of them before the EOS message. The messages
+ * waiting for the pool are bounded (kMaxWaiting an element): where the pool falls behind (a slow
+ * bus handler, or more frames a second than its threads post) the streaming thread posts them
+ * itself, or waits for the one being posted, so that a pipeline slows down with its messages
+ * instead of queueing them without end (docs/design.md, "Analysers"). */
 #pragma once
 
 #include <gst/gst.h>
@@ -31,14 +35,19 @@ class Messenger {
   Messenger (const Messenger &) = delete;
   Messenger &operator= (const Messenger &) = delete;
 
+  /* Messages of one element that may wait for the pool; at 30 frames a second, 133 ms of them. */
+  static constexpr size_t kMaxWaiting = 4;
+
   /* Queues an element message: @s (taken) after @write has added its fields. Posted at once, on
-   * the calling thread, if no thread of the pool can take it. */
-  void post (GstStructure *s, ResultWriter write);
+   * the calling thread, if no thread of the pool can take it. With more than kMaxWaiting
+   * waiting, returns once they are all posted, as drain (@pad) does. */
+  void post (GstStructure *s, ResultWriter write, GstPad *pad);
 
   /* Returns once every message given so far is posted (at once on the pool's own thread, where a
    * bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
    * is shut down may wait for this thread. Messages that no thread of the pool has begun are
-   * posted by the caller, so that an element never waits for other elements' messages. */
+   * posted by the caller, so that an element never waits for other elements' messages, until
+   * @pad flushes (stop () drops the rest). */
   void drain (GstPad *pad = nullptr);
 
   /* At stop: the messages not yet begun are dropped, and the one being posted now is waited for

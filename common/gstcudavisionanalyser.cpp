@@ -102,7 +102,7 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
   gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
   cuv::ResultWriter write;
   klass->interval_results (self, &write);
-  impl->messenger.post (s, std::move (write));
+  impl->messenger.post (s, std::move (write), GST_BASE_TRANSFORM_SINK_PAD (self));
   gst_cuda_vision_analyser_reset_interval (self);
 }
 

@@ -1,12 +1,17 @@
 /* cudahistogram on the CPU backend: its meta and messages against counts made in this test, the
  * frame left untouched without the overlay, the overlay, intervals, ROI clipping, an empty ROI,
- * bins changed while playing, post-messages off. Runs without a GPU.
+ * bins changed while playing, post-messages off, a bus handler that holds a message. Runs without
+ * a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 #include "tests/check/cuvcheck.h"
 #include "gst/gstcudahistogrammeta.h"
+#include "common/cuvmessenger.h"
 #include "kernels/histogram.h"
 
 using namespace cuvcheck;
@@ -376,6 +381,88 @@ GST_START_TEST (test_stop_while_posting)
 }
 GST_END_TEST;
 
+/* A bus handler that holds the first message: the frames wait for their messages once
+ * Messenger::kMaxWaiting of them wait, instead of running on while the messages pile up
+ * (docs/design.md, "Analysers"); when the handler lets go, every message comes, in order. */
+struct HeldBus {
+  std::mutex lock;
+  std::condition_variable cond;
+  bool holding = false, released = false;
+  std::vector<guint64> stamps;
+};
+
+static GstBusSyncReply
+hold_first_message (GstBus *, GstMessage *m, gpointer data)
+{
+  auto *held = static_cast<HeldBus *> (data);
+  if (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ELEMENT)
+    return GST_BUS_PASS;
+  guint64 ts = 0;
+  gst_structure_get_uint64 (gst_message_get_structure (m), "timestamp", &ts);
+  std::unique_lock<std::mutex> lk (held->lock);
+  held->stamps.push_back (ts);
+  held->holding = true;
+  held->cond.notify_all ();
+  /* never for ever: a test that fails still ends */
+  held->cond.wait_for (lk, std::chrono::seconds (20), [held] { return held->released; });
+  /* a sync handler that drops a message unrefs it */
+  gst_message_unref (m);
+  return GST_BUS_DROP;
+}
+
+static void
+count_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
+{
+  g_atomic_int_inc (static_cast<gint *> (data));
+}
+
+GST_START_TEST (test_slow_bus_holds_frames_not_messages)
+{
+  const int frames = 100;
+  GstElement *pipe = gst_parse_launch (("videotestsrc num-buffers=" + std::to_string (frames) +
+      " ! video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1 ! cudahistogram backend=cpu ! "
+      "fakesink name=sink signal-handoffs=true").c_str (), nullptr);
+  fail_unless (pipe != nullptr);
+  HeldBus held;
+  gint at_sink = 0;
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  g_signal_connect (sink, "handoff", G_CALLBACK (count_handoff), &at_sink);
+  gst_object_unref (sink);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, hold_first_message, &held, nullptr);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  {
+    std::unique_lock<std::mutex> lk (held.lock);
+    fail_unless (held.cond.wait_for (lk, std::chrono::seconds (10), [&held] { return held.holding; }), "no message");
+  }
+  /* the source makes a frame in microseconds: without the bound all of them pass meanwhile */
+  g_usleep (300 * 1000);
+  const int passed = g_atomic_int_get (&at_sink);
+  /* the held message's frame, kMaxWaiting waiting, and the one whose message is the one too many */
+  fail_unless (passed <= static_cast<int> (cuv::Messenger::kMaxWaiting) + 2,
+      "%d frames passed while the first message was held", passed);
+  {
+    std::lock_guard<std::mutex> lk (held.lock);
+    held.released = true;
+    held.cond.notify_all ();
+  }
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  fail_unless (m != nullptr && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "no EOS once the handler let go");
+  gst_message_unref (m);
+  fail_unless_equals_int (g_atomic_int_get (&at_sink), frames);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
+  std::lock_guard<std::mutex> lk (held.lock);
+  fail_unless_equals_int (held.stamps.size (), frames);
+  for (int i = 0; i < frames; i++)
+    fail_unless (held.stamps[i] == gst_util_uint64_scale (i, GST_SECOND, 30), "message %d has timestamp %" G_GUINT64_FORMAT,
+        i, held.stamps[i]);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
 static Suite *
 cudahistogram_suite (void)
 {
@@ -393,6 +480,7 @@ cudahistogram_suite (void)
   tcase_add_test (tc, test_post_messages_off);
   tcase_add_test (tc, test_messages_in_order_before_eos);
   tcase_add_test (tc, test_stop_while_posting);
+  tcase_add_test (tc, test_slow_bus_holds_frames_not_messages);
   return s;
 }
 
