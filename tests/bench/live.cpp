@@ -88,6 +88,8 @@ GstBusSyncReply on_live_message (GstBus *, GstMessage *m, gpointer data)
     lp->failed = true;
     g_error_free (err);
   }
+  /* a sync handler that drops a message unrefs it */
+  gst_message_unref (m);
   return GST_BUS_DROP;
 }
 
