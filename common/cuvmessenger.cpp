@@ -48,7 +48,7 @@ Messenger::post (GstStructure *s, ResultWriter write, GstPad *pad)
   } else {
     lk.unlock ();
   }
-  /* the pool is behind: the messages, not the frames, wait */
+  /* the pool is behind: the frames wait for their messages, which do not pile up */
   if (behind)
     drain (pad);
 }
