@@ -521,7 +521,7 @@ summed_magnitude (const MotionCount &count)
     std::vector<double> l (kVotesSide * kVotesSide);
     for (int y = -cuv::kMotionMaxRange; y < cuv::kMotionMaxRange; y++)
       for (int x = -cuv::kMotionMaxRange; x < cuv::kMotionMaxRange; x++)
-        l[(y + cuv::kMotionMaxRange) * kVotesSide + x + cuv::kMotionMaxRange] = std::sqrt (static_cast<double> (x * x + y * y));
+        l[cuv::motion_vote_index (x, y)] = std::sqrt (static_cast<double> (x * x + y * y));
     return l;
   }();
   double sum = 0;
@@ -539,7 +539,7 @@ global_vector (const MotionCount &count, int *dx, int *dy)
   *dx = *dy = 0;
   for (int y = -cuv::kMotionMaxRange; y < cuv::kMotionMaxRange; y++) {
     for (int x = -cuv::kMotionMaxRange; x < cuv::kMotionMaxRange; x++) {
-      const guint32 c = count.votes[(y + cuv::kMotionMaxRange) * kVotesSide + x + cuv::kMotionMaxRange];
+      const guint32 c = count.votes[cuv::motion_vote_index (x, y)];
       const uint32_t tb = cuv::motion_tie_break (x, y);
       if (c > best || (c == best && c > 0 && tb < best_tb)) {
         best = c;
