@@ -231,8 +231,10 @@ gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, c
       g_param_spec_boolean ("post-messages", "Post messages", blurb, DEFAULT_POST_MESSAGES, flags));
   g_free (blurb);
   blurb = g_strdup_printf ("Nanoseconds of stream between messages (0 = every frame); %s", interval_detail);
+  /* at most G_MAXINT64 (292 years): "-1" deserializes to 2^64-1, which is then out of range and
+   * a warning instead of a silent "never" */
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval", blurb, 0, G_MAXUINT64, DEFAULT_INTERVAL, flags));
+      g_param_spec_uint64 ("interval", "Interval", blurb, 0, G_MAXINT64, DEFAULT_INTERVAL, flags));
   g_free (blurb);
 }
 
