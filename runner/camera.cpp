@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runner/json.h"
+#include "runner/pipeline.h"
 
 namespace cuvrun {
 
@@ -52,30 +53,25 @@ void Camera::start ()
   restart_timer_ = 0;
   if (stopping_)
     return;
-  /* the decoder's frames through a short queue that drops the oldest when the analysis falls
-   * behind a live camera, so that the camera is never held up */
-  gchar *desc = g_strdup_printf ("uridecodebin uri=\"%s\" ! queue name=cuvrun-queue max-size-buffers=4 "
-      "max-size-bytes=0 max-size-time=0 leaky=downstream ! %s ! fakesink name=cuvrun-sink sync=false",
-      cam_.uri.c_str (), cam_.pipeline.c_str ());
-  GError *err = nullptr;
-  pipeline_ = gst_parse_launch_full (desc, nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &err);
-  g_free (desc);
-  if (!pipeline_) {
-    fail (std::string ("the pipeline does not build: ") + (err ? err->message : "unknown error"));
-    g_clear_error (&err);
+  CameraPipeline p;
+  std::string why;
+  if (!build_camera_pipeline (cam_, &p, &why)) {
+    fail ("the pipeline does not build: " + why);
     return;
   }
+  pipeline_ = p.pipeline;
+  /* a file that loops stands in for a camera: at its own rate; one that ends is analysed as fast
+   * as the elements go */
+  if (cam_.loop)
+    g_object_set (p.sink, "sync", TRUE, nullptr);
   if (cam_.cuda_device_id >= 0)
     set_device (pipeline_, cam_.cuda_device_id);
-  name_topics ();
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline_), "cuvrun-sink");
-  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  topics_ = element_topics (pipeline_);
+  find_backends ();
+  GstPad *pad = gst_element_get_static_pad (p.sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, this, nullptr);
   gst_object_unref (pad);
-  gst_object_unref (sink);
-  GstElement *queue = gst_bin_get_by_name (GST_BIN (pipeline_), "cuvrun-queue");
-  g_signal_connect (queue, "overrun", G_CALLBACK (on_overrun), this);
-  gst_object_unref (queue);
+  g_signal_connect (p.queue, "overrun", G_CALLBACK (on_overrun), this);
   GstBus *bus = gst_element_get_bus (pipeline_);
   bus_watch_ = gst_bus_add_watch (bus, on_bus, this);
   gst_object_unref (bus);
@@ -83,35 +79,32 @@ void Camera::start ()
   last_frame_us_ = g_get_monotonic_time ();
   playing_ = false;
   watchdog_ = g_timeout_add (std::max (100, runner_.stall_ms / 4), on_watchdog, this);
-  if (gst_element_set_state (pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+  const GstStateChangeReturn paused = gst_element_set_state (pipeline_, GST_STATE_PAUSED);
+  /* a live camera is never held up: its queue drops the oldest frame when the analysis falls
+   * behind; a file or a stream that is not live waits for the analysis, so every frame is seen */
+  live_ = paused == GST_STATE_CHANGE_NO_PREROLL;
+  if (live_)
+    g_object_set (p.queue, "leaky", 2 /* downstream */, nullptr);
+  if (paused == GST_STATE_CHANGE_FAILURE || gst_element_set_state (pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     fail ("the pipeline does not start");
 }
 
-void Camera::name_topics ()
+/* Each element with a backend: what it runs on. "auto" is CUDA until the element warns that it
+ * found no usable device and runs on the CPU (on_warning). */
+void Camera::find_backends ()
 {
-  topics_.clear ();
-  /* GStreamer numbers unnamed elements across the process (cudahistogram3 after a restart) */
-  std::map<std::string, std::vector<std::pair<long, GstObject *>>> unnamed;
-  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline_));
-  GValue item = G_VALUE_INIT;
-  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    GstElement *e = GST_ELEMENT (g_value_get_object (&item));
-    GstElementFactory *f = gst_element_get_factory (e);
-    const char *factory = f ? GST_OBJECT_NAME (f) : "";
-    const char *name = GST_OBJECT_NAME (e);
-    const size_t n = std::strlen (factory);
-    if (n && g_str_has_prefix (name, factory) && name[n] && std::strspn (name + n, "0123456789") == std::strlen (name + n))
-      unnamed[factory].push_back ({std::atol (name + n), GST_OBJECT (e)});
-    else
-      topics_[GST_OBJECT (e)] = name;
-    g_value_reset (&item);
-  }
-  g_value_unset (&item);
-  gst_iterator_free (it);
-  for (auto &[factory, elements] : unnamed) {
-    std::sort (elements.begin (), elements.end ());
-    for (size_t i = 0; i < elements.size (); i++)
-      topics_[elements[i].second] = elements.size () == 1 ? factory : factory + "-" + std::to_string (i + 1);
+  backends_.clear ();
+  for (const auto &[object, level] : topics_) {
+    GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (object), "backend");
+    if (!spec)
+      continue;
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, spec->value_type);
+    g_object_get_property (G_OBJECT (object), "backend", &v);
+    gchar *backend = gst_value_serialize (&v);
+    g_value_unset (&v);
+    backends_[level] = backend && g_str_equal (backend, "cpu") ? "cpu" : "cuda";
+    g_free (backend);
   }
 }
 
@@ -153,6 +146,7 @@ void Camera::fail (const std::string &why)
     failures_in_a_row_ = 0;
   failures_in_a_row_++;
   restarts_++;
+  reason_ = why;
   int delay = runner_.restart_min_ms;
   for (int i = 1; i < failures_in_a_row_ && delay < runner_.restart_max_ms; i++)
     delay *= 2;
@@ -165,6 +159,51 @@ void Camera::fail (const std::string &why)
     static_cast<Camera *> (self)->start ();
     return G_SOURCE_REMOVE;
   }, this);
+}
+
+std::string Camera::element_name (GstObject *element) const
+{
+  const auto topic = topics_.find (element);
+  return topic != topics_.end () ? topic->second : GST_OBJECT_NAME (element);
+}
+
+/* A source that is not live reached its end: every frame was analysed. The camera ends there, or
+ * with loop=true starts the stream again at once. */
+void Camera::end ()
+{
+  if (frames_ == frames_at_start_) {
+    fail ("end of stream before any frame");
+    return;
+  }
+  teardown ();
+  if (cam_.loop) {
+    loops_++;
+    start ();
+    return;
+  }
+  ended_ = true;
+  reason_ = "end of stream";
+  g_printerr ("cudavision-run: camera %s: end of stream after %llu frames; ended\n", cam_.name.c_str (),
+      static_cast<unsigned long long> (frames_.load ()));
+  publish_state ("ended", reason_);
+}
+
+/* A warning is logged with its camera, the first time it comes; the one that says an element runs on the CPU (no usable
+ * CUDA device) also shows in cudavision_camera_backend. */
+void Camera::on_warning (GstMessage *m)
+{
+  GError *err = nullptr;
+  gchar *dbg = nullptr;
+  gst_message_parse_warning (m, &err, &dbg);
+  const std::string element = element_name (GST_MESSAGE_SRC (m));
+  warnings_++;
+  /* each warning once a camera: a pipeline that restarts or loops says the same again */
+  if (logged_warnings_.insert (element + ": " + err->message).second)
+    g_printerr ("cudavision-run: camera %s: warning from %s: %s\n", cam_.name.c_str (), element.c_str (), err->message);
+  if (err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NOT_FOUND && backends_.count (element))
+    backends_[element] = "cpu";
+  g_error_free (err);
+  g_free (dbg);
 }
 
 gboolean Camera::on_watchdog (gpointer self)
@@ -227,16 +266,22 @@ gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
       GError *err = nullptr;
       gchar *dbg = nullptr;
       gst_message_parse_error (m, &err, &dbg);
-      const std::string why = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))) + ": " + err->message;
+      const std::string why = c->element_name (GST_MESSAGE_SRC (m)) + ": " + err->message;
       g_error_free (err);
       g_free (dbg);
       c->bus_watch_ = 0; /* removed by returning FALSE below */
       c->fail (why);
       return G_SOURCE_REMOVE;
     }
+    case GST_MESSAGE_WARNING:
+      c->on_warning (m);
+      break;
     case GST_MESSAGE_EOS:
       c->bus_watch_ = 0;
-      c->fail ("end of stream");
+      if (c->live_)
+        c->fail ("end of stream");
+      else
+        c->end ();
       return G_SOURCE_REMOVE;
     case GST_MESSAGE_STATE_CHANGED:
       if (GST_MESSAGE_SRC (m) == GST_OBJECT (c->pipeline_)) {
@@ -260,6 +305,7 @@ void Camera::publish_state (const char *state, const std::string &why)
   j.add ("camera", cam_.name);
   j.add ("state", state);
   j.add ("restarts", static_cast<gint64> (restarts_));
+  j.add ("frames", static_cast<gint64> (frames_.load ()));
   if (!why.empty ())
     j.add ("reason", why);
   j.add ("time-us", g_get_real_time ());
@@ -269,8 +315,7 @@ void Camera::publish_state (const char *state, const std::string &why)
 void Camera::publish_result (GstMessage *m)
 {
   const GstStructure *s = gst_message_get_structure (m);
-  const auto topic = topics_.find (GST_MESSAGE_SRC (m));
-  const std::string element = topic != topics_.end () ? topic->second : GST_OBJECT_NAME (GST_MESSAGE_SRC (m));
+  const std::string element = element_name (GST_MESSAGE_SRC (m));
   Json j;
   j.add ("camera", cam_.name);
   j.add ("element", element);
@@ -288,12 +333,23 @@ CameraStats Camera::stats () const
   s.frames = frames_;
   s.dropped = dropped_;
   s.restarts = restarts_;
+  s.loops = loops_;
   s.results = results_;
+  s.warnings = warnings_;
+  s.ended = ended_;
+  s.live = live_;
+  s.reason = reason_;
+  s.backends = backends_;
   s.up = pipeline_ != nullptr && playing_ &&
       g_get_monotonic_time () - last_frame_us_ < static_cast<gint64> (runner_.stall_ms) * 1000;
   s.failing = failures_in_a_row_ >= runner_.failing_after && frames_ == frames_at_start_;
   s.latency_s = latency_s_;
   return s;
+}
+
+bool Camera::ready () const
+{
+  return frames_ > 0 || ended_ || (failures_in_a_row_ >= runner_.failing_after && !reason_.empty ());
 }
 
 }  // namespace cuvrun

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <map>
+#include <set>
 #include <string>
 
 #include "runner/config.h"
@@ -17,10 +18,16 @@ struct CameraStats {
   uint64_t frames;
   uint64_t dropped;  /* frames the camera's queue dropped because the pipeline fell behind */
   uint64_t restarts;
+  uint64_t loops;    /* a file's replays (loop=true) */
   uint64_t results;  /* analyser messages published */
+  uint64_t warnings; /* GStreamer warnings from the pipeline */
   bool up;           /* playing, frames within the stall time */
   bool failing;      /* failing-after failures in a row */
+  bool ended;        /* a source that is not live reached its end (loop=false) */
+  bool live;
   double latency_s;  /* a frame's age at the sink (live sources), smoothed */
+  std::string reason; /* why the pipeline last stopped */
+  std::map<std::string, std::string> backends; /* element's topic level -> "cuda" or "cpu" */
 };
 
 class Camera {
@@ -34,6 +41,8 @@ class Camera {
   void start ();
   void stop ();
   CameraStats stats () const;
+  /* a frame went through, or the camera failed or ended, and can say why */
+  bool ready () const;
   const CameraConfig &config () const { return cam_; }
 
  private:
@@ -42,26 +51,33 @@ class Camera {
   static void on_overrun (GstElement *, gpointer self);
   static gboolean on_watchdog (gpointer self);
   void fail (const std::string &why);
+  void end ();
   void teardown ();
+  void on_warning (GstMessage *m);
+  void find_backends ();
+  /* @element's name as its topic level says it (cudahistogram, not cudahistogram41) */
+  std::string element_name (GstObject *element) const;
   void publish_state (const char *state, const std::string &why);
   void publish_result (GstMessage *m);
-  void name_topics ();
 
   CameraConfig cam_;
   const RunnerConfig &runner_;
   Publisher &pub_;
   GstElement *pipeline_ = nullptr;
-  /* each element's topic level: its own name where the user gave one, else its factory's name
-   * (with -1, -2... where a factory is there more than once), the same in every run */
   std::map<GstObject *, std::string> topics_;
+  std::map<std::string, std::string> backends_;
+  std::set<std::string> logged_warnings_;
   guint bus_watch_ = 0, restart_timer_ = 0, watchdog_ = 0;
   std::atomic<uint64_t> frames_{0}, dropped_{0};
   std::atomic<gint64> last_frame_us_{0};
   std::atomic<double> latency_s_{0.0};
   uint64_t frames_at_start_ = 0;
-  uint64_t restarts_ = 0, results_ = 0, seq_ = 0;
+  uint64_t restarts_ = 0, loops_ = 0, results_ = 0, warnings_ = 0, seq_ = 0;
   int failures_in_a_row_ = 0;
+  std::string reason_;
   bool playing_ = false;
+  bool live_ = false;
+  bool ended_ = false;
   bool stopping_ = false;
 };
 

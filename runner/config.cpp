@@ -1,61 +1,121 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "runner/config.h"
 
+#include <gio/gio.h>
+#include <gst/gst.h>
+
 #include <cstring>
+#include <map>
+
+#include "runner/pipeline.h"
 
 namespace cuvrun {
 
 namespace {
 
-/* The line (1-based) of @key in [@group] in @text, of [@group] when @key is empty, or 0. */
-int line_of (const std::string &text, const std::string &group, const std::string &key)
+/* The name of the group a line "[NAME]" opens, or false. */
+bool group_header (const std::string &line, std::string *name)
 {
-  int line = 0, group_line = 0;
-  bool in_group = false;
+  const size_t first = line.find_first_not_of (" \t");
+  if (first == std::string::npos || line[first] != '[')
+    return false;
+  const size_t close = line.find (']', first);
+  if (close == std::string::npos)
+    return false;
+  *name = line.substr (first + 1, close - first - 1);
+  return true;
+}
+
+/* The lines of @text, without their ends. */
+std::vector<std::string> lines_of (const std::string &text)
+{
+  std::vector<std::string> lines;
   size_t pos = 0;
   while (pos <= text.size ()) {
     size_t end = text.find ('\n', pos);
     if (end == std::string::npos)
       end = text.size ();
-    std::string l = text.substr (pos, end - pos);
-    line++;
-    const size_t first = l.find_first_not_of (" \t");
-    if (first != std::string::npos && l[first] == '[') {
-      const size_t close = l.find (']', first);
-      in_group = close != std::string::npos && l.substr (first + 1, close - first - 1) == group;
-      if (in_group)
-        group_line = line;
-    } else if (in_group && !key.empty () && first != std::string::npos) {
-      const size_t eq = l.find ('=', first);
-      if (eq != std::string::npos) {
-        std::string k = l.substr (first, eq - first);
-        k.erase (k.find_last_not_of (" \t") + 1);
-        if (k == key)
-          return line;
-      }
-    }
+    lines.push_back (text.substr (pos, end - pos));
     pos = end + 1;
+  }
+  return lines;
+}
+
+/* The line (1-based) of @key in [@group] in @lines, of [@group] when @key is empty, or 0. */
+int line_of (const std::vector<std::string> &lines, const std::string &group, const std::string &key)
+{
+  int group_line = 0;
+  bool in_group = false;
+  for (size_t i = 0; i < lines.size (); i++) {
+    const std::string &l = lines[i];
+    std::string name;
+    if (group_header (l, &name)) {
+      in_group = name == group;
+      if (in_group && !group_line)
+        group_line = static_cast<int> (i + 1);
+      continue;
+    }
+    const size_t first = l.find_first_not_of (" \t");
+    if (!in_group || key.empty () || first == std::string::npos)
+      continue;
+    const size_t eq = l.find ('=', first);
+    if (eq == std::string::npos)
+      continue;
+    std::string k = l.substr (first, eq - first);
+    k.erase (k.find_last_not_of (" \t") + 1);
+    if (k == key)
+      return static_cast<int> (i + 1);
   }
   /* a key not written in the group (a missing one): the group's line */
   return group_line;
 }
 
+/* RFC 3986's characters: anything else (a quote, a space, a backslash) is percent-encoded in a URI */
+bool uri_character (unsigned char c)
+{
+  return g_ascii_isalnum (c) || std::strchr ("-._~:/?#[]@!$&'()*+,;=%", c) != nullptr;
+}
+
+/* A password file's first line: at most 4 KiB, the line's end not part of it. */
+bool read_secret (const std::string &path, std::string *secret, std::string *why)
+{
+  gchar *contents = nullptr;
+  gsize length = 0;
+  GError *err = nullptr;
+  if (!g_file_get_contents (path.c_str (), &contents, &length, &err)) {
+    *why = err->message;
+    g_error_free (err);
+    return false;
+  }
+  std::string s (contents, length);
+  g_free (contents);
+  s = s.substr (0, s.find_first_of ("\r\n"));
+  if (s.empty () || s.size () > 4096) {
+    *why = "'" + path + "' does not hold a password on its first line (1 to 4,096 bytes)";
+    return false;
+  }
+  *secret = s;
+  return true;
+}
+
 struct Reader {
   GKeyFile *kf;
   const char *path;
-  const std::string &text;
+  const std::vector<std::string> &lines;
   std::string *error;
 
   bool fail (const std::string &group, const std::string &key, const std::string &what)
   {
-    *error = std::string (path) + ":" + std::to_string (line_of (text, group, key)) + ": [" + group + "]" +
+    *error = std::string (path) + ":" + std::to_string (line_of (lines, group, key)) + ": [" + group + "]" +
         (key.empty () ? "" : " " + key) + ": " + what;
     return false;
   }
 
+  bool has (const char *group, const char *key) { return g_key_file_has_key (kf, group, key, nullptr); }
+
   bool string (const char *group, const char *key, std::string *out, bool required)
   {
-    if (!g_key_file_has_key (kf, group, key, nullptr))
+    if (!has (group, key))
       return required ? fail (group, key, "missing") : true;
     gchar *v = g_key_file_get_string (kf, group, key, nullptr);
     *out = v ? v : "";
@@ -67,7 +127,7 @@ struct Reader {
 
   bool integer (const char *group, const char *key, int lo, int hi, int *out)
   {
-    if (!g_key_file_has_key (kf, group, key, nullptr))
+    if (!has (group, key))
       return true;
     gchar *v = g_key_file_get_value (kf, group, key, nullptr);
     gchar *end = nullptr;
@@ -81,11 +141,52 @@ struct Reader {
     *out = static_cast<int> (n);
     return true;
   }
+
+  bool boolean (const char *group, const char *key, bool *out)
+  {
+    if (!has (group, key))
+      return true;
+    GError *err = nullptr;
+    const gboolean v = g_key_file_get_boolean (kf, group, key, &err);
+    if (err) {
+      g_error_free (err);
+      return fail (group, key, "not true or false");
+    }
+    *out = v;
+    return true;
+  }
+
+  /* a file the runner must be able to read: its path */
+  bool file (const char *group, const char *key, std::string *out)
+  {
+    if (!string (group, key, out, false))
+      return false;
+    if (!out->empty () && !g_file_test (out->c_str (), G_FILE_TEST_IS_REGULAR))
+      return fail (group, key, "'" + *out + "' is not a file here");
+    return true;
+  }
+
+  /* username and password-file of @group; the password from the file, else from @env */
+  bool credentials (const char *group, const char *env, std::string *username, std::string *password)
+  {
+    std::string file, why;
+    if (!string (group, "username", username, false) || !string (group, "password-file", &file, false))
+      return false;
+    if (!file.empty () && !read_secret (file, password, &why))
+      return fail (group, "password-file", why);
+    if (file.empty () && env && g_getenv (env) && *g_getenv (env))
+      *password = g_getenv (env);
+    if (!password->empty () && username->empty ())
+      return fail (group, "username", "missing: a password is given (" + (file.empty () ? std::string (env) : "password-file") +
+          ") but no username");
+    return true;
+  }
 };
 
-const char *const kRunnerKeys[] = {"broker-host", "broker-port", "topic-prefix", "client-id", "metrics-port",
-    "queue-limit", "restart-min-ms", "restart-max-ms", "failing-after", "stall-ms", nullptr};
-const char *const kCameraKeys[] = {"uri", "pipeline", "cuda-device-id", nullptr};
+const char *const kRunnerKeys[] = {"broker-host", "broker-port", "topic-prefix", "client-id", "metrics-address",
+    "metrics-port", "queue-limit", "restart-min-ms", "restart-max-ms", "failing-after", "stall-ms", "username",
+    "password-file", "mqtt-version", "tls", "tls-ca-file", "tls-cert-file", "tls-key-file", "tls-insecure", nullptr};
+const char *const kCameraKeys[] = {"uri", "pipeline", "cuda-device-id", "username", "password-file", "loop", nullptr};
 
 bool known (const char *const *keys, const char *key)
 {
@@ -93,6 +194,158 @@ bool known (const char *const *keys, const char *key)
     if (std::strcmp (*keys, key) == 0)
       return true;
   return false;
+}
+
+/* GKeyFile merges two groups of one name: the second would hide a camera */
+bool unique_groups (Reader &r)
+{
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < r.lines.size (); i++) {
+    std::string name;
+    if (!group_header (r.lines[i], &name))
+      continue;
+    if (seen.count (name)) {
+      *r.error = std::string (r.path) + ":" + std::to_string (i + 1) + ": [" + name + "]: a second group of that name (the first is on line " +
+          std::to_string (seen[name]) + ")";
+      return false;
+    }
+    seen[name] = static_cast<int> (i + 1);
+  }
+  return true;
+}
+
+bool read_runner (Reader &r, RunnerConfig &c)
+{
+  const char *g = "runner";
+  BrokerConfig &b = c.broker;
+  if (!(r.string (g, "broker-host", &b.host, false) && r.integer (g, "broker-port", 1, 65535, &b.port) &&
+          r.string (g, "topic-prefix", &c.topic_prefix, false) && r.string (g, "client-id", &b.client_id, false) &&
+          r.string (g, "metrics-address", &c.metrics_address, false) &&
+          r.integer (g, "metrics-port", 0, 65535, &c.metrics_port) &&
+          r.integer (g, "queue-limit", 1, 10000000, &c.queue_limit) &&
+          r.integer (g, "restart-min-ms", 10, 3600000, &c.restart_min_ms) &&
+          r.integer (g, "restart-max-ms", 10, 3600000, &c.restart_max_ms) &&
+          r.integer (g, "failing-after", 1, 1000, &c.failing_after) && r.integer (g, "stall-ms", 100, 3600000, &c.stall_ms) &&
+          r.credentials (g, kBrokerPasswordEnv, &b.username, &b.password) && r.boolean (g, "tls", &b.tls) &&
+          r.file (g, "tls-ca-file", &b.tls_ca_file) && r.file (g, "tls-cert-file", &b.tls_cert_file) &&
+          r.file (g, "tls-key-file", &b.tls_key_file) && r.boolean (g, "tls-insecure", &b.tls_insecure)))
+    return false;
+  std::string version;
+  if (!r.string (g, "mqtt-version", &version, false))
+    return false;
+  if (!version.empty () && version != "5" && version != "3.1.1")
+    return r.fail (g, "mqtt-version", "'" + version + "' is neither 5 nor 3.1.1");
+  b.mqtt5 = version != "3.1.1";
+  if (!c.metrics_address.empty ()) {
+    GInetAddress *a = g_inet_address_new_from_string (c.metrics_address.c_str ());
+    if (!a)
+      return r.fail (g, "metrics-address", "'" + c.metrics_address + "' is not an IP address (127.0.0.1, ::1, 0.0.0.0)");
+    g_object_unref (a);
+  }
+  if (b.tls_cert_file.empty () != b.tls_key_file.empty ())
+    return r.fail (g, b.tls_cert_file.empty () ? "tls-cert-file" : "tls-key-file",
+        "missing: a client certificate needs both tls-cert-file and tls-key-file");
+  if (!b.tls_ca_file.empty () || !b.tls_cert_file.empty () || b.tls_insecure)
+    b.tls = true;
+  if (c.restart_max_ms < c.restart_min_ms)
+    return r.fail (g, "restart-max-ms", "smaller than restart-min-ms");
+  std::string why;
+  if (c.topic_prefix[0] == '$' || !valid_topic (c.topic_prefix + "/camera/state", &why))
+    return r.fail (g, "topic-prefix", "cannot begin an MQTT topic: " + (why.empty () ? "'$' begins the broker's own topics" : why));
+  if (b.client_id.find ('/') != std::string::npos || !valid_topic (c.topic_prefix + "/runner/" + b.client_id + "/state", &why))
+    return r.fail (g, "client-id", "cannot be an MQTT topic level (the runner's state topic): " + (why.empty () ? "it holds a '/'" : why));
+  return true;
+}
+
+bool read_uri (Reader &r, const char *g, CameraConfig &cam)
+{
+  if (!r.string (g, "uri", &cam.uri, true))
+    return false;
+  for (unsigned char ch : cam.uri)
+    if (!uri_character (ch))
+      return r.fail (g, "uri", std::string ("a URI holds no ") + (ch == ' ' ? "space" : g_ascii_isprint (ch) ?
+          std::string ("'") + static_cast<char> (ch) + "'" : "control or non-ASCII character") + " (percent-encode it)");
+  gchar *userinfo = nullptr;
+  if (!g_uri_split (cam.uri.c_str (), G_URI_FLAGS_NONE, nullptr, &userinfo, nullptr, nullptr, nullptr, nullptr,
+          nullptr, nullptr) || !g_uri_is_valid (cam.uri.c_str (), G_URI_FLAGS_NONE, nullptr)) {
+    g_free (userinfo);
+    return r.fail (g, "uri", "not a URI (scheme://...)");
+  }
+  const bool password = userinfo && std::strchr (userinfo, ':');
+  g_free (userinfo);
+  if (password)
+    return r.fail (g, "uri", "a password in the URI: give username and password-file instead (the URI is not a secret)");
+  return true;
+}
+
+/* the camera's pipeline parses, every value in range, and every topic it publishes on is valid */
+bool read_pipeline (Reader &r, const RunnerConfig &c, const char *g, CameraConfig &cam)
+{
+  if (!r.string (g, "pipeline", &cam.pipeline, true))
+    return false;
+  std::string why;
+  GstElement *bin = parse_analysis_bin (cam.pipeline, &why);
+  if (!bin)
+    return r.fail (g, "pipeline", why);
+  bool ok = true;
+  for (const auto &[element, level] : element_topics (bin)) {
+    const std::string topic = c.topic_prefix + "/" + cam.name + "/" + level;
+    if (level.find ('/') != std::string::npos || !valid_topic (topic, &why)) {
+      ok = r.fail (g, "pipeline", "element '" + level + "' cannot name an MQTT topic level (" +
+          (level.find ('/') != std::string::npos ? std::string ("it holds a '/'") : why) + "): name it with name=...");
+      break;
+    }
+  }
+  gst_object_unref (bin);
+  return ok;
+}
+
+bool read_camera (Reader &r, const RunnerConfig &c, const char *g, CameraConfig &cam)
+{
+  cam.name = g + std::strlen ("camera ");
+  cam.line = line_of (r.lines, g, "");
+  std::string why;
+  if (cam.name.empty () || cam.name.find_first_of ("/ ") != std::string::npos ||
+      !valid_topic (c.topic_prefix + "/" + cam.name + "/state", &why))
+    return r.fail (g, "", "a camera's name is one MQTT topic level: no '/', '#', '+', space or control character");
+  return read_uri (r, g, cam) && r.integer (g, "cuda-device-id", -1, 1024, &cam.cuda_device_id) &&
+      r.credentials (g, nullptr, &cam.username, &cam.password) && r.boolean (g, "loop", &cam.loop) &&
+      read_pipeline (r, c, g, cam);
+}
+
+bool read_groups (Reader &r, RunnerConfig *config)
+{
+  gsize n_groups = 0;
+  gchar **groups = g_key_file_get_groups (r.kf, &n_groups);
+  bool ok = true;
+  /* [runner] first: the topic prefix is part of every camera's topics */
+  if (g_key_file_has_group (r.kf, "runner"))
+    ok = read_runner (r, *config);
+  for (gsize i = 0; ok && i < n_groups; i++) {
+    const char *g = groups[i];
+    const bool runner = std::strcmp (g, "runner") == 0;
+    if (!runner && !g_str_has_prefix (g, "camera ")) {
+      ok = r.fail (g, "", "unknown group: [runner] and [camera NAME] are known");
+      break;
+    }
+    gchar **keys = g_key_file_get_keys (r.kf, g, nullptr, nullptr);
+    for (gchar **k = keys; ok && k && *k; k++) {
+      if (std::strcmp (*k, "password") == 0)
+        ok = r.fail (g, *k, std::string ("a password is never written in the config: use password-file") +
+            (runner ? std::string (" or the environment variable ") + kBrokerPasswordEnv : ""));
+      else if (!known (runner ? kRunnerKeys : kCameraKeys, *k))
+        ok = r.fail (g, *k, "unknown key");
+    }
+    g_strfreev (keys);
+    if (!ok || runner)
+      continue;
+    CameraConfig cam;
+    ok = read_camera (r, *config, g, cam);
+    if (ok)
+      config->cameras.push_back (cam);
+  }
+  g_strfreev (groups);
+  return ok;
 }
 
 }  // namespace
@@ -109,64 +362,18 @@ bool load_config (const char *path, RunnerConfig *config, std::string *error)
   }
   const std::string text (contents, length);
   g_free (contents);
+  const std::vector<std::string> lines = lines_of (text);
   GKeyFile *kf = g_key_file_new ();
-  if (!g_key_file_load_from_data (kf, text.data (), text.size (), G_KEY_FILE_NONE, &err)) {
+  Reader r{kf, path, lines, error};
+  bool ok = unique_groups (r);
+  if (ok && !g_key_file_load_from_data (kf, text.data (), text.size (), G_KEY_FILE_NONE, &err)) {
     /* GKeyFile's message names the line ("Key file contains line “x” which is not ...") */
     *error = std::string (path) + ": " + err->message;
     g_error_free (err);
-    g_key_file_free (kf);
-    return false;
+    ok = false;
   }
-  Reader r{kf, path, text, error};
-  bool ok = true;
-  gsize n_groups = 0;
-  gchar **groups = g_key_file_get_groups (kf, &n_groups);
-  for (gsize i = 0; ok && i < n_groups; i++) {
-    const char *g = groups[i];
-    const bool runner = std::strcmp (g, "runner") == 0;
-    const bool camera = g_str_has_prefix (g, "camera ");
-    if (!runner && !camera) {
-      ok = r.fail (g, "", "unknown group: [runner] and [camera NAME] are known");
-      break;
-    }
-    gchar **keys = g_key_file_get_keys (kf, g, nullptr, nullptr);
-    for (gchar **k = keys; ok && k && *k; k++)
-      if (!known (runner ? kRunnerKeys : kCameraKeys, *k))
-        ok = r.fail (g, *k, "unknown key");
-    g_strfreev (keys);
-    if (!ok)
-      break;
-    if (runner) {
-      RunnerConfig &c = *config;
-      ok = r.string (g, "broker-host", &c.broker_host, false) && r.integer (g, "broker-port", 1, 65535, &c.broker_port) &&
-          r.string (g, "topic-prefix", &c.topic_prefix, false) && r.string (g, "client-id", &c.client_id, false) &&
-          r.integer (g, "metrics-port", 0, 65535, &c.metrics_port) &&
-          r.integer (g, "queue-limit", 1, 10000000, &c.queue_limit) &&
-          r.integer (g, "restart-min-ms", 10, 3600000, &c.restart_min_ms) &&
-          r.integer (g, "restart-max-ms", 10, 3600000, &c.restart_max_ms) &&
-          r.integer (g, "failing-after", 1, 1000, &c.failing_after) && r.integer (g, "stall-ms", 100, 3600000, &c.stall_ms);
-      continue;
-    }
-    CameraConfig cam;
-    cam.name = g + std::strlen ("camera ");
-    if (cam.name.empty () || cam.name.find_first_of ("/#+ ") != std::string::npos) {
-      ok = r.fail (g, "", "a camera's name is one word without '/', '#' or '+' (it is a topic level)");
-      break;
-    }
-    for (const CameraConfig &other : config->cameras)
-      if (other.name == cam.name)
-        ok = r.fail (g, "", "a second camera of that name");
-    ok = ok && r.string (g, "uri", &cam.uri, true) && r.string (g, "pipeline", &cam.pipeline, true) &&
-        r.integer (g, "cuda-device-id", -1, 1024, &cam.cuda_device_id);
-    if (ok && !g_uri_is_valid (cam.uri.c_str (), G_URI_FLAGS_NONE, nullptr))
-      ok = r.fail (g, "uri", "'" + cam.uri + "' is not a URI (scheme://...)");
-    if (ok)
-      config->cameras.push_back (cam);
-  }
-  g_strfreev (groups);
+  ok = ok && read_groups (r, config);
   g_key_file_free (kf);
-  if (ok && config->restart_max_ms < config->restart_min_ms)
-    ok = r.fail ("runner", "restart-max-ms", "smaller than restart-min-ms");
   return ok;
 }
 

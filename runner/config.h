@@ -9,18 +9,38 @@
 
 namespace cuvrun {
 
+/* Where a password comes from: a file named in the config or an environment variable, never the
+ * config itself (docs/fleet.md, "Security"). */
+inline constexpr const char *kBrokerPasswordEnv = "CUDAVISION_BROKER_PASSWORD";
+
 struct CameraConfig {
   std::string name;     /* the group's name after "camera ": the topics' camera part */
-  std::string uri;      /* anything uridecodebin takes: rtsp://, file://, v4l2:// */
+  std::string uri;      /* anything uridecodebin takes: rtsp://, file://, v4l2://; no password in it */
   std::string pipeline; /* gst-launch syntax between the decoded frames and the sink */
   int cuda_device_id = -1; /* -1: the elements' default */
+  std::string username, password; /* given to the source (rtspsrc's user-id and user-pw) */
+  bool loop = false;    /* a source that is not live starts again at its end */
+  int line = 0;         /* the group's line in the file, for messages */
+};
+
+struct BrokerConfig {
+  std::string host = "127.0.0.1";
+  int port = 1883;
+  std::string client_id = "cudavision-run";
+  std::string username, password;
+  bool tls = false;
+  std::string tls_ca_file, tls_cert_file, tls_key_file;
+  bool tls_insecure = false; /* tests only: the broker's certificate is not verified */
+  int keepalive_s = 30;
+  /* MQTT 5 by default: the broker's CONNACK tells its largest packet, and the client refuses a
+   * larger result instead of being disconnected by the broker for it again and again */
+  bool mqtt5 = true;
 };
 
 struct RunnerConfig {
-  std::string broker_host = "127.0.0.1";
-  int broker_port = 1883;
+  BrokerConfig broker;
   std::string topic_prefix = "cudavision";
-  std::string client_id = "cudavision-run";
+  std::string metrics_address; /* empty: every address */
   int metrics_port = 9464; /* 0: no metrics server */
   int queue_limit = 10000;  /* results kept while the broker is away */
   int restart_min_ms = 500;
@@ -33,7 +53,10 @@ struct RunnerConfig {
   gint64 run_id = 0;
 };
 
-/* Reads @path; on a problem returns false with @error as "FILE:LINE: [GROUP] KEY: what is wrong". */
+/* Reads @path and checks every camera's pipeline (its syntax, its elements' names as topic levels,
+ * every property value in range); on a problem returns false with @error as
+ * "FILE:LINE: [GROUP] KEY: what is wrong". Reads the passwords from their files or the
+ * environment. */
 bool load_config (const char *path, RunnerConfig *config, std::string *error);
 
 }  // namespace cuvrun

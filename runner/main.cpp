@@ -13,6 +13,7 @@
 
 #include "runner/camera.h"
 #include "runner/config.h"
+#include "runner/json.h"
 #include "runner/limits.h"
 #include "runner/metrics.h"
 #include "runner/publisher.h"
@@ -68,24 +69,21 @@ int main (int argc, char **argv)
   }
   config.run_id = g_get_real_time ();
   const rlim_t files = cuvrun::raise_open_files_limit ();
-  /* each camera's pipeline must parse before anything runs: a typo is the config's error */
-  for (const cuvrun::CameraConfig &c : config.cameras) {
-    gchar *desc = g_strdup_printf ("fakesrc ! %s ! fakesink", c.pipeline.c_str ());
-    GstElement *p = gst_parse_launch_full (desc, nullptr, GST_PARSE_FLAG_FATAL_ERRORS, &err);
-    g_free (desc);
-    if (!p) {
-      g_printerr ("cudavision-run: %s: [camera %s] pipeline: %s\n", argv[1], c.name.c_str (), err->message);
-      return 2;
-    }
-    gst_object_unref (p);
-  }
   if (check) {
     g_print ("%s: %zu cameras, valid\n", argv[1], config.cameras.size ());
     return 0;
   }
 
-  cuvrun::Publisher publisher (config.broker_host, config.broker_port,
-      config.client_id + "-" + std::to_string (shard) + "of" + std::to_string (shards), config.queue_limit);
+  const std::string runner_id = config.broker.client_id + "-" + std::to_string (shard) + "of" + std::to_string (shards);
+  cuvrun::BrokerConfig broker = config.broker;
+  broker.client_id = runner_id;
+  cuvrun::Json state;
+  state.add ("runner", runner_id);
+  state.add ("run", config.run_id);
+  std::string fields = state.text ();
+  fields = fields.substr (1, fields.rfind ('}') - 1);
+  cuvrun::Publisher publisher (broker, config.topic_prefix + "/runner/" + runner_id + "/state", fields,
+      config.queue_limit);
   if (!publisher.start (&error)) {
     g_printerr ("cudavision-run: %s\n", error.c_str ());
     return 1;
@@ -95,13 +93,18 @@ int main (int argc, char **argv)
     if (static_cast<int> (k % shards) == shard)
       cameras.push_back (std::make_unique<cuvrun::Camera> (config.cameras[k], config, publisher));
   cuvrun::Metrics metrics (cameras, publisher, std::to_string (shard) + "/" + std::to_string (shards));
-  if (config.metrics_port > 0 && !metrics.start (config.metrics_port, &error)) {
+  if (config.metrics_port > 0 && !metrics.start (config.metrics_address, config.metrics_port, &error)) {
     g_printerr ("cudavision-run: %s\n", error.c_str ());
     return 1;
   }
-  g_print ("cudavision-run: shard %d/%d, %zu of %zu cameras, broker %s:%d, metrics on port %d, open files limit %llu\n",
-      shard, shards, cameras.size (), config.cameras.size (), config.broker_host.c_str (), config.broker_port,
-      config.metrics_port, static_cast<unsigned long long> (files));
+  g_print ("cudavision-run: shard %d/%d, %zu of %zu cameras, broker %s:%d%s%s, metrics on %s port %d, open files limit %llu\n",
+      shard, shards, cameras.size (), config.cameras.size (), broker.host.c_str (), broker.port,
+      broker.tls ? " over TLS" : "", broker.username.empty () ? "" : (" as " + broker.username).c_str (),
+      config.metrics_address.empty () ? "every address" : config.metrics_address.c_str (), config.metrics_port,
+      static_cast<unsigned long long> (files));
+  if (cameras.empty ())
+    g_printerr ("cudavision-run: warning: shard %d/%d holds none of the %zu cameras: this runner has nothing to do\n",
+        shard, shards, config.cameras.size ());
 
   GMainLoop *loop = g_main_loop_new (nullptr, FALSE);
   auto quit = [] (gpointer l) -> gboolean {
@@ -116,7 +119,12 @@ int main (int argc, char **argv)
   for (auto &c : cameras)
     c->stop ();
   /* what is queued gets a moment to reach the broker */
-  publisher.flush (2000);
+  const uint64_t lost = publisher.stop (2000);
+  if (lost)
+    g_printerr ("cudavision-run: %llu results were still queued for the broker and are lost\n",
+        static_cast<unsigned long long> (lost));
+  else
+    g_print ("cudavision-run: stopped, every result delivered\n");
   g_main_loop_unref (loop);
   return 0;
 }

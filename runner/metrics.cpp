@@ -1,31 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "runner/metrics.h"
 
-#include <cstdio>
+#include "runner/exposition.h"
 
 namespace cuvrun {
 
 namespace {
 
-/* One metric's HELP, TYPE and one sample per camera. */
-template <typename Value>
-void per_camera (std::string &out, const char *name, const char *type, const char *help,
-    const std::vector<std::unique_ptr<Camera>> &cameras, Value value)
-{
-  out += std::string ("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
-  for (size_t i = 0; i < cameras.size (); i++) {
-    char line[512];
-    std::snprintf (line, sizeof (line), "%s{camera=\"%s\"} %.6g\n", name, cameras[i]->config ().name.c_str (),
-        static_cast<double> (value (i)));
-    out += line;
-  }
-}
+/* No request of ours has a body: anything larger than this is answered 413 before it is read. */
+constexpr goffset kMaxRequestBody = 1024;
 
-void single (std::string &out, const char *name, const char *type, const char *help, double value)
+void plain_response (SoupServerMessage *msg, guint status, const std::string &body)
 {
-  char line[256];
-  std::snprintf (line, sizeof (line), "%.6g", value);
-  out += std::string ("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " + line + "\n";
+  soup_server_message_set_status (msg, status, nullptr);
+  soup_server_message_set_response (msg, "text/plain; charset=utf-8", SOUP_MEMORY_COPY, body.data (), body.size ());
 }
 
 }  // namespace
@@ -68,67 +56,132 @@ std::string Metrics::text ()
   for (const auto &c : cameras_)
     s.push_back (c->stats ());
   std::string out;
-  per_camera (out, "cudavision_camera_frames_total", "counter", "Frames that went through the camera's pipeline.",
-      cameras_, [&] (size_t i) { return s[i].frames; });
-  per_camera (out, "cudavision_camera_fps", "gauge", "Frames a second over the last second.", cameras_,
-      [&] (size_t i) { return fps_[i]; });
-  per_camera (out, "cudavision_camera_dropped_frames_total", "counter",
-      "Frames dropped before the analysis because it fell behind the camera.", cameras_,
-      [&] (size_t i) { return s[i].dropped; });
-  per_camera (out, "cudavision_camera_restarts_total", "counter", "Times the camera's pipeline was started again.",
-      cameras_, [&] (size_t i) { return s[i].restarts; });
-  per_camera (out, "cudavision_camera_up", "gauge", "1 while the camera plays and frames arrive.", cameras_,
+  /* one family a camera's field: VALUE (i) gives camera i's sample */
+  auto per_camera = [&] (const char *name, const char *type, const char *help, auto value) {
+    Family f (out, name, type, help);
+    for (size_t i = 0; i < cameras_.size (); i++)
+      f.sample ({{"camera", cameras_[i]->config ().name}}, value (i));
+  };
+  per_camera ("cudavision_camera_frames_total", "counter", "Frames that went through the camera's pipeline.",
+      [&] (size_t i) { return s[i].frames; });
+  per_camera ("cudavision_camera_fps", "gauge", "Frames a second over the last second.", [&] (size_t i) { return fps_[i]; });
+  per_camera ("cudavision_camera_dropped_frames_total", "counter",
+      "Frames a live camera's queue dropped because the analysis fell behind.", [&] (size_t i) { return s[i].dropped; });
+  per_camera ("cudavision_camera_restarts_total", "counter", "Times the camera's pipeline was started again after a failure.",
+      [&] (size_t i) { return s[i].restarts; });
+  per_camera ("cudavision_camera_loops_total", "counter", "Times a file camera with loop=true started again at its end.",
+      [&] (size_t i) { return s[i].loops; });
+  per_camera ("cudavision_camera_up", "gauge", "1 while the camera plays and frames arrive.",
       [&] (size_t i) { return s[i].up ? 1 : 0; });
-  per_camera (out, "cudavision_camera_failing", "gauge", "1 when the camera failed failing-after times in a row.",
-      cameras_, [&] (size_t i) { return s[i].failing ? 1 : 0; });
-  per_camera (out, "cudavision_camera_latency_seconds", "gauge",
-      "A frame's age when it leaves the pipeline (live sources), smoothed.", cameras_,
-      [&] (size_t i) { return s[i].latency_s; });
-  per_camera (out, "cudavision_camera_results_total", "counter", "Analyser results the camera published.", cameras_,
+  per_camera ("cudavision_camera_failing", "gauge", "1 when the camera failed failing-after times in a row.",
+      [&] (size_t i) { return s[i].failing ? 1 : 0; });
+  per_camera ("cudavision_camera_ended", "gauge", "1 when a camera that is not live reached its end (loop=false).",
+      [&] (size_t i) { return s[i].ended ? 1 : 0; });
+  per_camera ("cudavision_camera_live", "gauge", "1 when the camera's source is live (its queue drops frames, never waits).",
+      [&] (size_t i) { return s[i].live ? 1 : 0; });
+  per_camera ("cudavision_camera_latency_seconds", "gauge",
+      "A frame's age when it leaves the pipeline (live sources), smoothed.", [&] (size_t i) { return s[i].latency_s; });
+  per_camera ("cudavision_camera_results_total", "counter", "Analyser results the camera published.",
       [&] (size_t i) { return s[i].results; });
-  out += "# HELP cudavision_camera_cuda_device The CUDA device the camera's elements were given (-1: their default).\n"
-         "# TYPE cudavision_camera_cuda_device gauge\n";
-  for (const auto &c : cameras_)
-    out += "cudavision_camera_cuda_device{camera=\"" + c->config ().name + "\"} " +
-        std::to_string (c->config ().cuda_device_id) + "\n";
+  per_camera ("cudavision_camera_warnings_total", "counter", "GStreamer warnings from the camera's pipeline (logged).",
+      [&] (size_t i) { return s[i].warnings; });
+  per_camera ("cudavision_camera_cuda_device", "gauge", "The CUDA device the camera's elements were given (-1: their default).",
+      [&] (size_t i) { return cameras_[i]->config ().cuda_device_id; });
+  {
+    Family f (out, "cudavision_camera_backend", "gauge", "1 for what each element of the camera runs on (cuda or cpu).");
+    for (size_t i = 0; i < cameras_.size (); i++)
+      for (const auto &[element, backend] : s[i].backends)
+        f.sample ({{"camera", cameras_[i]->config ().name}, {"element", element}, {"backend", backend}}, 1);
+  }
   const PublisherStats p = pub_.stats ();
-  single (out, "cudavision_results_queued", "gauge", "Results waiting for the broker or its acknowledgement.",
-      static_cast<double> (p.queued));
-  single (out, "cudavision_results_published_total", "counter", "Results the broker acknowledged.",
-      static_cast<double> (p.published));
-  single (out, "cudavision_results_dropped_total", "counter", "Results dropped from a full queue.",
-      static_cast<double> (p.dropped));
-  single (out, "cudavision_broker_connected", "gauge", "1 while connected to the MQTT broker.", p.connected ? 1 : 0);
-  out += "# HELP cudavision_shard_info The shard this runner runs.\n# TYPE cudavision_shard_info gauge\n"
-         "cudavision_shard_info{shard=\"" + shard_ + "\"} 1\n";
+  Family (out, "cudavision_results_queued", "gauge", "Results waiting for the broker or its acknowledgement.")
+      .sample ({}, p.queued);
+  Family (out, "cudavision_results_published_total", "counter", "Results the broker acknowledged.").sample ({}, p.published);
+  {
+    Family f (out, "cudavision_results_dropped_total", "counter",
+        "Results that never reached the broker: queue-full (the broker was away too long), refused (the client "
+        "refused the topic or payload), shutdown (still queued when the runner stopped).");
+    for (const char *reason : {kDroppedQueueFull, kDroppedRefused, kDroppedShutdown}) {
+      const auto it = p.dropped.find (reason);
+      f.sample ({{"reason", reason}}, it != p.dropped.end () ? it->second : uint64_t{0});
+    }
+  }
+  Family (out, "cudavision_broker_connected", "gauge", "1 while connected to the MQTT broker.").sample ({}, p.connected ? 1 : 0);
+  Family (out, "cudavision_broker_connects_total", "counter", "Connections the MQTT broker accepted.").sample ({}, p.connects);
+  Family (out, "cudavision_shard_cameras", "gauge", "Cameras in this runner's shard (0: a warning at start).")
+      .sample ({}, static_cast<uint64_t> (cameras_.size ()));
+  Family (out, "cudavision_shard_info", "gauge", "The shard this runner runs, as I/N.").sample ({{"shard", shard_}}, 1);
   return out;
+}
+
+bool Metrics::ready (std::string *why)
+{
+  const PublisherStats p = pub_.stats ();
+  if (!p.connected)
+    *why += "broker: not connected" + (p.last_error.empty () ? std::string () : " (" + p.last_error + ")") + "\n";
+  for (const auto &c : cameras_)
+    if (!c->ready ())
+      *why += "camera " + c->config ().name + ": no frame yet\n";
+  return why->empty ();
+}
+
+/* Before a request's body is read: only GET and HEAD, and no body over kMaxRequestBody, which is
+ * answered 413 and never read into memory. */
+void Metrics::handle_early (SoupServer *, SoupServerMessage *msg, const char *, GHashTable *, gpointer)
+{
+  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
+  const SoupEncoding encoding = soup_message_headers_get_encoding (h);
+  const bool large = encoding == SOUP_ENCODING_CHUNKED || encoding == SOUP_ENCODING_EOF ||
+      (encoding == SOUP_ENCODING_CONTENT_LENGTH && soup_message_headers_get_content_length (h) > kMaxRequestBody);
+  const char *method = soup_server_message_get_method (msg);
+  if (large || (!g_str_equal (method, SOUP_METHOD_GET) && !g_str_equal (method, SOUP_METHOD_HEAD))) {
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+    if (!large)
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", "GET, HEAD");
+    plain_response (msg, large ? SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE : SOUP_STATUS_METHOD_NOT_ALLOWED,
+        large ? "request body too large\n" : "only GET and HEAD\n");
+  }
 }
 
 void Metrics::handle (SoupServer *, SoupServerMessage *msg, const char *path, GHashTable *, gpointer self)
 {
   auto *m = static_cast<Metrics *> (self);
   if (g_str_equal (path, "/healthz")) {
+    plain_response (msg, SOUP_STATUS_OK, "ok\n");
+  } else if (g_str_equal (path, "/readyz")) {
+    std::string why;
+    const bool ready = m->ready (&why);
+    plain_response (msg, ready ? SOUP_STATUS_OK : SOUP_STATUS_SERVICE_UNAVAILABLE, ready ? "ready\n" : why);
+  } else if (g_str_equal (path, "/metrics")) {
+    const std::string body = m->text ();
     soup_server_message_set_status (msg, SOUP_STATUS_OK, nullptr);
-    soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_STATIC, "ok\n", 3);
-    return;
+    soup_server_message_set_response (msg, "text/plain; version=0.0.4; charset=utf-8", SOUP_MEMORY_COPY, body.data (),
+        body.size ());
+  } else {
+    plain_response (msg, SOUP_STATUS_NOT_FOUND, "/metrics, /healthz and /readyz\n");
   }
-  if (!g_str_equal (path, "/metrics")) {
-    soup_server_message_set_status (msg, SOUP_STATUS_NOT_FOUND, nullptr);
-    return;
-  }
-  const std::string body = m->text ();
-  soup_server_message_set_status (msg, SOUP_STATUS_OK, nullptr);
-  soup_server_message_set_response (msg, "text/plain; version=0.0.4", SOUP_MEMORY_COPY, body.data (), body.size ());
 }
 
-bool Metrics::start (int port, std::string *error)
+bool Metrics::start (const std::string &address, int port, std::string *error)
 {
   server_ = soup_server_new ("server-header", "cudavision-run ", nullptr);
+  soup_server_add_early_handler (server_, nullptr, handle_early, this, nullptr);
   soup_server_add_handler (server_, nullptr, handle, this, nullptr);
   GError *err = nullptr;
-  if (!soup_server_listen_all (server_, port, static_cast<SoupServerListenOptions> (0), &err)) {
-    *error = "metrics on port " + std::to_string (port) + ": " + err->message;
-    g_error_free (err);
+  bool ok;
+  if (address.empty ()) {
+    ok = soup_server_listen_all (server_, port, static_cast<SoupServerListenOptions> (0), &err);
+  } else {
+    GSocketAddress *a = g_inet_socket_address_new_from_string (address.c_str (), port);
+    ok = a && soup_server_listen (server_, a, static_cast<SoupServerListenOptions> (0), &err);
+    if (a)
+      g_object_unref (a);
+  }
+  if (!ok) {
+    *error = "metrics on " + (address.empty () ? std::string ("port ") : address + " port ") + std::to_string (port) +
+        ": " + (err ? err->message : "not an address");
+    g_clear_error (&err);
     return false;
   }
   return true;

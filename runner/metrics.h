@@ -1,4 +1,4 @@
-/* cudavision-run: Prometheus metrics and a liveness answer over HTTP (libsoup), on the main loop.
+/* cudavision-run: Prometheus metrics, liveness and readiness over HTTP (libsoup), on the main loop.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -17,13 +17,17 @@ class Metrics {
  public:
   Metrics (const std::vector<std::unique_ptr<Camera>> &cameras, Publisher &publisher, std::string shard);
   ~Metrics ();
-  /* Serves /metrics and /healthz on @port (all interfaces). */
-  bool start (int port, std::string *error);
+  /* Serves /metrics, /healthz and /readyz on @port of @address (empty: every address). */
+  bool start (const std::string &address, int port, std::string *error);
   /* The exposition text (Prometheus' text format 0.0.4). */
   std::string text ();
+  /* Whether the runner is ready (connected, every camera seen a frame, failed or ended); @why
+   * lists what it waits for. */
+  bool ready (std::string *why);
 
  private:
   static void handle (SoupServer *, SoupServerMessage *msg, const char *path, GHashTable *, gpointer self);
+  static void handle_early (SoupServer *, SoupServerMessage *msg, const char *path, GHashTable *, gpointer self);
   static gboolean sample (gpointer self);
 
   const std::vector<std::unique_ptr<Camera>> &cameras_;

@@ -3,35 +3,56 @@
 
 #include <glib.h>
 
+#include <cerrno>
 #include <chrono>
-#include <thread>
+#include <cstring>
+
+#include "runner/json.h"
 
 namespace cuvrun {
 
-Publisher::Publisher (const std::string &host, int port, const std::string &client_id, size_t limit)
-    : host_ (host), port_ (port), limit_ (limit)
+namespace {
+
+constexpr int kFirstRetryMs = 250, kLastRetryMs = 10000;
+/* the system's CA certificates (Debian's, and the image's), where no tls-ca-file is given */
+constexpr const char *kSystemCaPath = "/etc/ssl/certs";
+
+std::mutex log_lock;
+
+}  // namespace
+
+Publisher::Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &state_fields,
+    size_t limit)
+    : broker_ (broker), state_topic_ (state_topic), state_fields_ (state_fields), limit_ (limit)
 {
   mosquitto_lib_init ();
   /* a clean session: what was not acknowledged is sent again from this process's own queue */
-  mosq_ = mosquitto_new (client_id.c_str (), true, this);
-  if (mosq_) {
-    mosquitto_connect_callback_set (mosq_, on_connect);
-    mosquitto_disconnect_callback_set (mosq_, on_disconnect);
-    mosquitto_publish_callback_set (mosq_, on_publish);
-    mosquitto_reconnect_delay_set (mosq_, 1, 5, false);
-    /* this queue, not the library's, bounds what waits */
-    mosquitto_max_inflight_messages_set (mosq_, 0);
-  }
+  mosq_ = mosquitto_new (broker_.client_id.c_str (), true, this);
+  if (!mosq_)
+    return;
+  mosquitto_connect_callback_set (mosq_, on_connect);
+  mosquitto_disconnect_callback_set (mosq_, on_disconnect);
+  mosquitto_publish_callback_set (mosq_, on_publish);
+  mosquitto_log_callback_set (mosq_, on_log);
+  /* this queue, not the library's, bounds what waits */
+  mosquitto_max_inflight_messages_set (mosq_, 0);
+  /* our thread runs the client's loop: other threads' publishes only queue and wake it */
+  mosquitto_threaded_set (mosq_, true);
 }
 
 Publisher::~Publisher ()
 {
-  if (mosq_) {
-    mosquitto_disconnect (mosq_);
-    mosquitto_loop_stop (mosq_, true);
+  if (thread_.joinable ())
+    stop (0);
+  if (mosq_ && !thread_.joinable ())
     mosquitto_destroy (mosq_);
-  }
   mosquitto_lib_cleanup ();
+}
+
+std::string Publisher::state_payload (const char *state) const
+{
+  /* state_fields_ is a JSON object's members: "runner": ..., "run": ... */
+  return "{" + state_fields_ + ", \"state\": \"" + state + "\"}";
 }
 
 bool Publisher::start (std::string *error)
@@ -40,17 +61,89 @@ bool Publisher::start (std::string *error)
     *error = "could not make an MQTT client";
     return false;
   }
-  /* a broker that is not there yet is not an error: the client's thread keeps trying */
-  const int rc = mosquitto_connect_async (mosq_, host_.c_str (), port_, 30);
-  if (rc != MOSQ_ERR_SUCCESS && rc != MOSQ_ERR_ERRNO) {
-    *error = std::string ("MQTT broker ") + host_ + ":" + std::to_string (port_) + ": " + mosquitto_strerror (rc);
+  const BrokerConfig &b = broker_;
+  int rc = mosquitto_int_option (mosq_, MOSQ_OPT_PROTOCOL_VERSION, b.mqtt5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311);
+  if (rc == MOSQ_ERR_SUCCESS && !b.username.empty ())
+    rc = mosquitto_username_pw_set (mosq_, b.username.c_str (), b.password.empty () ? nullptr : b.password.c_str ());
+  if (rc == MOSQ_ERR_SUCCESS && b.tls) {
+    rc = mosquitto_tls_set (mosq_, b.tls_ca_file.empty () ? nullptr : b.tls_ca_file.c_str (),
+        b.tls_ca_file.empty () ? kSystemCaPath : nullptr, b.tls_cert_file.empty () ? nullptr : b.tls_cert_file.c_str (),
+        b.tls_key_file.empty () ? nullptr : b.tls_key_file.c_str (), nullptr);
+    if (rc == MOSQ_ERR_SUCCESS && b.tls_insecure) {
+      /* SSL_VERIFY_NONE and no host name check: for tests against a throwaway broker only */
+      rc = mosquitto_tls_opts_set (mosq_, 0, nullptr, nullptr);
+      if (rc == MOSQ_ERR_SUCCESS)
+        rc = mosquitto_tls_insecure_set (mosq_, true);
+    }
+  }
+  const std::string offline = state_payload ("offline");
+  if (rc == MOSQ_ERR_SUCCESS)
+    rc = mosquitto_will_set (mosq_, state_topic_.c_str (), static_cast<int> (offline.size ()), offline.data (), 1, true);
+  if (rc != MOSQ_ERR_SUCCESS) {
+    *error = std::string ("MQTT client settings (credentials, TLS files, will): ") + mosquitto_strerror (rc);
     return false;
   }
-  if (mosquitto_loop_start (mosq_) != MOSQ_ERR_SUCCESS) {
-    *error = "could not start the MQTT client's thread";
-    return false;
-  }
+  thread_ = std::thread (&Publisher::run, this);
   return true;
+}
+
+void Publisher::pause (int ms)
+{
+  std::unique_lock<std::mutex> lk (lock_);
+  wake_.wait_for (lk, std::chrono::milliseconds (ms), [this] { return stopping_.load (); });
+}
+
+/* Connects whenever the broker is there, and again after each loss, waiting twice as long after
+ * each failure in a row up to kLastRetryMs. libmosquitto's own thread (mosquitto_loop_start)
+ * never starts its loop when the first connection failed, so a broker that comes after the
+ * runner would never be reached. */
+void Publisher::run ()
+{
+  int delay = kFirstRetryMs;
+  while (!stopping_) {
+    const uint64_t connects_before = stats ().connects;
+    {
+      std::lock_guard<std::mutex> lk (log_lock);
+      last_log_error_.clear ();
+    }
+    int rc = mosquitto_connect (mosq_, broker_.host.c_str (), broker_.port, broker_.keepalive_s);
+    const int saved_errno = errno;
+    /* the loop ends when the connection does; stop() disconnects after its last words, and a
+     * connection made while it did is ended here */
+    bool disconnecting = false;
+    if (rc == MOSQ_ERR_SUCCESS)
+      while ((rc = mosquitto_loop (mosq_, 250, 1)) == MOSQ_ERR_SUCCESS)
+        if (stopping_ && !disconnecting) {
+          mosquitto_disconnect (mosq_);
+          disconnecting = true;
+        }
+    if (stopping_)
+      break;
+    std::string why = rc == MOSQ_ERR_ERRNO ? g_strerror (saved_errno) : mosquitto_strerror (rc);
+    {
+      std::lock_guard<std::mutex> lk (log_lock);
+      if (!refused_.empty ())
+        why = refused_;
+      else if (!last_log_error_.empty ())
+        why += " (" + last_log_error_ + ")";
+      refused_.clear ();
+    }
+    if (stats ().connects > connects_before)
+      delay = kFirstRetryMs;
+    {
+      std::lock_guard<std::mutex> lk (lock_);
+      last_error_ = why;
+    }
+    g_printerr ("cudavision-run: MQTT broker %s:%d: %s; connecting again in %d ms\n", broker_.host.c_str (),
+        broker_.port, why.c_str (), delay);
+    pause (delay);
+    delay = std::min (delay * 2, kLastRetryMs);
+  }
+}
+
+void Publisher::drop (const char *reason, uint64_t n)
+{
+  dropped_[reason] += n;
 }
 
 void Publisher::publish (const std::string &topic, const std::string &payload)
@@ -59,7 +152,7 @@ void Publisher::publish (const std::string &topic, const std::string &payload)
   waiting_.push_back ({topic, payload});
   while (waiting_.size () + in_flight_.size () > limit_ && !waiting_.empty ()) {
     waiting_.pop_front ();
-    dropped_++;
+    drop (kDroppedQueueFull);
   }
   send_waiting ();
 }
@@ -71,30 +164,54 @@ void Publisher::send_waiting ()
     int mid = 0;
     const int rc = mosquitto_publish (mosq_, &mid, m.topic.c_str (), static_cast<int> (m.payload.size ()),
         m.payload.data (), 1, false);
-    if (rc != MOSQ_ERR_SUCCESS)
-      return; /* the connection went: on_connect sends them */
+    if (rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST)
+      return; /* on_connect sends them */
+    if (rc != MOSQ_ERR_SUCCESS) {
+      /* a message the client refuses (its topic or size) is refused every time: it never waits at
+       * the head of the queue in front of the others */
+      const gint64 now = g_get_monotonic_time ();
+      if (now - last_refusal_log_us_ > G_USEC_PER_SEC) {
+        g_printerr ("cudavision-run: MQTT client refused a result for '%s': %s; dropped\n", m.topic.c_str (),
+            mosquitto_strerror (rc));
+        last_refusal_log_us_ = now;
+      }
+      drop (kDroppedRefused);
+      waiting_.pop_front ();
+      continue;
+    }
     in_flight_[mid] = std::move (m);
     waiting_.pop_front ();
   }
 }
 
-void Publisher::on_connect (struct mosquitto *, void *self, int rc)
+void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
 {
   auto *p = static_cast<Publisher *> (self);
   if (rc != 0) {
-    g_printerr ("cudavision-run: MQTT broker %s:%d refused the connection: %s\n", p->host_.c_str (), p->port_,
-        mosquitto_connack_string (rc));
+    /* MQTT 5's reason codes are not 3.1.1's return codes */
+    std::lock_guard<std::mutex> lk (log_lock);
+    p->refused_ = std::string ("the broker refused the connection: ") +
+        (p->broker_.mqtt5 ? mosquitto_reason_string (rc) : mosquitto_connack_string (rc));
     return;
   }
+  g_printerr ("cudavision-run: MQTT broker %s:%d: connected%s\n", p->broker_.host.c_str (), p->broker_.port,
+      p->broker_.tls ? " (TLS)" : "");
+  const std::string online = p->state_payload ("online");
+  mosquitto_publish (mosq, nullptr, p->state_topic_.c_str (), static_cast<int> (online.size ()), online.data (), 1, true);
   std::lock_guard<std::mutex> lk (p->lock_);
   p->connected_ = true;
+  p->connects_++;
+  p->last_error_.clear ();
   p->send_waiting ();
 }
 
-void Publisher::on_disconnect (struct mosquitto *, void *self, int)
+void Publisher::on_disconnect (struct mosquitto *, void *self, int rc)
 {
   auto *p = static_cast<Publisher *> (self);
   std::lock_guard<std::mutex> lk (p->lock_);
+  if (p->connected_ && !p->stopping_)
+    g_printerr ("cudavision-run: MQTT broker %s:%d: disconnected: %s; %zu results unacknowledged, sent again\n",
+        p->broker_.host.c_str (), p->broker_.port, mosquitto_strerror (rc), p->in_flight_.size ());
   p->connected_ = false;
   /* unacknowledged messages go again, first, in their order (at least once) */
   for (auto it = p->in_flight_.rbegin (); it != p->in_flight_.rend (); ++it)
@@ -110,6 +227,15 @@ void Publisher::on_publish (struct mosquitto *, void *self, int mid)
     p->published_++;
 }
 
+void Publisher::on_log (struct mosquitto *, void *self, int level, const char *text)
+{
+  /* OpenSSL's reason for a failed handshake reaches us only here */
+  if (!(level & MOSQ_LOG_ERR) || !text)
+    return;
+  std::lock_guard<std::mutex> lk (log_lock);
+  static_cast<Publisher *> (self)->last_log_error_ = text;
+}
+
 PublisherStats Publisher::stats ()
 {
   std::lock_guard<std::mutex> lk (lock_);
@@ -117,18 +243,36 @@ PublisherStats Publisher::stats ()
   s.published = published_;
   s.dropped = dropped_;
   s.queued = waiting_.size () + in_flight_.size ();
+  s.connects = connects_;
   s.connected = connected_;
+  s.last_error = last_error_;
   return s;
 }
 
-void Publisher::flush (int timeout_ms)
+uint64_t Publisher::stop (int timeout_ms)
 {
   const auto end = std::chrono::steady_clock::now () + std::chrono::milliseconds (timeout_ms);
-  while (std::chrono::steady_clock::now () < end) {
-    if (stats ().queued == 0)
-      return;
+  while (std::chrono::steady_clock::now () < end && stats ().queued > 0)
     std::this_thread::sleep_for (std::chrono::milliseconds (20));
+  uint64_t lost = 0;
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    lost = waiting_.size () + in_flight_.size ();
+    if (lost)
+      drop (kDroppedShutdown, lost);
+    if (connected_) {
+      /* a runner that stops says so itself: the broker sends the will only for one that vanished */
+      const std::string offline = state_payload ("offline");
+      mosquitto_publish (mosq_, nullptr, state_topic_.c_str (), static_cast<int> (offline.size ()), offline.data (), 1,
+          true);
+    }
+    stopping_ = true;
   }
+  mosquitto_disconnect (mosq_);
+  wake_.notify_all ();
+  if (thread_.joinable ())
+    thread_.join ();
+  return lost;
 }
 
 }  // namespace cuvrun

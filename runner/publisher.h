@@ -1,40 +1,59 @@
 /* cudavision-run: results to an MQTT broker (Eclipse Mosquitto's client library), QoS 1, at
  * least once: a message leaves the queue when the broker acknowledged it; while the broker is
- * away the queue keeps at most a bounded number, dropping the oldest, and counts them.
+ * away the queue keeps at most a bounded number, dropping the oldest, and counts them. A thread
+ * of the publisher's own connects whenever the broker comes, at start or later, and again with
+ * backoff after each loss (docs/fleet.md, "The broker").
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <mosquitto.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
+
+#include "runner/config.h"
 
 namespace cuvrun {
 
+/* why a result never reached the broker: cudavision_results_dropped_total's reason label */
+inline constexpr const char *kDroppedQueueFull = "queue-full"; /* the queue was full while the broker was away */
+inline constexpr const char *kDroppedRefused = "refused";      /* the client refused the topic or payload */
+inline constexpr const char *kDroppedShutdown = "shutdown";    /* still queued when the runner stopped */
+
 struct PublisherStats {
   uint64_t published = 0; /* acknowledged by the broker */
-  uint64_t dropped = 0;   /* dropped from a full queue */
+  std::map<std::string, uint64_t> dropped; /* by reason */
   uint64_t queued = 0;    /* waiting or unacknowledged now */
+  uint64_t connects = 0;  /* connections the broker accepted */
   bool connected = false;
+  std::string last_error; /* why the last connection failed or ended */
 };
 
 class Publisher {
  public:
-  Publisher (const std::string &host, int port, const std::string &client_id, size_t limit);
+  /* @state_topic: the runner's retained state ("online"; the broker publishes the will, "offline",
+   * when the runner goes without a word) */
+  Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &state_fields,
+      size_t limit);
   ~Publisher ();
   Publisher (const Publisher &) = delete;
   Publisher &operator= (const Publisher &) = delete;
 
-  /* Starts the client's own thread, which connects and reconnects by itself. */
+  /* Sets up credentials and TLS and starts the connecting thread; false only for a setting the
+   * client refuses (a TLS file it cannot use). */
   bool start (std::string *error);
   /* Any thread. */
   void publish (const std::string &topic, const std::string &payload);
   PublisherStats stats ();
-  /* Waits up to @timeout_ms for the queue to empty (at shutdown). */
-  void flush (int timeout_ms);
+  /* At shutdown: waits up to @timeout_ms for the queue to empty, says "offline" and disconnects;
+   * returns how many results were lost (counted as dropped, reason shutdown). */
+  uint64_t stop (int timeout_ms);
 
  private:
   struct Message {
@@ -43,18 +62,31 @@ class Publisher {
   static void on_connect (struct mosquitto *, void *self, int rc);
   static void on_disconnect (struct mosquitto *, void *self, int rc);
   static void on_publish (struct mosquitto *, void *self, int mid);
+  static void on_log (struct mosquitto *, void *self, int level, const char *text);
+  void run ();
+  /* sleeps up to @ms unless stop() wakes it */
+  void pause (int ms);
   /* under lock_: sends what waits while connected */
   void send_waiting ();
+  void drop (const char *reason, uint64_t n = 1);
+  std::string state_payload (const char *state) const;
 
-  std::string host_;
-  int port_;
+  BrokerConfig broker_;
+  std::string state_topic_, state_fields_;
   size_t limit_;
   struct mosquitto *mosq_ = nullptr;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
   std::mutex lock_;
+  std::condition_variable wake_;
   std::deque<Message> waiting_;
   std::map<int, Message> in_flight_;
   bool connected_ = false;
-  uint64_t published_ = 0, dropped_ = 0;
+  uint64_t published_ = 0, connects_ = 0;
+  std::map<std::string, uint64_t> dropped_;
+  std::string last_error_;
+  std::string last_log_error_, refused_; /* under the log lock: the library's last error, the broker's refusal */
+  gint64 last_refusal_log_us_ = 0;
 };
 
 }  // namespace cuvrun

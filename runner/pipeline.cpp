@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "runner/pipeline.h"
+
+#include <mosquitto.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace cuvrun {
+
+namespace {
+
+/* GLib's warnings and criticals while a description is parsed: GObject clamps a value out of a
+ * property's range and only warns. */
+std::string *captured = nullptr;
+
+void capture_log (const gchar *, GLogLevelFlags level, const gchar *message, gpointer)
+{
+  if (captured && (level & (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR)) && captured->empty ())
+    *captured = message;
+}
+
+void on_pad_added (GstElement *, GstPad *pad, gpointer queue)
+{
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  if (!caps)
+    caps = gst_pad_query_caps (pad, nullptr);
+  const bool video = caps && !gst_caps_is_empty (caps) &&
+      g_str_has_prefix (gst_structure_get_name (gst_caps_get_structure (caps, 0)), "video/");
+  if (caps)
+    gst_caps_unref (caps);
+  GstPad *sinkpad = gst_element_get_static_pad (GST_ELEMENT (queue), "sink");
+  if (video && !gst_pad_is_linked (sinkpad))
+    gst_pad_link (pad, sinkpad);
+  gst_object_unref (sinkpad);
+}
+
+void on_source_setup (GstElement *, GstElement *source, gpointer camera)
+{
+  const auto *c = static_cast<const CameraConfig *> (camera);
+  GObjectClass *klass = G_OBJECT_GET_CLASS (source);
+  if (!c->username.empty () && g_object_class_find_property (klass, "user-id"))
+    g_object_set (source, "user-id", c->username.c_str (), nullptr);
+  if (!c->password.empty () && g_object_class_find_property (klass, "user-pw"))
+    g_object_set (source, "user-pw", c->password.c_str (), nullptr);
+}
+
+}  // namespace
+
+GstElement *parse_analysis_bin (const std::string &description, std::string *error)
+{
+  std::string warning;
+  captured = &warning;
+  const GLogFunc previous = g_log_set_default_handler (capture_log, nullptr);
+  GError *err = nullptr;
+  GstElement *bin = gst_parse_bin_from_description_full (description.c_str (), TRUE, nullptr,
+      GST_PARSE_FLAG_FATAL_ERRORS, &err);
+  g_log_set_default_handler (previous, nullptr);
+  captured = nullptr;
+  if (!bin) {
+    *error = err ? err->message : "does not parse";
+    g_clear_error (&err);
+    return nullptr;
+  }
+  if (!warning.empty ()) {
+    *error = warning;
+    gst_object_unref (gst_object_ref_sink (bin));
+    return nullptr;
+  }
+  return GST_ELEMENT (gst_object_ref_sink (bin));
+}
+
+std::map<GstObject *, std::string> element_topics (GstElement *bin)
+{
+  std::map<GstObject *, std::string> topics;
+  /* GStreamer numbers unnamed elements across the process (cudahistogram3 after a restart) */
+  std::map<std::string, std::vector<std::pair<long, GstObject *>>> unnamed;
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (bin));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = GST_ELEMENT (g_value_get_object (&item));
+    GstElementFactory *f = gst_element_get_factory (e);
+    const char *factory = f ? GST_OBJECT_NAME (f) : "";
+    const char *name = GST_OBJECT_NAME (e);
+    const size_t n = std::strlen (factory);
+    if (n && g_str_has_prefix (name, factory) && name[n] && std::strspn (name + n, "0123456789") == std::strlen (name + n))
+      unnamed[factory].push_back ({std::atol (name + n), GST_OBJECT (e)});
+    else
+      topics[GST_OBJECT (e)] = name;
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  for (auto &[factory, elements] : unnamed) {
+    std::sort (elements.begin (), elements.end ());
+    for (size_t i = 0; i < elements.size (); i++)
+      topics[elements[i].second] = elements.size () == 1 ? factory : factory + "-" + std::to_string (i + 1);
+  }
+  return topics;
+}
+
+bool valid_topic (const std::string &topic, std::string *why)
+{
+  if (topic.size () > 65535) {
+    *why = "longer than MQTT's 65,535 bytes";
+    return false;
+  }
+  if (mosquitto_validate_utf8 (topic.data (), static_cast<int> (topic.size ())) != MOSQ_ERR_SUCCESS) {
+    *why = "not UTF-8 without control characters";
+    return false;
+  }
+  if (mosquitto_pub_topic_check2 (topic.data (), topic.size ()) != MOSQ_ERR_SUCCESS) {
+    *why = "holds an MQTT wildcard ('+' or '#')";
+    return false;
+  }
+  return true;
+}
+
+bool build_camera_pipeline (const CameraConfig &camera, CameraPipeline *out, std::string *error)
+{
+  GstElement *bin = parse_analysis_bin (camera.pipeline, error);
+  if (!bin)
+    return false;
+  GstElement *pipeline = gst_pipeline_new (("camera-" + camera.name).c_str ());
+  GstElement *source = gst_element_factory_make ("uridecodebin", "cuvrun-source");
+  GstElement *queue = gst_element_factory_make ("queue", "cuvrun-queue");
+  GstElement *sink = gst_element_factory_make ("fakesink", "cuvrun-sink");
+  if (!source || !queue || !sink) {
+    *error = "uridecodebin, queue or fakesink is missing (gst-plugins-base, GStreamer's core)";
+    for (GstElement *e : {source, queue, sink, bin, pipeline})
+      if (e)
+        gst_object_unref (gst_object_ref_sink (e));
+    return false;
+  }
+  GstCaps *video = gst_caps_from_string ("video/x-raw(ANY)");
+  /* only the video is decoded and exposed: an audio track of a file never stops the camera */
+  g_object_set (source, "uri", camera.uri.c_str (), "caps", video, "expose-all-streams", FALSE, nullptr);
+  gst_caps_unref (video);
+  g_object_set (queue, "max-size-buffers", 4, "max-size-bytes", 0, "max-size-time", static_cast<guint64> (0), nullptr);
+  g_object_set (sink, "sync", FALSE, nullptr);
+  gst_bin_add_many (GST_BIN (pipeline), source, queue, bin, sink, nullptr);
+  gst_object_unref (bin); /* the pipeline holds it now */
+  if (!gst_element_link_many (queue, bin, sink, nullptr)) {
+    *error = "the pipeline's first element takes no video from a queue, or its last gives none to a sink";
+    gst_object_unref (pipeline);
+    return false;
+  }
+  g_signal_connect (source, "pad-added", G_CALLBACK (on_pad_added), queue);
+  g_signal_connect (source, "source-setup", G_CALLBACK (on_source_setup), const_cast<CameraConfig *> (&camera));
+  *out = {pipeline, queue, sink};
+  return true;
+}
+
+}  // namespace cuvrun
