@@ -4,21 +4,27 @@
   check-results.py FILE all CAM...            every camera has results
   check-results.py FILE since T CAM...        every camera has results timestamped after T (us)
   check-results.py FILE gaps MS T0 T1 CAM...  no camera has a gap over MS ms between T0 and T1 (us)
-  check-results.py FILE seq                   each camera's run has seq 1..max without a hole
+  check-results.py FILE seq [CAM...]          each (listed) camera's run has seq 1..max without a hole
   check-results.py FILE state CAM STATE       CAM published STATE
+  check-results.py FILE count CAM N           CAM's run has exactly N results, seq 1..N
+  check-results.py FILE none CAM              no result from CAM arrived
+  check-results.py FILE topic TOPIC STATE     a message on TOPIC says "state": STATE (the runner's own)
+  check-results.py FILE prefix PREFIX         no message at all on a topic under PREFIX/
 Prints what it found; exits 1 when a claim does not hold.
 """
 import json, sys
 
 path, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-results, states = [], []
+results, states, by_topic = [], [], []
 for line in open(path, encoding="utf-8", errors="replace"):
     topic, _, payload = line.strip().partition(" ")
     try:
         msg = json.loads(payload)
     except ValueError:
         continue
-    (states if topic.endswith("/state") else results).append(msg)
+    by_topic.append((topic, msg))
+    if "camera" in msg:
+        (states if topic.endswith("/state") else results).append(msg)
 
 def fail(text):
     print("FAIL:", text)
@@ -44,7 +50,10 @@ elif what == "gaps":
 elif what == "seq":
     runs = {}
     for m in results:
-        runs.setdefault((m["camera"], m["run"]), set()).add(m["seq"])
+        if not args or m["camera"] in args:
+            runs.setdefault((m["camera"], m["run"]), set()).add(m["seq"])
+    if args and len({cam for cam, _ in runs}) < len(args):
+        fail(f"results from {len({cam for cam, _ in runs})} of the {len(args)} cameras")
     for (cam, run), seqs in sorted(runs.items()):
         missing = set(range(1, max(seqs) + 1)) - seqs
         if missing:
@@ -59,3 +68,26 @@ elif what == "state":
     if not any(m["camera"] == cam and m["state"] == state for m in states):
         fail(f"{cam} never published state {state}")
     print(f"{cam} published {state}")
+elif what == "count":
+    cam, n = args[0], int(args[1])
+    seqs = sorted(m["seq"] for m in results if m["camera"] == cam)
+    if seqs != list(range(1, n + 1)):
+        fail(f"{cam}: {len(seqs)} results, seq {seqs[:3]}...{seqs[-3:]}, not 1..{n}")
+    print(f"{cam}: exactly {n} results, seq 1..{n}")
+elif what == "none":
+    n = sum(1 for m in results if m["camera"] == args[0])
+    if n:
+        fail(f"{n} results from {args[0]} arrived")
+    print(f"no result from {args[0]}")
+elif what == "topic":
+    topic, state = args
+    if not any(t == topic and m.get("state") == state for t, m in by_topic):
+        fail(f"no '{state}' on {topic}")
+    print(f"{topic}: {state}")
+elif what == "prefix":
+    n = sum(1 for t, _ in by_topic if t.startswith(args[0] + "/"))
+    if n:
+        fail(f"{n} messages under {args[0]}/")
+    print(f"nothing under {args[0]}/")
+else:
+    fail(f"unknown claim {what}")

@@ -6,36 +6,10 @@
 # an error. Every camera's results are checked by tests/fleet/check-results.py.
 #   tests/fleet/test-fleet.sh BUILD_DIR
 set -eu
-build=$(cd "$1" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-for tool in mosquitto mosquitto_sub; do
-  command -v $tool >/dev/null || { echo "no $tool here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
-done
-for e in x264enc avdec_h264 rtspsrc rtph264depay; do
-  gst-inspect-1.0 $e >/dev/null 2>&1 || { echo "no $e here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
-done
-run=$build/runner/cudavision-run
-camera=$build/tests/rtsp-camera
-check="python3 $here/check-results.py"
-dir=$(mktemp -d)
-pids=()
-cleanup () {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-export GST_PLUGIN_PATH_1_0=$build/gst GST_REGISTRY_1_0=$dir/registry.bin
-now_us () { python3 -c 'import time; print(int(time.time() * 1e6))'; }
-# ports from this process's number, clear of the usual ones
-base=$((20000 + ($$ % 2000) * 20))
+command -v mosquitto_sub >/dev/null || { echo "no mosquitto_sub here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+command -v mosquitto >/dev/null || { echo "no mosquitto here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+. "$(dirname "$0")/lib.sh" "$1"
 broker_port=$base
-broker () {
-  mosquitto -c "$dir/broker.conf" >> "$dir/broker.log" 2>&1 &
-  broker_pid=$!
-  pids+=($broker_pid)
-  sleep 0.5
-}
 cat > "$dir/broker.conf" <<CONF
 listener $broker_port 127.0.0.1
 allow_anonymous true
@@ -46,12 +20,6 @@ user $(id -un)
 log_type all
 CONF
 broker
-declare -A cam_pid
-start_camera () {
-  "$camera" $((base + 1 + $1)) > "$dir/camera$1.log" 2>&1 &
-  cam_pid[$1]=$!
-  pids+=($!)
-}
 cams=()
 for i in 0 1 2 3 4 5 6 7; do start_camera $i; cams+=(cam$i); done
 # a persistent session: what is published while the broker restarts reaches it afterwards
@@ -67,12 +35,12 @@ pids+=($!)
   for i in 0 1 2 3 4 5 6 7; do
     echo "[camera cam$i]"
     echo "uri=rtsp://127.0.0.1:$((base + 1 + i))/cam"
-    echo "pipeline=cudahistogram interval=200000000 ! cudamotionest interval=200000000"
+    echo "pipeline=cudahistogram interval=200000000$backend ! cudamotionest interval=200000000$backend"
   done
   # nobody serves this one
   echo "[camera ghost]"
   echo "uri=rtsp://127.0.0.1:$((base + 19))/cam"
-  echo "pipeline=cudanoisemap"
+  echo "pipeline=cudanoisemap$backend"
 } > "$dir/site.conf"
 start_runner () {
   sed "s/^\[runner\]$/[runner]\nmetrics-port=$((base + 10 + $1))/" "$dir/site.conf" > "$dir/site$1.conf"
@@ -83,23 +51,11 @@ start_runner () {
 declare -A runner_pid
 start_runner 0
 start_runner 1
-fail () { echo "FAIL: $*"; [ -z "${CUV_FLEET_KEEP:-}" ] || cp -r "$dir" "$CUV_FLEET_KEEP"; for f in "$dir"/runner*.log; do echo "== $f"; tail -n 20 "$f"; done; exit 1; }
-# waits up to $1 seconds for a check-results.py claim
-wait_for () {
-  local limit=$1 t=0
-  shift
-  until $check "$dir/results.txt" "$@" > "$dir/check.txt" 2>&1; do
-    t=$((t + 1))
-    [ $t -le $((limit * 2)) ] || { cat "$dir/check.txt"; return 1; }
-    sleep 0.5
-  done
-  cat "$dir/check.txt"
-}
 
 echo "== two runners, eight cameras"
 wait_for 30 all "${cams[@]}" || fail "not every camera's results arrived"
 wait_for 15 state ghost failing || fail "the camera that does not exist was not reported failing"
-metrics=$(python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$((base + 10))/metrics').read().decode())")
+metrics=$($py -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$((base + 10))/metrics').read().decode())")
 grep -q '^cudavision_camera_up{camera="cam0"} 1' <<<"$metrics" || fail "runner 0's metrics do not show cam0 up"
 grep -q '^cudavision_camera_failing{camera="ghost"} 1' <<<"$metrics" || fail "runner 0's metrics do not show ghost failing"
 echo "metrics: cam0 up, ghost failing"
@@ -137,18 +93,10 @@ $check "$dir/results.txt" seq || fail "results were lost"
 grep -h "dropped" "$dir"/runner*.log || true
 
 echo "== a config with an error"
-# the runner on config FILE exits with 2 and says MESSAGE
-rejects () {
-  local out rc=0
-  out=$("$run" "$dir/$1" 2>&1) || rc=$?
-  echo "$out"
-  [ $rc = 2 ] || fail "exit status $rc for $1, not 2"
-  grep -qF "$2" <<<"$out" || fail "the message for $1 does not say: $2"
-}
 printf '[runner]\nbroker-port=%s\n[camera x]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel\nfps=3\n' $broker_port > "$dir/bad.conf"
 rejects bad.conf "bad.conf:6: [camera x] fps: unknown key"
 printf '[camera y]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel ! nosuchelement\n' > "$dir/bad2.conf"
-rejects bad2.conf "bad2.conf: [camera y] pipeline:"
+rejects bad2.conf "bad2.conf:3: [camera y] pipeline:"
 printf '[runner]\nqueue-limit=lots\n\n[camera z]\npipeline=cudasobel\n' > "$dir/bad3.conf"
 rejects bad3.conf "bad3.conf:2: [runner] queue-limit: 'lots' is not a whole number"
 printf '[camera z]\npipeline=cudasobel\n' > "$dir/bad4.conf"

@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# The fleet at a site's edges, with real parts only (docs/fleet.md, "Security" and "The broker"):
+# a Mosquitto broker that takes only TLS and a password (its CA and certificate made here with
+# openssl), started 5 s after the runner; RTSP cameras; a file camera; cameras whose names a
+# scraper must escape. Then: every result arrives with no hole in seq; a result the client refuses
+# (larger than the broker's maximum packet) is dropped and counted while the others go on; the
+# runner's retained state and its will; a wrong password and a wrong CA (a clear error, nothing
+# sent, nothing in clear); configs that must not run; scrapes read back by promtool and
+# prometheus_client; a 300 MB request; SIGTERM with results queued.
+#   tests/fleet/test-site.sh BUILD_DIR       (CUV_FLEET_BACKEND=cuda on a GPU machine)
+set -eu
+for tool in mosquitto mosquitto_sub mosquitto_passwd openssl curl; do
+  command -v $tool >/dev/null || { echo "no $tool here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+done
+. "$(dirname "$0")/lib.sh" "$1"
+port=$base                      # the broker: TLS and a password only
+metrics=$((base + 10))
+plain=$((base + 11))            # a listener that records what a runner sends it
+cd "$dir"
+
+echo "== a CA, the broker's certificate for 127.0.0.1, another CA, a password"
+openssl_quiet () { openssl "$@" 2>/dev/null; }
+for ca in ca other; do
+  openssl_quiet req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=cudavision test $ca" -keyout $ca.key -out $ca.crt
+done
+openssl_quiet req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout server.key -out server.csr
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > san.ext
+openssl_quiet x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.crt
+password=$(openssl rand -hex 12)
+mosquitto_passwd -c -b passwd cudavision "$password"
+printf '%s\n' "$password" > broker-password
+printf 'not-%s\n' "$password" > wrong-password
+chmod 600 broker-password wrong-password passwd
+# the largest packet the broker takes: a 16-bin histogram's result fits, a 256-bin one does not
+cat > broker.conf <<CONF
+per_listener_settings false
+allow_anonymous false
+password_file $dir/passwd
+persistence true
+persistence_location $dir/
+max_queued_messages 0
+max_packet_size 800
+# as root it would switch to the user mosquitto, which cannot write the persistence file here
+user $(id -un)
+log_type error
+log_type warning
+log_type notice
+listener $port 127.0.0.1
+cafile $dir/ca.crt
+certfile $dir/server.crt
+keyfile $dir/server.key
+CONF
+sub_args=(-h 127.0.0.1 -p $port --cafile ca.crt -u cudavision -P "$password" -q 1 -c -i cuv-site-test)
+
+echo "== a clip of 45 frames for the file cameras"
+gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
+  ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
+start_camera 0
+start_camera 1
+long=$(printf 'x%.0s' $(seq 600))
+runner_conf () { # PREFIX PASSWORD-FILE CA
+  cat <<CONF
+[runner]
+broker-host=127.0.0.1
+broker-port=$port
+topic-prefix=$1
+username=cudavision
+password-file=$dir/$2
+tls-ca-file=$dir/$3
+restart-min-ms=200
+restart-max-ms=2000
+stall-ms=3000
+failing-after=3
+metrics-port=0
+CONF
+}
+{
+  runner_conf cudavision broker-password ca.crt
+  cat <<CONF
+metrics-address=127.0.0.1
+
+[camera cam0]
+uri=rtsp://127.0.0.1:$((base + 1))/cam
+pipeline=cudahistogram bins=16 interval=200000000$backend ! cudamotionest interval=200000000$backend
+
+[camera big]
+uri=rtsp://127.0.0.1:$((base + 2))/cam
+pipeline=cudahistogram bins=256 interval=200000000$backend
+
+[camera file]
+uri=file://$dir/clip.mkv
+pipeline=cudahistogram bins=16 interval=0$backend
+
+[camera again]
+uri=file://$dir/clip.mkv
+loop=true
+pipeline=cudahistogram bins=16 interval=1000000000$backend
+
+[camera q"uote]
+uri=rtsp://127.0.0.1:$((base + 1))/cam
+pipeline=cudanoisemap interval=1000000000$backend
+
+[camera back\\slash]
+uri=rtsp://127.0.0.1:$((base + 1))/cam
+pipeline=cudanoisemap interval=1000000000$backend
+
+[camera $long]
+uri=rtsp://127.0.0.1:$((base + 1))/cam
+pipeline=cudanoisemap interval=1000000000$backend
+CONF
+} > site.conf
+sed -i "s/^metrics-port=0$/metrics-port=$metrics/" site.conf
+"$run" --check site.conf || fail "--check rejects the site's config"
+
+echo "== the subscriber's session made before the runner starts (the broker keeps what comes for it)"
+broker
+mosquitto_sub "${sub_args[@]}" -t 'cudavision/#' -v > results.txt 2>&1 &
+sub=$!
+sleep 1
+kill $sub "$broker_pid"
+wait "$broker_pid" 2>/dev/null || true
+
+echo "== the runner first, the broker 5 s later"
+"$run" site.conf > runner.log 2>&1 &
+runner=$!
+pids+=($runner)
+sleep 2
+curl_status () { curl -s -o "$dir/body.txt" -w '%{http_code}' "$@" || true; }
+[ "$(curl_status http://127.0.0.1:$metrics/readyz)" = 503 ] || fail "/readyz is not 503 before the broker is up"
+grep -q "broker: not connected" body.txt || fail "/readyz does not say it waits for the broker: $(cat body.txt)"
+echo "/readyz before the broker: 503, $(head -n 1 body.txt)"
+sleep 3
+broker
+mosquitto_sub "${sub_args[@]}" -t 'cudavision/#' -v >> results.txt 2>&1 &
+sub=$!
+pids+=($sub)
+wait_for 20 all cam0 file again || fail "results did not arrive once the broker came"
+wait_for 20 count file 45 || fail "the file camera did not give one result for each of its 45 frames"
+wait_for 10 state file ended || fail "the file camera did not end"
+wait_for 10 topic cudavision/runner/cudavision-run-0of1/state online || fail "no retained 'online' from the runner"
+grep -q "MQTT broker 127.0.0.1:$port: connected (TLS)" runner.log || fail "the runner did not log its connection"
+[ "$(curl_status http://127.0.0.1:$metrics/readyz)" = 200 ] || fail "/readyz is not 200 once connected: $(cat body.txt)"
+
+echo "== a result the client refuses is dropped and counted; the others go on"
+t=$(now_us)
+sleep 2
+wait_for 10 since "$t" cam0 || fail "cam0 stopped while big's results were refused"
+$check results.txt none big || fail "big's results reached the broker past its maximum packet"
+curl -s http://127.0.0.1:$metrics/metrics > scrape.txt
+grep -qE '^cudavision_results_dropped_total\{reason="refused"\} [1-9]' scrape.txt ||
+  fail "big's refused results are not counted: $(grep dropped_total scrape.txt)"
+grep -q "MQTT client refused a result for 'cudavision/big/cudahistogram'" runner.log || fail "the refusal is not logged"
+
+echo "== the scrape, read back by promtool and prometheus_client"
+want_backend=${CUV_FLEET_BACKEND:-cpu}
+[ "$want_backend" = auto ] && want_backend=cpu
+grep -q "^cudavision_camera_backend{camera=\"cam0\",element=\"cudahistogram\",backend=\"$want_backend\"} 1" scrape.txt ||
+  fail "cam0's cudahistogram is not reported on $want_backend: $(grep camera_backend scrape.txt | head -n 3)"
+if [ "$want_backend" = cpu ] && [ -z "${CUV_FLEET_BACKEND:-}" ]; then
+  grep -q "camera cam0: warning from cudahistogram: No usable CUDA device" runner.log ||
+    fail "the CPU fallback's warning is not logged with its camera"
+fi
+"$build/tests/exposition-sample" > sample.txt
+# promtool and prometheus_client are tools/deps.sh's; the GPU machine's bundle has neither
+if command -v promtool >/dev/null; then
+  promtool check metrics < scrape.txt || fail "promtool rejects the runner's scrape"
+  promtool check metrics < sample.txt || fail "promtool rejects the sample exposition"
+else
+  [ -z "${CUV_TOOLS_INSTALLED:-}" ] || fail "no promtool"
+  echo "promtool: not here, skipped"
+fi
+if prom_py=$(python_with prometheus_client); then
+  $prom_py "$here/scrape-check.py" sample.txt --sample || fail "the sample exposition does not read back"
+  $prom_py "$here/scrape-check.py" scrape.txt \
+    cudavision_camera_cuda_device '{"camera": "q\"uote"}' -1 \
+    cudavision_camera_cuda_device '{"camera": "back\\slash"}' -1 \
+    cudavision_camera_cuda_device "{\"camera\": \"$long\"}" -1 \
+    cudavision_camera_ended '{"camera": "file"}' 1 \
+    cudavision_camera_frames_total '{"camera": "file"}' 45 || fail "the runner's scrape does not read back"
+else
+  [ -z "${CUV_TOOLS_INSTALLED:-}" ] || fail "no python3 with prometheus_client"
+  echo "prometheus_client: not here, skipped"
+fi
+grep -qE '^cudavision_camera_loops_total\{camera="again"\} [1-9]' scrape.txt || fail "the looping file camera is not counted"
+
+$check results.txt seq cam0 file again 'q"uote' 'back\slash' || fail "a result went missing while the broker came late"
+
+echo "== a 300 MB request"
+rss () { awk '/VmRSS/ {print $2}' /proc/$runner/status; }
+before=$(rss)
+status=$(head -c 300000000 /dev/zero | curl -s -o /dev/null -w '%{http_code}' -X POST --data-binary @- \
+  http://127.0.0.1:$metrics/healthz || true)
+after=$(rss)
+echo "POST of 300 MB: $status, resident $before -> $after kB"
+[ "$status" = 413 ] || fail "a 300 MB POST got $status, not 413"
+[ $((after - before)) -lt 10240 ] || fail "a 300 MB POST grew the runner by $((after - before)) kB"
+
+echo "== SIGTERM with results queued"
+kill $sub "$broker_pid"
+wait "$broker_pid" 2>/dev/null || true
+sleep 2
+queued=$(curl -s http://127.0.0.1:$metrics/metrics | awk '/^cudavision_results_queued / {print $2}')
+[ "${queued:-0}" -gt 0 ] || fail "nothing queued while the broker is away"
+kill -TERM $runner
+wait $runner || fail "the runner did not exit 0 on SIGTERM"
+grep -E "^cudavision-run: [0-9]+ results were still queued for the broker and are lost" runner.log ||
+  fail "the runner did not say how many results it lost"
+
+echo "== the broker again: the runner's will, a wrong password, a wrong CA"
+broker
+mosquitto_sub "${sub_args[@]/cuv-site-test/cuv-site-test-2}" -t '#' -v >> results.txt 2>&1 &
+pids+=($!)
+{ runner_conf will broker-password ca.crt; cat <<CONF
+[camera cam0]
+uri=rtsp://127.0.0.1:$((base + 1))/cam
+pipeline=cudahistogram bins=16 interval=200000000$backend
+CONF
+} > will.conf
+"$run" will.conf > runner-will.log 2>&1 &
+will=$!
+pids+=($will)
+wait_for 20 topic will/runner/cudavision-run-0of1/state online || fail "the second runner did not say online"
+kill -9 $will
+wait $will 2>/dev/null || true
+wait_for 10 topic will/runner/cudavision-run-0of1/state offline || fail "the broker sent no will for a runner killed"
+for bad in wrongpw:wrong-password:ca.crt wrongca:broker-password:other.crt; do
+  IFS=: read -r prefix pw ca <<<"$bad"
+  { runner_conf $prefix $pw $ca; grep -A2 '^\[camera cam0\]' will.conf; } > $prefix.conf
+  "$run" $prefix.conf > runner-$prefix.log 2>&1 &
+  pids+=($!)
+done
+sleep 5
+grep -q "the broker refused the connection: Not authorized" runner-wrongpw.log || fail "a wrong password is not a clear error: $(tail -n 3 runner-wrongpw.log)"
+grep -q "certificate verify failed" runner-wrongca.log || fail "a wrong CA is not a clear error: $(tail -n 3 runner-wrongca.log)"
+$check results.txt prefix wrongpw || fail "a runner with a wrong password published"
+$check results.txt prefix wrongca || fail "a runner that does not trust the broker published"
+if grep -qF "$password" runner*.log; then fail "a log holds the broker's password"; fi
+echo "wrong password: $(grep -m1 'Not authorized' runner-wrongpw.log)"
+echo "wrong CA: $(grep -m1 'verify failed' runner-wrongca.log)"
+
+echo "== nothing in clear: a runner with TLS against a listener that records what it gets"
+$py - "$plain" > plain.txt <<'PY' &
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); s.settimeout(15)
+c, _ = s.accept(); c.settimeout(3); data = b""
+try:
+    while len(data) < 65536:
+        chunk = c.recv(4096)
+        if not chunk: break
+        data += chunk
+except OSError:
+    pass
+print(data[:2].hex(), b"cudavision" in data, b"MQTT" in data)
+PY
+listener=$!
+sleep 0.5
+{ runner_conf clear broker-password ca.crt | sed "s/^broker-port=.*/broker-port=$plain/"; grep -A2 '^\[camera cam0\]' will.conf; } > clear.conf
+"$run" clear.conf > runner-clear.log 2>&1 &
+pids+=($!)
+wait $listener || true
+read -r first has_name has_mqtt < plain.txt || true
+echo "the listener got: first bytes ${first:-none}, our names in clear: ${has_name:-?}, MQTT in clear: ${has_mqtt:-?}"
+[ "${first:-}" = 1603 ] || fail "the runner did not begin with a TLS handshake"
+[ "$has_name" = False ] && [ "$has_mqtt" = False ] || fail "the runner sent MQTT in clear"
+
+echo "== configs that must not run"
+printf '[camera door]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n\n[camera door]\nuri=rtsp://127.0.0.1:1/b\npipeline=cudasobel\n' > dup.conf
+rejects dup.conf "dup.conf:5: [camera door]: a second group of that name (the first is on line 1)"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram bins=9999\n' > bins.conf
+rejects bins.conf "bins.conf:3: [camera a] pipeline: value \"9999\" of type 'guint' is invalid or out of range for property 'bins'"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudanoisemap interval=-1\n' > interval.conf
+rejects interval.conf "interval.conf:3: [camera a] pipeline: value \"18446744073709551615\" of type 'guint64' is invalid or out of range for property 'interval'"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a" ! fakesink videotestsrc name="x\npipeline=cudasobel\n' > quote.conf
+rejects quote.conf "quote.conf:2: [camera a] uri: a URI holds no '\"' (percent-encode it)"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram name=h#1\n' > hash.conf
+rejects hash.conf "hash.conf:3: [camera a] pipeline: element 'h#1' cannot name an MQTT topic level"
+printf '[runner]\ntopic-prefix=site/#\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > prefix.conf
+rejects prefix.conf "prefix.conf:2: [runner] topic-prefix: cannot begin an MQTT topic"
+printf '[runner]\nusername=u\npassword=secret\n' > inline.conf
+rejects inline.conf "inline.conf:3: [runner] password: a password is never written in the config"
+printf '[camera a]\nuri=rtsp://admin:secret@127.0.0.1:1/a\npipeline=cudasobel\n' > uripw.conf
+rejects uripw.conf "uripw.conf:2: [camera a] uri: a password in the URI"
+if grep -rq secret --include='*.log' .; then fail "a password of a rejected config reached a log"; fi
+echo "site: every claim held"
