@@ -163,7 +163,7 @@ check "every pod passes Pod Security restricted (and runs as non-zero uid and gi
   restricted "$work/rendered.yaml"
 # the runner's own: image, probes, the secret and /tmp where its config and the image expect them
 runner_spec () {
-  "$venv/bin/python" - "$1" "$base/site.conf" <<'PY'
+  "$venv/bin/python" - "$1" "$base/site.conf" deploy/Containerfile <<'PY'
 import configparser, sys, yaml
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 ss = next(d for d in docs if d["kind"] == "StatefulSet")
@@ -192,12 +192,19 @@ sdir = pw.rsplit("/", 1)[0]
 m = mounts.get(sdir, {})
 need(m.get("readOnly") is True and "secret" in vols.get(m.get("name"), {}), f"the password's Secret read-only at {sdir}")
 need(conf["runner"].get("username") and conf["runner"].get("broker-host") == "mosquitto", "username and broker-host")
+# the same user and environment as the image's (deploy/Containerfile's final USER and ENV HOME=...)
+lines = open(sys.argv[3]).read().splitlines()
+user = [l.split()[1] for l in lines if l.startswith("USER ")][-1]
+image_env = dict(kv.split("=", 1) for kv in [l for l in lines if l.startswith("ENV HOME=")][-1].split()[1:])
+sc = {**spec.get("securityContext", {}), **c.get("securityContext", {})}
+need(user == f"{sc.get('runAsUser')}:{sc.get('runAsGroup')}", f"runAsUser:runAsGroup is not the image's USER {user}")
+need(all(env.get(k) == v for k, v in image_env.items()), f"env is not the image's {image_env}")
 for b in bad:
     print("  " + b)
 sys.exit(1 if bad else 0)
 PY
 }
-check "the runner: image, probes, GPU, toleration, /tmp and the password file where site.conf reads it" \
+check "the runner: image, probes, GPU, toleration, /tmp, the password file where site.conf reads it, the image's user and env" \
   runner_spec "$work/rendered.yaml"
 # scaling is one value: kustomization.yaml's replicas, copied into SHARDS
 shards () {  # RENDERED REPLICAS: replicas and SHARDS are both REPLICAS
@@ -268,22 +275,27 @@ $sudo cp "$base/secrets/broker-password" "$root/run/secrets/cudavision/broker-pa
 $sudo chmod 0444 "$root/run/secrets/cudavision/broker-password"
 check "the manifests' camera list passes cudavision-run --check" \
   in_root "$root" 'cudavision-run --check /etc/cudavision/site.conf'
-# as the image runs them: uid 10001, HOME and GStreamer's registry in /tmp, the root read-only (in
-# a mount namespace of its own: the root bound onto itself read-only, a tmpfs at /tmp); nothing on
-# standard error
+# as the image runs them: the final stage's USER and its ENV HOME=... line from deploy/Containerfile
+# (uid 10001; HOME and GStreamer's registry in /tmp), the root read-only (in a mount namespace of
+# its own: the root bound onto itself read-only, a tmpfs at /tmp); nothing on standard error
+image_user=$(awk '$1 == "USER" { u = $2 } END { print u }' deploy/Containerfile)
+image_env=$(sed -n 's/^ENV \(HOME=.*\)$/\1/p' deploy/Containerfile | tail -n 1)
 as_image () {
+  echo "  USER $image_user, ENV $image_env"
   $sudo unshare -m --propagation private sh -c '
     mount --rbind "$1" "$1" && mount -o remount,bind,ro "$1" && mount -t tmpfs tmpfs "$1/tmp" &&
     ! touch "$1/.cuv-rw-probe" 2>/dev/null &&
-    chroot "$1" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/tmp GST_REGISTRY_1_0=/tmp/gst-registry.bin \
-      setpriv --reuid=10001 --regid=10001 --clear-groups bash -c "$2"' sh "$root" "$1" 2> "$work/as-image.err"
+    chroot "$1" /usr/bin/env -i PATH=/usr/bin:/bin $3 \
+      setpriv --reuid="${2%:*}" --regid="${2#*:}" --clear-groups bash -c "$4"' \
+    sh "$root" "$image_user" "$image_env" "$1" 2> "$work/as-image.err"
   local rc=$?
   sed 's/^/  /' "$work/as-image.err"
   [ $rc = 0 ] && [ ! -s "$work/as-image.err" ]
 }
-check "as the image runs them (uid 10001, read-only root): a pipeline, --check, the registry in /tmp" as_image \
-  'gst-launch-1.0 -q videotestsrc num-buffers=10 ! video/x-raw,format=NV12 ! cudasobel ! cudahistogram ! fakesink &&
-   cudavision-run --check /etc/cudavision/site.conf >/dev/null && test -s /tmp/gst-registry.bin'
+check "as the image runs them (its USER, its ENV, read-only root): a pipeline, --check, the registry in /tmp" as_image \
+  '[ "$(id -u)" != 0 ] && [ "$HOME" = /tmp ] &&
+   gst-launch-1.0 -q videotestsrc num-buffers=10 ! video/x-raw,format=NV12 ! cudasobel ! cudahistogram ! fakesink &&
+   cudavision-run --check /etc/cudavision/site.conf >/dev/null && test -s "$GST_REGISTRY_1_0"'
 rm -rf "$work"
 echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" = 0 ]
