@@ -10,9 +10,11 @@ need_tool () {
   [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1
   exit 77
 }
-for e in avdec_h264 rtspsrc rtph264depay "${CUV_CAMERA_ENCODER:-x264enc}"; do
+for e in rtspsrc rtph264depay "${CUV_CAMERA_ENCODER:-x264enc}"; do
   gst-inspect-1.0 "$e" >/dev/null 2>&1 || need_tool "$e"
 done
+# an H.264 decoder for uridecodebin: nvh264dec on the GPU machine, avdec_h264 elsewhere
+gst-inspect-1.0 avdec_h264 >/dev/null 2>&1 || gst-inspect-1.0 nvh264dec >/dev/null 2>&1 || need_tool avdec_h264
 run=$build/runner/cudavision-run
 camera=$build/tests/rtsp-camera
 [ -x "$run" ] || need_tool cudavision-run
@@ -40,9 +42,9 @@ base=$((20000 + ($$ % 2000) * 20))
 # our elements' backend where CUV_FLEET_BACKEND names one (cuda on the GPU machine)
 backend=${CUV_FLEET_BACKEND:+ backend=$CUV_FLEET_BACKEND}
 declare -A cam_pid
-# start_camera I: an RTSP camera on port base+1+I
+# start_camera I [ENV...]: an RTSP camera on port base+1+I
 start_camera () {
-  "$camera" $((base + 1 + $1)) > "$dir/camera$1.log" 2>&1 &
+  env "${@:2}" "$camera" $((base + 1 + $1)) > "$dir/camera$1.log" 2>&1 &
   cam_pid[$1]=$!
   pids+=($!)
 }

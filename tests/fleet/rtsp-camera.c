@@ -2,7 +2,8 @@
  * a moving test pattern in H.264, made anew for each client, or with CUV_CAMERA_SHARED=1 one
  * stream that every client shares (many cameras from one encoder, for the GPU sizing of
  * docs/fleet.md). CUV_CAMERA_ENCODER names the encoder (default x264enc; openh264enc where the
- * GStreamer at hand has no x264enc).
+ * GStreamer at hand has no x264enc). With CUV_CAMERA_USER and CUV_CAMERA_PASSWORD the server asks
+ * for them (HTTP Basic, as cameras do) and serves nobody else.
  *   rtsp-camera PORT [WIDTH HEIGHT FPS]
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
@@ -34,6 +35,22 @@ main (int argc, char **argv)
   gst_rtsp_media_factory_set_shared (factory, g_strcmp0 (g_getenv ("CUV_CAMERA_SHARED"), "1") == 0);
   gst_rtsp_media_factory_set_launch (factory, launch);
   g_free (launch);
+  const char *user = g_getenv ("CUV_CAMERA_USER"), *password = g_getenv ("CUV_CAMERA_PASSWORD");
+  if (user && password) {
+    GstRTSPAuth *auth = gst_rtsp_auth_new ();
+    GstRTSPToken *token = gst_rtsp_token_new (GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    gchar *basic = gst_rtsp_auth_make_basic (user, password);
+    gst_rtsp_auth_add_basic (auth, basic, token);
+    g_free (basic);
+    gst_rtsp_token_unref (token);
+    gst_rtsp_server_set_auth (server, auth);
+    g_object_unref (auth);
+    GstRTSPPermissions *permissions = gst_rtsp_permissions_new ();
+    gst_rtsp_permissions_add_role (permissions, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+        GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+    gst_rtsp_media_factory_set_permissions (factory, permissions);
+    gst_rtsp_permissions_unref (permissions);
+  }
   GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points (server);
   gst_rtsp_mount_points_add_factory (mounts, "/cam", factory);
   g_object_unref (mounts);

@@ -57,6 +57,10 @@ gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=
   ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
 start_camera 0
 start_camera 1
+# a camera that asks for a password, as cameras do
+camera_password=$(openssl rand -hex 8)
+printf '%s\n' "$camera_password" > camera-password
+start_camera 2 CUV_CAMERA_USER=viewer CUV_CAMERA_PASSWORD="$camera_password"
 long=$(printf 'x%.0s' $(seq 600))
 runner_conf () { # PREFIX PASSWORD-FILE CA
   cat <<CONF
@@ -82,6 +86,16 @@ metrics-address=127.0.0.1
 [camera cam0]
 uri=rtsp://127.0.0.1:$((base + 1))/cam
 pipeline=cudahistogram bins=16 interval=200000000$backend ! cudamotionest interval=200000000$backend
+
+[camera door]
+uri=rtsp://127.0.0.1:$((base + 3))/cam
+username=viewer
+password-file=$dir/camera-password
+pipeline=cudahistogram bins=16 interval=200000000$backend
+
+[camera locked]
+uri=rtsp://127.0.0.1:$((base + 3))/cam
+pipeline=cudahistogram bins=16 interval=200000000$backend
 
 [camera big]
 uri=rtsp://127.0.0.1:$((base + 2))/cam
@@ -134,7 +148,8 @@ broker
 mosquitto_sub "${sub_args[@]}" -t 'cudavision/#' -v >> results.txt 2>&1 &
 sub=$!
 pids+=($sub)
-wait_for 20 all cam0 file again || fail "results did not arrive once the broker came"
+wait_for 20 all cam0 file again door || fail "results did not arrive once the broker came"
+wait_for 10 state locked failing || fail "the camera without its password was not reported failing"
 wait_for 20 count file 45 || fail "the file camera did not give one result for each of its 45 frames"
 wait_for 10 state file ended || fail "the file camera did not end"
 wait_for 10 topic cudavision/runner/cudavision-run-0of1/state online || fail "no retained 'online' from the runner"
@@ -183,7 +198,7 @@ else
 fi
 grep -qE '^cudavision_camera_loops_total\{camera="again"\} [1-9]' scrape.txt || fail "the looping file camera is not counted"
 
-$check results.txt seq cam0 file again 'q"uote' 'back\slash' || fail "a result went missing while the broker came late"
+$check results.txt seq cam0 door file again 'q"uote' 'back\slash' || fail "a result went missing while the broker came late"
 
 echo "== a 300 MB request"
 rss () { awk '/VmRSS/ {print $2}' /proc/$runner/status; }
@@ -234,7 +249,7 @@ grep -q "the broker refused the connection: Not authorized" runner-wrongpw.log |
 grep -q "certificate verify failed" runner-wrongca.log || fail "a wrong CA is not a clear error: $(tail -n 3 runner-wrongca.log)"
 $check results.txt prefix wrongpw || fail "a runner with a wrong password published"
 $check results.txt prefix wrongca || fail "a runner that does not trust the broker published"
-if grep -qF "$password" runner*.log; then fail "a log holds the broker's password"; fi
+if grep -qF -e "$password" -e "$camera_password" runner*.log results.txt; then fail "a log or a message holds a password"; fi
 echo "wrong password: $(grep -m1 'Not authorized' runner-wrongpw.log)"
 echo "wrong CA: $(grep -m1 'verify failed' runner-wrongca.log)"
 
@@ -263,6 +278,10 @@ read -r first has_name has_mqtt < plain.txt || true
 echo "the listener got: first bytes ${first:-none}, our names in clear: ${has_name:-?}, MQTT in clear: ${has_mqtt:-?}"
 [ "${first:-}" = 1603 ] || fail "the runner did not begin with a TLS handshake"
 [ "$has_name" = False ] && [ "$has_mqtt" = False ] || fail "the runner sent MQTT in clear"
+
+echo "== a shard without cameras says so"
+timeout 2 "$run" --shard 1/2 will.conf > runner-empty.log 2>&1 || true
+grep -q "shard 1/2 holds none of the 1 cameras" runner-empty.log || fail "an empty shard is silent: $(cat runner-empty.log)"
 
 echo "== configs that must not run"
 printf '[camera door]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n\n[camera door]\nuri=rtsp://127.0.0.1:1/b\npipeline=cudasobel\n' > dup.conf
