@@ -7,18 +7,22 @@
 # longer fits one call, so a pack holds what one kind of call needs:
 #   tests: the test programs and bench_pipelines (gpu-run.sh suite, live, and bench with --kernels
 #          FILE), not bench_kernels and bench_upload, nor the kernels' CPU reference tests
-#          (test_reference, test_*_reference), which make no CUDA call and run in CI: gpu-run.sh's
-#          suite runs the tests whose programs are here;
-#   bench: the plugin and the benchmarks (gpu-run.sh bench), no test program.
+#          (test_reference, test_*_reference), which make no CUDA call and run in CI, nor the
+#          fleet's programs (a pack of their own): gpu-run.sh's suite runs the tests whose
+#          programs are here;
+#   bench: the plugin and the benchmarks (gpu-run.sh bench), no test program;
+#   fleet: the plugin, cudavision-run and the fleet tests' programs (gpu-run.sh fleet).
 # The benchmark's variant builds (bench_kernels_*) are never packed: carry those by hand.
 set -eu
 cd "$(dirname "$0")/.."
 b=${1:-build-h100}
 kind=${2:-tests}
 case $kind in
-  tests) leave_out=(-name 'bench_kernels*' -o -name bench_upload -o -name test_reference -o -name 'test_*_reference') ;;
+  tests) leave_out=(-name 'bench_kernels*' -o -name bench_upload -o -name test_reference -o -name 'test_*_reference'
+           -o -name cudavision-run -o -name rtsp-camera -o -name exposition-sample) ;;
   bench) leave_out=(-name 'bench_kernels_*' -o -name 'test_*' -o -name 'cudavision-*') ;;
-  *) echo "usage: tools/gpu-pack.sh [BUILD] [tests|bench]" >&2; exit 2 ;;
+  fleet) leave_out=(-name 'bench*' -o -name 'test_*' -o -name 'cudavision-embed') ;;
+  *) echo "usage: tools/gpu-pack.sh [BUILD] [tests|bench|fleet]" >&2; exit 2 ;;
 esac
 out=.devbuild/$b
 rm -rf "$out"

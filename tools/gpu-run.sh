@@ -3,8 +3,11 @@
 #   tools/gpu-run.sh pack               here: build for the H100, pack the build (.devbuild) and the
 #                                       GStreamer runtime (.devbundle); then `run` with
 #                                       carry [".devbundle", ".devbuild/build-h100"] and one of:
+#                                       (pack-fleet: the fleet's pack and tools, for `fleet`)
 #   tools/gpu-run.sh suite [NAME...]    every test whose program is packed (gpu-tests -j 6), or
 #                                       those whose name holds NAME
+#   tools/gpu-run.sh fleet              (packed with pack-fleet) the fleet tests with backend=cuda
+#                                       and openh264enc's cameras
 #   tools/gpu-run.sh live [N,... [N,...]]  bench_pipelines --live at 1920x1080 (default
 #                                       256,512,1024) and at 3840x2160 (default 32,64,128), 5 s each
 #   tools/gpu-run.sh sanitize TOOL      the suite under compute-sanitizer (memcheck, racecheck,
@@ -20,11 +23,21 @@ b=${BUILD:-build-h100}
 bundle=${BUNDLE:-.devbundle}
 mode=${1:?usage: tools/gpu-run.sh pack|suite|sanitize TOOL|bench}
 shift
-if [ "$mode" = pack ]; then
+if [ "$mode" = pack ] || [ "$mode" = pack-fleet ]; then
   [ -d "$b" ] || meson setup "$b" -Dcuda-archs=90
   meson compile -C "$b"
-  tools/gpu-pack.sh "$b"
-  ../shared/device/bundle.sh "$b"
+  tools/gpu-pack.sh "$b" "$([ "$mode" = pack ] && echo tests || echo fleet)"
+  # the runtime for what the pack holds, not for the whole build: both must fit one call
+  ../shared/device/bundle.sh ".devbuild/$b"
+  [ "$mode" = pack ] && exit 0
+  # the fleet tests' own tools (tests/fleet/test-site.sh: a subscriber, the broker's password
+  # file, certificates, HTTP requests), with the libraries they need that the bundle lacks
+  for t in mosquitto_sub mosquitto_passwd openssl curl; do
+    p=$(command -v $t) || continue
+    cp "$p" "$bundle/bin/"
+    ldd "$p" | awk '/=>/ && $3 ~ /^\// {print $3}'
+  done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so' |
+    while read -r l; do [ -e "$bundle/lib/$(basename "$l")" ] || cp -L "$l" "$bundle/lib/"; done
   exit 0
 fi
 out=${OUT:-/tmp/gpu-run}
@@ -48,6 +61,11 @@ PY
 )
     CUV_TEST_TIMES=$out/times.txt "$bundle/gpu-tests" -j 6 --timeout 300 "$b" "$@" > "$out/suite.log" 2>&1 || true
     tail -n 30 "$out/suite.log"
+    ;;
+  fleet)
+    CUV_FLEET_BACKEND=${CUV_FLEET_BACKEND:-cuda} CUV_CAMERA_ENCODER=${CUV_CAMERA_ENCODER:-openh264enc} CUV_FLEET_KEEP=$out/kept \
+      "$bundle/gpu-tests" -j 2 --timeout 300 "$b" fleet/ > "$out/fleet.log" 2>&1 || true
+    cat "$out/fleet.log"
     ;;
   sanitize)
     tool=${1:?which compute-sanitizer tool}

@@ -62,6 +62,8 @@ echo "metrics: cam0 up, ghost failing"
 
 echo "== runner 0 killed with SIGKILL and started again"
 kill -9 "${runner_pid[0]}"
+# a process that held a CUDA context takes a moment to go, its metrics port with it
+wait "${runner_pid[0]}" 2>/dev/null || true
 t=$(now_us)
 start_runner 0
 wait_for 5 since "$t" cam0 cam2 cam4 cam6 || fail "runner 0's cameras did not resume within 5 s"
