@@ -168,7 +168,7 @@ std::string Camera::element_name (GstObject *element) const
 }
 
 /* A source that is not live reached its end: every frame was analysed. The camera ends there, or
- * with loop=true starts the stream again at once. */
+ * with loop=true (where the source could not seek to its start) starts the pipeline again. */
 void Camera::end ()
 {
   if (frames_ == frames_at_start_) {
@@ -188,8 +188,8 @@ void Camera::end ()
   publish_state ("ended", reason_);
 }
 
-/* A warning is logged with its camera, the first time it comes; the one that says an element runs on the CPU (no usable
- * CUDA device) also shows in cudavision_camera_backend. */
+/* A warning is logged with its camera, the first time it comes; the one that says an element runs
+ * on the CPU (no usable CUDA device) also shows in cudavision_camera_backend. */
 void Camera::on_warning (GstMessage *m)
 {
   GError *err = nullptr;
@@ -249,7 +249,10 @@ GstPadProbeReturn Camera::on_frame (GstPad *pad, GstPadProbeInfo *info, gpointer
 
 void Camera::on_overrun (GstElement *, gpointer self)
 {
-  static_cast<Camera *> (self)->dropped_++;
+  /* a full queue drops a frame only where it is leaky (live sources); elsewhere it waits */
+  auto *c = static_cast<Camera *> (self);
+  if (c->live_)
+    c->dropped_++;
 }
 
 gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
@@ -277,6 +280,12 @@ gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
       c->on_warning (m);
       break;
     case GST_MESSAGE_EOS:
+      /* a file that loops seeks back to its start: the same pipeline, its elements' contexts kept */
+      if (!c->live_ && c->cam_.loop && c->frames_ > c->frames_at_start_ &&
+          gst_element_seek_simple (c->pipeline_, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0)) {
+        c->loops_++;
+        return G_SOURCE_CONTINUE;
+      }
       c->bus_watch_ = 0;
       if (c->live_)
         c->fail ("end of stream");

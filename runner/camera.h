@@ -76,7 +76,7 @@ class Camera {
   int failures_in_a_row_ = 0;
   std::string reason_;
   bool playing_ = false;
-  bool live_ = false;
+  std::atomic<bool> live_{false}; /* read by the queue's streaming thread */
   bool ended_ = false;
   bool stopping_ = false;
 };

@@ -191,7 +191,10 @@ if prom_py=$(python_with prometheus_client); then
     cudavision_camera_cuda_device '{"camera": "back\\slash"}' -1 \
     cudavision_camera_cuda_device "{\"camera\": \"$long\"}" -1 \
     cudavision_camera_ended '{"camera": "file"}' 1 \
-    cudavision_camera_frames_total '{"camera": "file"}' 45 || fail "the runner's scrape does not read back"
+    cudavision_camera_frames_total '{"camera": "file"}' 45 \
+    cudavision_camera_dropped_frames_total '{"camera": "file"}' 0 \
+    cudavision_camera_live '{"camera": "file"}' 0 \
+    cudavision_camera_live '{"camera": "cam0"}' 1 || fail "the runner's scrape does not read back"
 else
   [ -z "${CUV_TOOLS_INSTALLED:-}" ] || fail "no python3 with prometheus_client"
   echo "prometheus_client: not here, skipped"
