@@ -37,8 +37,24 @@ cleanup () {
 trap cleanup EXIT
 export GST_PLUGIN_PATH_1_0=$build/gst GST_REGISTRY_1_0=$dir/registry.bin
 now_us () { $py -c 'import time; print(int(time.time() * 1e6))'; }
-# ports from this process's number, clear of the usual ones: base .. base+19
-base=$((20000 + ($$ % 2000) * 20))
+# twenty loopback ports base .. base+19, free now, below the kernel's ephemeral range (from 32768:
+# an outgoing connection of another test could take a port there before our listener does)
+base=$($py - $$ <<'PY'
+import random, socket, sys
+random.seed(int(sys.argv[1]))
+for _ in range(200):
+    base = random.randrange(20000, 32740, 20)
+    try:
+        held = []
+        for p in range(base, base + 20):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); held.append(s)
+        for s in held: s.close()
+        print(base); break
+    except OSError:
+        for s in held: s.close()
+PY
+)
+[ -n "$base" ] || { echo "no twenty free loopback ports"; exit 1; }
 # our elements' backend where CUV_FLEET_BACKEND names one (cuda on the GPU machine)
 backend=${CUV_FLEET_BACKEND:+ backend=$CUV_FLEET_BACKEND}
 declare -A cam_pid
