@@ -317,3 +317,84 @@ cuv::decide_allocation (GstObject *element, Route &route, GstQuery *query)
   return decide_allocation (element, route.context, query, 1, false, nullptr, &downstream);
 #endif
 }
+
+/* ---- renegotiation while frames flow (docs/design.md, "Renegotiation") ---- */
+
+bool
+cuv::keep_reconfigure (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) != GST_EVENT_RECONFIGURE || !gst_pad_has_current_caps (trans->sinkpad))
+    return false;
+  GST_DEBUG_OBJECT (trans, "RECONFIGURE from downstream: the next frame renegotiates the output");
+  gst_event_unref (event);
+  return true;
+}
+
+bool
+cuv::caps_result_empty (GstQuery *query, GstPadDirection direction)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS || direction != GST_PAD_SINK)
+    return false;
+  GstCaps *result = nullptr;
+  gst_query_parse_caps_result (query, &result);
+  return result && gst_caps_is_empty (result);
+}
+
+bool
+cuv::renegotiate_output (GstBaseTransform *trans)
+{
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (!gst_pad_needs_reconfigure (trans->srcpad) || gst_base_transform_reconfigure (trans))
+      return true;
+    GST_INFO_OBJECT (trans, "renegotiating the output failed (try %d)", attempt + 1);
+  }
+  return false;
+}
+
+namespace {
+
+GstPadChainFunction base_chain = nullptr;
+/* refusals in a row after which the element gives up and tells upstream */
+constexpr int kMaxRefusalsInARow = 4;
+GQuark refusals_quark;
+
+GstFlowReturn
+chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (parent);
+  /* a caps change downstream is answered before the frame, with a second try where the first
+   * lost a race with the next change: GstBaseTransform's one try would lose the frame */
+  cuv::renegotiate_output (trans);
+  const GstFlowReturn ret = base_chain (pad, parent, buffer);
+  int refusals = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (pad), refusals_quark));
+  if (ret != GST_FLOW_NOT_NEGOTIATED || !gst_pad_has_current_caps (pad)) {
+    if (refusals && ret == GST_FLOW_OK)
+      g_object_set_qdata (G_OBJECT (pad), refusals_quark, nullptr);
+    return ret;
+  }
+  g_object_set_qdata (G_OBJECT (pad), refusals_quark, GINT_TO_POINTER (++refusals));
+  gst_pad_mark_reconfigure (trans->srcpad);
+  if (refusals <= kMaxRefusalsInARow && cuv::renegotiate_output (trans)) {
+    /* GstBaseTransform's word for a frame lost to a caps change */
+    GST_ELEMENT_WARNING (trans, STREAM, FORMAT, ("not negotiated"),
+        ("downstream refused the caps it had taken a moment before: a frame lost, the output renegotiated"));
+    return GST_FLOW_OK;
+  }
+  /* upstream's turn: a source retries a not-negotiated push while its pad is marked */
+  gst_pad_push_event (trans->sinkpad, gst_event_new_reconfigure ());
+  return ret;
+}
+
+}  // namespace
+
+void
+cuv::survive_refused_caps (GstBaseTransform *trans)
+{
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    base_chain = GST_PAD_CHAINFUNC (trans->sinkpad);
+    refusals_quark = g_quark_from_static_string ("cuv-refusals-in-a-row");
+    g_once_init_leave (&once, 1);
+  }
+  gst_pad_set_chain_function (trans->sinkpad, chain_surviving_refusals);
+}

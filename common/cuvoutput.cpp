@@ -44,7 +44,10 @@ cuv::Output::drain (GstCudaVisionFilter *self, Route &route)
     if (finish_in_flight (self, route, &buf) != GST_FLOW_OK || !buf)
       continue;
     GstFlowReturn ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    if (ret != GST_FLOW_OK)
+    if (ret == GST_FLOW_NOT_NEGOTIATED)
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("not negotiated"),
+          ("downstream refused the frame in flight's caps (its caps changed): the frame is lost"));
+    else if (ret != GST_FLOW_OK)
       GST_WARNING_OBJECT (self, "pushing the frame that was in flight: %s", gst_flow_get_name (ret));
   }
 }

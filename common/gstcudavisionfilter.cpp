@@ -127,6 +127,7 @@ gst_cuda_vision_filter_init (GstCudaVisionFilter *self)
 {
   auto p = static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self));
   p->impl = new GstCudaVisionFilterImpl ();
+  cuv::survive_refused_caps (GST_BASE_TRANSFORM (self));
 }
 
 static void
@@ -226,6 +227,8 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
     gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
     return FALSE;
+  if (cuv::caps_result_empty (query, direction))
+    GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
   /* a frame in flight leaves when the next arrives: a frame's duration more */
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC && priv->frames_in_flight ()) {
     if (std::shared_ptr<CapsState> state = priv->route.state ())
@@ -428,6 +431,13 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
+/* Downstream's caps changes are the element's to answer where it can (cuvnegotiation.h) */
+static gboolean
+gst_cuda_vision_filter_src_event (GstBaseTransform *trans, GstEvent *event)
+{
+  return cuv::keep_reconfigure (trans, event) || GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
+
 static void
 gst_cuda_vision_filter_before_transform (GstBaseTransform *trans, GstBuffer *buffer)
 {
@@ -569,6 +579,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_propose_allocation);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_decide_allocation);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_src_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);
