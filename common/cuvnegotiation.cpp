@@ -321,16 +321,6 @@ cuv::decide_allocation (GstObject *element, Route &route, GstQuery *query)
 /* ---- renegotiation while frames flow (docs/design.md, "Renegotiation") ---- */
 
 bool
-cuv::keep_reconfigure (GstBaseTransform *trans, GstEvent *event)
-{
-  if (GST_EVENT_TYPE (event) != GST_EVENT_RECONFIGURE || !gst_pad_has_current_caps (trans->sinkpad))
-    return false;
-  GST_DEBUG_OBJECT (trans, "RECONFIGURE from downstream: the next frame renegotiates the output");
-  gst_event_unref (event);
-  return true;
-}
-
-bool
 cuv::caps_result_empty (GstQuery *query, GstPadDirection direction)
 {
   if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS || direction != GST_PAD_SINK)
@@ -340,8 +330,21 @@ cuv::caps_result_empty (GstQuery *query, GstPadDirection direction)
   return result && gst_caps_is_empty (result);
 }
 
+namespace {
+
+GstPadChainFunction base_chain = nullptr;
+gboolean (*base_src_event) (GstBaseTransform *, GstEvent *) = nullptr;
+GstFlowReturn (*base_submit) (GstBaseTransform *, gboolean, GstBuffer *) = nullptr;
+/* refusals in a row after which the element gives up and tells upstream */
+constexpr int kMaxRefusalsInARow = 4;
+/* submissions of one frame whose output could not be negotiated */
+constexpr int kMaxSubmissions = 4;
+GQuark refusals_quark;
+
+/* Negotiates the output again where its pad is marked, twice where the first try loses a race
+ * with the next caps change downstream; false when both fail. */
 bool
-cuv::renegotiate_output (GstBaseTransform *trans)
+renegotiate_output (GstBaseTransform *trans)
 {
   for (int attempt = 0; attempt < 2; attempt++) {
     if (!gst_pad_needs_reconfigure (trans->srcpad) || gst_base_transform_reconfigure (trans))
@@ -351,20 +354,40 @@ cuv::renegotiate_output (GstBaseTransform *trans)
   return false;
 }
 
-namespace {
+gboolean
+src_event (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE && gst_pad_has_current_caps (trans->sinkpad)) {
+    GST_DEBUG_OBJECT (trans, "RECONFIGURE from downstream: the next frame renegotiates the output");
+    gst_event_unref (event);
+    return TRUE;
+  }
+  return base_src_event (trans, event);
+}
 
-GstPadChainFunction base_chain = nullptr;
-/* refusals in a row after which the element gives up and tells upstream */
-constexpr int kMaxRefusalsInARow = 4;
-GQuark refusals_quark;
+/* GstBaseTransform drops a frame whose output it cannot negotiate: a reference kept until the
+ * base has the frame (then dropped, so that the frame is writable in place again) submits it
+ * once more after renegotiating */
+GstFlowReturn
+submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
+{
+  renegotiate_output (trans);
+  GstBuffer *again = gst_buffer_ref (input);
+  GstFlowReturn ret = base_submit (trans, is_discont, input);
+  for (int n = 1; ret == GST_FLOW_NOT_NEGOTIATED && n < kMaxSubmissions && gst_pad_has_current_caps (trans->sinkpad);
+       n++) {
+    gst_pad_mark_reconfigure (trans->srcpad);
+    if (renegotiate_output (trans))
+      ret = base_submit (trans, is_discont, gst_buffer_ref (again));
+  }
+  gst_buffer_unref (again);
+  return ret;
+}
 
 GstFlowReturn
 chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (parent);
-  /* a caps change downstream is answered before the frame, with a second try where the first
-   * lost a race with the next change: GstBaseTransform's one try would lose the frame */
-  cuv::renegotiate_output (trans);
   const GstFlowReturn ret = base_chain (pad, parent, buffer);
   int refusals = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (pad), refusals_quark));
   if (ret != GST_FLOW_NOT_NEGOTIATED || !gst_pad_has_current_caps (pad)) {
@@ -374,7 +397,7 @@ chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
   }
   g_object_set_qdata (G_OBJECT (pad), refusals_quark, GINT_TO_POINTER (++refusals));
   gst_pad_mark_reconfigure (trans->srcpad);
-  if (refusals <= kMaxRefusalsInARow && cuv::renegotiate_output (trans)) {
+  if (refusals <= kMaxRefusalsInARow && renegotiate_output (trans)) {
     /* GstBaseTransform's word for a frame lost to a caps change */
     GST_ELEMENT_WARNING (trans, STREAM, FORMAT, ("not negotiated"),
         ("downstream refused the caps it had taken a moment before: a frame lost, the output renegotiated"));
@@ -386,6 +409,15 @@ chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
 }
 
 }  // namespace
+
+void
+cuv::install_renegotiation (GstBaseTransformClass *klass)
+{
+  base_src_event = klass->src_event;
+  base_submit = klass->submit_input_buffer;
+  klass->src_event = GST_DEBUG_FUNCPTR (src_event);
+  klass->submit_input_buffer = GST_DEBUG_FUNCPTR (submit);
+}
 
 void
 cuv::survive_refused_caps (GstBaseTransform *trans)

@@ -85,21 +85,21 @@ bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
 /* Renegotiation while frames flow (docs/design.md, "Renegotiation"): an element that can give
  * downstream either memory answers a change downstream itself, so that upstream, the source
  * included, renegotiates only when the element cannot.
- * - keep_reconfigure: a RECONFIGURE from downstream stays with a negotiated element (its source
- *   pad is marked; the next frame renegotiates the output); TRUE when it took @event.
- * - renegotiate_output: negotiates the output again where its pad is marked, twice where the
- *   first try loses a race with a caps change downstream; false when both fail.
- * - survive_refused_caps: makes @trans's sink pad renegotiate before each frame where downstream
- *   asked (renegotiate_output), and answer a downstream refusal of the caps it had just
- *   negotiated (a caps change in between) by negotiating again: the frame is lost, as a
- *   source loses the one it retries, and the stream goes on; a refusal that renegotiation cannot
- *   mend (or several in a row) is returned upstream with a RECONFIGURE, so that upstream retries
- *   as GStreamer's sources do. */
-bool keep_reconfigure (GstBaseTransform *trans, GstEvent *event);
-/* Whether a sink caps @query came back empty: a capsfilter that changes its caps while the query
- * passes reads them twice, a moment apart, and answers nothing; the base asks once more. */
-bool caps_result_empty (GstQuery *query, GstPadDirection direction);
-bool renegotiate_output (GstBaseTransform *trans);
+ * - install_renegotiation (class_init): a RECONFIGURE from downstream stays with a negotiated
+ *   element (its source pad is marked); before each frame the output is negotiated again where
+ *   the pad is marked, with a second try where the first lost a race with the next caps change;
+ *   and a frame whose output GstBaseTransform could not negotiate (it drops it) is submitted
+ *   again after renegotiating, so that a temporal element still sees every frame.
+ * - survive_refused_caps (instance init): a downstream refusal of the caps it had just taken (a
+ *   caps change in between) is answered by negotiating again: the frame is lost, as a source
+ *   loses the one it retries, with GstBaseTransform's "not negotiated" warning, and the stream
+ *   goes on; one that renegotiation cannot mend (or several in a row) goes upstream with a
+ *   RECONFIGURE, so that upstream retries as GStreamer's sources do.
+ * - caps_result_empty: whether a sink caps query came back empty: a capsfilter that changes its
+ *   caps while the query passes reads them twice, a moment apart, and answers nothing; the base
+ *   asks once more. */
+void install_renegotiation (GstBaseTransformClass *klass);
 void survive_refused_caps (GstBaseTransform *trans);
+bool caps_result_empty (GstQuery *query, GstPadDirection direction);
 
 }  // namespace cuv

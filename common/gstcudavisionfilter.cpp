@@ -282,10 +282,9 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 /* ---- caps ---- */
 
 /* The same caps in CUDA memory first, then in system memory; the operation keeps format and size.
- * With keeps_caps: the very same caps first, memory type included (the frame passes through in
- * place), then in the other memory, which the element writes out of place where its neighbour
- * takes only that one (an analyser last before a system-memory element downloads the frame
- * itself, and the CUDA element before it need not). */
+ * With keeps_caps: the very same caps first (the frame passes through in place), then in the other
+ * memory, written out of place where the neighbour takes only that one (an analyser last before a
+ * system-memory element downloads the frame itself, and the CUDA element before it need not). */
 static GstCaps *
 gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
     GstCaps *filter)
@@ -411,8 +410,7 @@ gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *que
 
 /* ---- processing ---- */
 
-/* A flush forgets a temporal element's previous frame (a caps change does through the new caps
- * state, a DISCONT buffer in cuv::process_frame). */
+/* A flush forgets a temporal element's previous frame (caps: the new state; DISCONT: process_frame). */
 static gboolean
 gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
@@ -429,13 +427,6 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
     }
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-/* Downstream's caps changes are the element's to answer where it can (cuvnegotiation.h) */
-static gboolean
-gst_cuda_vision_filter_src_event (GstBaseTransform *trans, GstEvent *event)
-{
-  return cuv::keep_reconfigure (trans, event) || GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
 }
 
 static void
@@ -579,12 +570,12 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_propose_allocation);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_decide_allocation);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_sink_event);
-  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_src_event);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_prepare_output_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_generate_output);
+  cuv::install_renegotiation (trans_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_FILTER, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, static_cast<GstPluginAPIFlags> (0));
