@@ -67,7 +67,7 @@ void Camera::start ()
   if (cam_.cuda_device_id >= 0)
     set_device (pipeline_, cam_.cuda_device_id);
   topics_ = element_topics (pipeline_);
-  find_backends ();
+  cpu_fallbacks_.clear ();
   GstPad *pad = gst_element_get_static_pad (p.sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, this, nullptr);
   gst_object_unref (pad);
@@ -86,11 +86,42 @@ void Camera::start ()
   if (live_)
     g_object_set (p.queue, "leaky", 2 /* downstream */, nullptr);
   if (paused == GST_STATE_CHANGE_FAILURE || gst_element_set_state (pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-    fail ("the pipeline does not start");
+    fail ("the pipeline does not start" + bus_error ());
 }
 
-/* Each element with a backend: what it runs on. "auto" is CUDA until the element warns that it
- * found no usable device and runs on the CPU (on_warning). */
+/* The reason an element posted for a failed state change (": source: No such file ..."), or empty. */
+std::string Camera::bus_error ()
+{
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  if (!m)
+    return "";
+  const std::string why = ": " + error_text (m);
+  gst_message_unref (m);
+  return why;
+}
+
+/* An error message as the log says it: its element's topic name and GStreamer's words, with the
+ * debug text's last line where the words alone say nothing ("Internal data stream error."). */
+std::string Camera::error_text (GstMessage *m) const
+{
+  GError *err = nullptr;
+  gchar *dbg = nullptr;
+  gst_message_parse_error (m, &err, &dbg);
+  std::string why = element_name (GST_MESSAGE_SRC (m)) + ": " + err->message;
+  if (dbg && err->domain == GST_STREAM_ERROR && err->code == GST_STREAM_ERROR_FAILED) {
+    std::string d = dbg;
+    d = d.substr (d.find_last_of ('\n') == std::string::npos ? 0 : d.find_last_of ('\n') + 1);
+    why += " (" + d + ")";
+  }
+  g_error_free (err);
+  g_free (dbg);
+  return why;
+}
+
+/* Once the pipeline plays, each element with a backend: what it runs on. "auto" is CUDA unless the
+ * element warned at start that it found no usable device and runs on the CPU (on_warning). */
 void Camera::find_backends ()
 {
   backends_.clear ();
@@ -103,7 +134,7 @@ void Camera::find_backends ()
     g_object_get_property (G_OBJECT (object), "backend", &v);
     gchar *backend = gst_value_serialize (&v);
     g_value_unset (&v);
-    backends_[level] = backend && g_str_equal (backend, "cpu") ? "cpu" : "cuda";
+    backends_[level] = (backend && g_str_equal (backend, "cpu")) || cpu_fallbacks_.count (level) ? "cpu" : "cuda";
     g_free (backend);
   }
 }
@@ -200,8 +231,8 @@ void Camera::on_warning (GstMessage *m)
   /* each warning once a camera: a pipeline that restarts or loops says the same again */
   if (logged_warnings_.insert (element + ": " + err->message).second)
     g_printerr ("cudavision-run: camera %s: warning from %s: %s\n", cam_.name.c_str (), element.c_str (), err->message);
-  if (err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NOT_FOUND && backends_.count (element))
-    backends_[element] = "cpu";
+  if (err->domain == GST_RESOURCE_ERROR && err->code == GST_RESOURCE_ERROR_NOT_FOUND)
+    cpu_fallbacks_.insert (element);
   g_error_free (err);
   g_free (dbg);
 }
@@ -266,12 +297,7 @@ gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
       break;
     }
     case GST_MESSAGE_ERROR: {
-      GError *err = nullptr;
-      gchar *dbg = nullptr;
-      gst_message_parse_error (m, &err, &dbg);
-      const std::string why = c->element_name (GST_MESSAGE_SRC (m)) + ": " + err->message;
-      g_error_free (err);
-      g_free (dbg);
+      const std::string why = c->error_text (m);
       c->bus_watch_ = 0; /* removed by returning FALSE below */
       c->fail (why);
       return G_SOURCE_REMOVE;
@@ -298,6 +324,10 @@ gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
         gst_message_parse_state_changed (m, nullptr, &state, nullptr);
         if (state == GST_STATE_PLAYING && !c->playing_) {
           c->playing_ = true;
+          c->find_backends ();
+          if (c->restarts_ > 0)
+            g_printerr ("cudavision-run: camera %s: playing again after %llu restarts\n", c->cam_.name.c_str (),
+                static_cast<unsigned long long> (c->restarts_));
           c->publish_state ("playing", "");
         }
       }
@@ -318,7 +348,8 @@ void Camera::publish_state (const char *state, const std::string &why)
   if (!why.empty ())
     j.add ("reason", why);
   j.add ("time-us", g_get_real_time ());
-  pub_.publish (runner_.topic_prefix + "/" + cam_.name + "/state", j.text ());
+  /* retained: a subscriber that comes later learns each camera's state */
+  pub_.publish (runner_.topic_prefix + "/" + cam_.name + "/state", j.text (), true);
 }
 
 void Camera::publish_result (GstMessage *m)

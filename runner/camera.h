@@ -57,6 +57,8 @@ class Camera {
   void find_backends ();
   /* @element's name as its topic level says it (cudahistogram, not cudahistogram41) */
   std::string element_name (GstObject *element) const;
+  std::string error_text (GstMessage *m) const;
+  std::string bus_error ();
   void publish_state (const char *state, const std::string &why);
   void publish_result (GstMessage *m);
 
@@ -67,6 +69,7 @@ class Camera {
   std::map<GstObject *, std::string> topics_;
   std::map<std::string, std::string> backends_;
   std::set<std::string> logged_warnings_;
+  std::set<std::string> cpu_fallbacks_; /* elements that warned they run on the CPU */
   guint bus_watch_ = 0, restart_timer_ = 0, watchdog_ = 0;
   std::atomic<uint64_t> frames_{0}, dropped_{0};
   std::atomic<gint64> last_frame_us_{0};

@@ -245,8 +245,10 @@ bool read_runner (Reader &r, RunnerConfig &c)
   if (b.tls_cert_file.empty () != b.tls_key_file.empty ())
     return r.fail (g, b.tls_cert_file.empty () ? "tls-cert-file" : "tls-key-file",
         "missing: a client certificate needs both tls-cert-file and tls-key-file");
-  if (!b.tls_ca_file.empty () || !b.tls_cert_file.empty () || b.tls_insecure)
-    b.tls = true;
+  const bool tls_keys = !b.tls_ca_file.empty () || !b.tls_cert_file.empty () || b.tls_insecure;
+  if (tls_keys && r.has (g, "tls") && !b.tls)
+    return r.fail (g, "tls", "false, but a tls-* key asks for TLS: remove one of them");
+  b.tls = b.tls || tls_keys;
   if (c.restart_max_ms < c.restart_min_ms)
     return r.fail (g, "restart-max-ms", "smaller than restart-min-ms");
   std::string why;
@@ -288,6 +290,16 @@ bool read_pipeline (Reader &r, const RunnerConfig &c, const char *g, CameraConfi
   if (!bin)
     return r.fail (g, "pipeline", why);
   bool ok = true;
+  /* the decoded frames go in at its first element and out of its last, to the runner's sink */
+  for (const char *pad : {"sink", "src"}) {
+    GstPad *p = gst_element_get_static_pad (bin, pad);
+    if (!p && ok)
+      ok = r.fail (g, "pipeline", std::string ("its ") + (pad[0] == 's' && pad[1] == 'i' ? "first" : "last") +
+          " element must " + (pad[1] == 'i' ? "take the decoded video in" : "give video out, to the runner's sink") +
+          " (no source or sink elements: the runner adds them)");
+    if (p)
+      gst_object_unref (p);
+  }
   for (const auto &[element, level] : element_topics (bin)) {
     const std::string topic = c.topic_prefix + "/" + cam.name + "/" + level;
     if (level.find ('/') != std::string::npos || !valid_topic (topic, &why)) {

@@ -1,19 +1,19 @@
 /* cudavision-run: runs a camera list's pipelines of gst-cudavision elements in one process,
  * restarts each camera on its own, publishes the results to an MQTT broker and serves Prometheus
  * metrics (docs/fleet.md).
- *   cudavision-run [--shard I/N] [--check] CONFIG
+ *   cudavision-run [--shard I/N] [--metrics-port N] [--check] CONFIG
  * Exit status: 0 after SIGINT or SIGTERM, 2 for a bad config or arguments, 1 for anything else.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <glib-unix.h>
 #include <gst/gst.h>
 
+#include <clocale>
 #include <cstdio>
 #include <memory>
 #include <vector>
 
 #include "runner/camera.h"
 #include "runner/config.h"
-#include "runner/json.h"
 #include "runner/limits.h"
 #include "runner/metrics.h"
 #include "runner/publisher.h"
@@ -32,25 +32,52 @@ bool parse_shard (const char *text, int *index, int *count)
   return true;
 }
 
+const char *cameras_word (size_t n)
+{
+  return n == 1 ? "camera" : "cameras";
+}
+
+/* What a site should know before the runner connects: settings that weaken it or cannot work. */
+void warn_about (const cuvrun::BrokerConfig &b)
+{
+  if (b.tls_insecure)
+    g_printerr ("cudavision-run: warning: tls-insecure: the broker's certificate and name are not verified (for tests only)\n");
+  if (!b.username.empty () && b.password.empty ())
+    g_printerr ("cudavision-run: warning: username '%s' without a password (password-file or %s)\n", b.username.c_str (),
+        cuvrun::kBrokerPasswordEnv);
+}
+
 }  // namespace
 
 int main (int argc, char **argv)
 {
+  std::setlocale (LC_ALL, "");
   gchar *shard_text = nullptr;
-  gboolean check = FALSE;
+  gboolean check = FALSE, version = FALSE;
+  gint metrics_port = -1;
   GOptionEntry entries[] = {
       {"shard", 0, 0, G_OPTION_ARG_STRING, &shard_text,
           "Run camera k of the list where k % N == I (0-based, in the file's order), so that N copies cover it",
           "I/N"},
-      {"check", 0, 0, G_OPTION_ARG_NONE, &check, "Check the config and the pipelines' syntax, then exit", nullptr},
+      {"metrics-port", 0, 0, G_OPTION_ARG_INT, &metrics_port,
+          "Serve /metrics, /healthz and /readyz on this port instead of the config's metrics-port (0: none)", "N"},
+      {"check", 0, 0, G_OPTION_ARG_NONE, &check,
+          "Check the config, its files (passwords, TLS) and every camera's pipeline and topics, then exit", nullptr},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
   };
   GOptionContext *ctx = g_option_context_new ("CONFIG - run cameras through gst-cudavision's elements");
   g_option_context_add_main_entries (ctx, entries, nullptr);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   GError *err = nullptr;
-  if (!g_option_context_parse (ctx, &argc, &argv, &err) || argc != 2) {
-    g_printerr ("cudavision-run: %s\n%s", err ? err->message : "one CONFIG file, please",
+  const bool parsed = g_option_context_parse (ctx, &argc, &argv, &err);
+  if (parsed && version) {
+    g_print ("cudavision-run %s (%s)\n", CUV_VERSION, gst_version_string ());
+    return 0;
+  }
+  if (!parsed || argc != 2 || metrics_port > 65535) {
+    g_printerr ("cudavision-run: %s\n%s",
+        err ? err->message : argc != 2 ? "one CONFIG file, please" : "--metrics-port: 0 to 65535",
         g_option_context_get_help (ctx, TRUE, nullptr));
     return 2;
   }
@@ -67,27 +94,26 @@ int main (int argc, char **argv)
     g_printerr ("cudavision-run: %s\n", error.c_str ());
     return 2;
   }
+  if (metrics_port >= 0)
+    config.metrics_port = metrics_port;
   config.run_id = g_get_real_time ();
-  const rlim_t files = cuvrun::raise_open_files_limit ();
+  size_t in_shard = 0;
+  for (size_t k = 0; k < config.cameras.size (); k++)
+    in_shard += static_cast<int> (k % shards) == shard;
   if (check) {
-    g_print ("%s: %zu cameras, valid\n", argv[1], config.cameras.size ());
+    g_print ("%s: %zu %s, valid", argv[1], config.cameras.size (), cameras_word (config.cameras.size ()));
+    if (shards > 1)
+      g_print ("; shard %d/%d runs %zu of them", shard, shards, in_shard);
+    g_print ("\n");
     return 0;
   }
+  const rlim_t files = cuvrun::raise_open_files_limit ();
 
   const std::string runner_id = config.broker.client_id + "-" + std::to_string (shard) + "of" + std::to_string (shards);
   cuvrun::BrokerConfig broker = config.broker;
   broker.client_id = runner_id;
-  cuvrun::Json state;
-  state.add ("runner", runner_id);
-  state.add ("run", config.run_id);
-  std::string fields = state.text ();
-  fields = fields.substr (1, fields.rfind ('}') - 1);
-  cuvrun::Publisher publisher (broker, config.topic_prefix + "/runner/" + runner_id + "/state", fields,
-      config.queue_limit);
-  if (!publisher.start (&error)) {
-    g_printerr ("cudavision-run: %s\n", error.c_str ());
-    return 1;
-  }
+  cuvrun::Publisher publisher (broker, config.topic_prefix + "/runner/" + runner_id + "/state", runner_id,
+      config.run_id, config.queue_limit);
   std::vector<std::unique_ptr<cuvrun::Camera>> cameras;
   for (size_t k = 0; k < config.cameras.size (); k++)
     if (static_cast<int> (k % shards) == shard)
@@ -97,14 +123,21 @@ int main (int argc, char **argv)
     g_printerr ("cudavision-run: %s\n", error.c_str ());
     return 1;
   }
-  g_print ("cudavision-run: shard %d/%d, %zu of %zu cameras, broker %s:%d%s%s, metrics on %s port %d, open files limit %llu\n",
-      shard, shards, cameras.size (), config.cameras.size (), broker.host.c_str (), broker.port,
-      broker.tls ? " over TLS" : "", broker.username.empty () ? "" : (" as " + broker.username).c_str (),
-      config.metrics_address.empty () ? "every address" : config.metrics_address.c_str (), config.metrics_port,
-      static_cast<unsigned long long> (files));
+  const std::string serving = config.metrics_port == 0 ? std::string ("no metrics server")
+      : "metrics on " + (config.metrics_address.empty () ? std::string ("every address") : config.metrics_address) +
+          " port " + std::to_string (config.metrics_port);
+  g_print ("cudavision-run %s: shard %d/%d, %zu of %zu %s, broker %s:%d%s%s, %s, open files limit %llu\n", CUV_VERSION,
+      shard, shards, cameras.size (), config.cameras.size (), cameras_word (config.cameras.size ()), broker.host.c_str (),
+      broker.port, broker.tls ? " over TLS" : "", broker.username.empty () ? "" : (" as " + broker.username).c_str (),
+      serving.c_str (), static_cast<unsigned long long> (files));
+  warn_about (broker);
   if (cameras.empty ())
     g_printerr ("cudavision-run: warning: shard %d/%d holds none of the %zu cameras: this runner has nothing to do\n",
         shard, shards, config.cameras.size ());
+  if (!publisher.start (&error)) {
+    g_printerr ("cudavision-run: %s\n", error.c_str ());
+    return 1;
+  }
 
   GMainLoop *loop = g_main_loop_new (nullptr, FALSE);
   auto quit = [] (gpointer l) -> gboolean {

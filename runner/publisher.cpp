@@ -14,6 +14,22 @@ namespace cuvrun {
 namespace {
 
 constexpr int kFirstRetryMs = 250, kLastRetryMs = 10000;
+/* a connection shorter than this was not a success: the backoff goes on growing (a broker that
+ * accepts and then drops the runner at once is not hammered) */
+constexpr gint64 kConnectionThatCountsUs = 10 * G_USEC_PER_SEC;
+/* connections a message was sent on without an acknowledgement, after which it is dropped as
+ * refused: under MQTT 3.1.1 a broker disconnects a client for a packet over its limit, and the
+ * message would go again at the head of the queue on every connection */
+constexpr int kMaxSends = 3;
+
+/* libmosquitto's text without its full stop, for a line that goes on */
+std::string reason_text (int rc)
+{
+  std::string s = mosquitto_strerror (rc);
+  if (!s.empty () && s.back () == '.')
+    s.pop_back ();
+  return s;
+}
 /* the system's CA certificates (Debian's, and the image's), where no tls-ca-file is given */
 constexpr const char *kSystemCaPath = "/etc/ssl/certs";
 
@@ -21,9 +37,9 @@ std::mutex log_lock;
 
 }  // namespace
 
-Publisher::Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &state_fields,
-    size_t limit)
-    : broker_ (broker), state_topic_ (state_topic), state_fields_ (state_fields), limit_ (limit)
+Publisher::Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &runner_id,
+    gint64 run, size_t limit)
+    : broker_ (broker), state_topic_ (state_topic), runner_id_ (runner_id), run_ (run), limit_ (limit)
 {
   mosquitto_lib_init ();
   /* a clean session: what was not acknowledged is sent again from this process's own queue */
@@ -51,8 +67,12 @@ Publisher::~Publisher ()
 
 std::string Publisher::state_payload (const char *state) const
 {
-  /* state_fields_ is a JSON object's members: "runner": ..., "run": ... */
-  return "{" + state_fields_ + ", \"state\": \"" + state + "\"}";
+  Json j;
+  j.add ("runner", runner_id_);
+  j.add ("run", run_);
+  j.add ("state", state);
+  j.add ("time-us", g_get_real_time ());
+  return j.text ();
 }
 
 bool Publisher::start (std::string *error)
@@ -102,6 +122,7 @@ void Publisher::run ()
   int delay = kFirstRetryMs;
   while (!stopping_) {
     const uint64_t connects_before = stats ().connects;
+    const gint64 started = g_get_monotonic_time ();
     {
       std::lock_guard<std::mutex> lk (log_lock);
       last_log_error_.clear ();
@@ -119,7 +140,7 @@ void Publisher::run ()
         }
     if (stopping_)
       break;
-    std::string why = rc == MOSQ_ERR_ERRNO ? g_strerror (saved_errno) : mosquitto_strerror (rc);
+    std::string why = rc == MOSQ_ERR_ERRNO ? g_strerror (saved_errno) : reason_text (rc);
     {
       std::lock_guard<std::mutex> lk (log_lock);
       if (!refused_.empty ())
@@ -128,7 +149,7 @@ void Publisher::run ()
         why += " (" + last_log_error_ + ")";
       refused_.clear ();
     }
-    if (stats ().connects > connects_before)
+    if (stats ().connects > connects_before && g_get_monotonic_time () - started > kConnectionThatCountsUs)
       delay = kFirstRetryMs;
     {
       std::lock_guard<std::mutex> lk (lock_);
@@ -146,10 +167,10 @@ void Publisher::drop (const char *reason, uint64_t n)
   dropped_[reason] += n;
 }
 
-void Publisher::publish (const std::string &topic, const std::string &payload)
+void Publisher::publish (const std::string &topic, const std::string &payload, bool retain)
 {
   std::lock_guard<std::mutex> lk (lock_);
-  waiting_.push_back ({topic, payload});
+  waiting_.push_back ({topic, payload, retain, 0});
   while (waiting_.size () + in_flight_.size () > limit_ && !waiting_.empty ()) {
     waiting_.pop_front ();
     drop (kDroppedQueueFull);
@@ -163,22 +184,27 @@ void Publisher::send_waiting ()
     Message &m = waiting_.front ();
     int mid = 0;
     const int rc = mosquitto_publish (mosq_, &mid, m.topic.c_str (), static_cast<int> (m.payload.size ()),
-        m.payload.data (), 1, false);
+        m.payload.data (), 1, m.retain);
     if (rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST)
       return; /* on_connect sends them */
     if (rc != MOSQ_ERR_SUCCESS) {
       /* a message the client refuses (its topic or size) is refused every time: it never waits at
        * the head of the queue in front of the others */
+      /* logged at most once a minute a topic (the log is bounded as the queue is) */
       const gint64 now = g_get_monotonic_time ();
-      if (now - last_refusal_log_us_ > G_USEC_PER_SEC) {
-        g_printerr ("cudavision-run: MQTT client refused a result for '%s': %s; dropped\n", m.topic.c_str (),
-            mosquitto_strerror (rc));
-        last_refusal_log_us_ = now;
+      if (refusals_logged_.size () > 256)
+        refusals_logged_.clear ();
+      auto logged = refusals_logged_.find (m.topic);
+      if (logged == refusals_logged_.end () || now - logged->second > 60 * G_USEC_PER_SEC) {
+        g_printerr ("cudavision-run: MQTT client refused a message for '%s': %s; dropped\n", m.topic.c_str (),
+            reason_text (rc).c_str ());
+        refusals_logged_[m.topic] = now;
       }
       drop (kDroppedRefused);
       waiting_.pop_front ();
       continue;
     }
+    m.sends++;
     in_flight_[mid] = std::move (m);
     waiting_.pop_front ();
   }
@@ -210,13 +236,25 @@ void Publisher::on_disconnect (struct mosquitto *, void *self, int rc)
   auto *p = static_cast<Publisher *> (self);
   std::lock_guard<std::mutex> lk (p->lock_);
   if (p->connected_ && !p->stopping_)
-    g_printerr ("cudavision-run: MQTT broker %s:%d: disconnected: %s; %zu results unacknowledged, sent again\n",
-        p->broker_.host.c_str (), p->broker_.port, mosquitto_strerror (rc), p->in_flight_.size ());
+    g_printerr ("cudavision-run: MQTT broker %s:%d: disconnected: %s; %zu messages unacknowledged, sent again\n",
+        p->broker_.host.c_str (), p->broker_.port, reason_text (rc).c_str (), p->in_flight_.size ());
   p->connected_ = false;
-  /* unacknowledged messages go again, first, in their order (at least once) */
-  for (auto it = p->in_flight_.rbegin (); it != p->in_flight_.rend (); ++it)
+  /* unacknowledged messages go again, first, in their order (at least once), but not forever */
+  uint64_t refused = 0;
+  for (auto it = p->in_flight_.rbegin (); it != p->in_flight_.rend (); ++it) {
+    if (it->second.sends >= kMaxSends) {
+      refused++;
+      continue;
+    }
     p->waiting_.push_front (std::move (it->second));
+  }
   p->in_flight_.clear ();
+  if (refused) {
+    p->drop (kDroppedRefused, refused);
+    g_printerr ("cudavision-run: MQTT broker %s:%d: %llu messages sent on %d connections and never acknowledged "
+        "(larger than the broker takes?); dropped\n", p->broker_.host.c_str (), p->broker_.port,
+        static_cast<unsigned long long> (refused), kMaxSends);
+  }
 }
 
 void Publisher::on_publish (struct mosquitto *, void *self, int mid)

@@ -23,7 +23,7 @@ namespace cuvrun {
 
 /* why a result never reached the broker: cudavision_results_dropped_total's reason label */
 inline constexpr const char *kDroppedQueueFull = "queue-full"; /* the queue was full while the broker was away */
-inline constexpr const char *kDroppedRefused = "refused";      /* the client refused the topic or payload */
+inline constexpr const char *kDroppedRefused = "refused";      /* the client refused it, or no broker acknowledged it */
 inline constexpr const char *kDroppedShutdown = "shutdown";    /* still queued when the runner stopped */
 
 struct PublisherStats {
@@ -38,8 +38,8 @@ struct PublisherStats {
 class Publisher {
  public:
   /* @state_topic: the runner's retained state ("online"; the broker publishes the will, "offline",
-   * when the runner goes without a word) */
-  Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &state_fields,
+   * when the runner goes without a word), a JSON object naming @runner_id and @run */
+  Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &runner_id, gint64 run,
       size_t limit);
   ~Publisher ();
   Publisher (const Publisher &) = delete;
@@ -48,8 +48,8 @@ class Publisher {
   /* Sets up credentials and TLS and starts the connecting thread; false only for a setting the
    * client refuses (a TLS file it cannot use). */
   bool start (std::string *error);
-  /* Any thread. */
-  void publish (const std::string &topic, const std::string &payload);
+  /* Any thread. A @retain message stays on the broker for later subscribers (a camera's state). */
+  void publish (const std::string &topic, const std::string &payload, bool retain = false);
   PublisherStats stats ();
   /* At shutdown: waits up to @timeout_ms for the queue to empty, says "offline" and disconnects;
    * returns how many results were lost (counted as dropped, reason shutdown). */
@@ -58,6 +58,8 @@ class Publisher {
  private:
   struct Message {
     std::string topic, payload;
+    bool retain = false;
+    int sends = 0; /* connections it was sent on without an acknowledgement */
   };
   static void on_connect (struct mosquitto *, void *self, int rc);
   static void on_disconnect (struct mosquitto *, void *self, int rc);
@@ -72,7 +74,8 @@ class Publisher {
   std::string state_payload (const char *state) const;
 
   BrokerConfig broker_;
-  std::string state_topic_, state_fields_;
+  std::string state_topic_, runner_id_;
+  gint64 run_ = 0;
   size_t limit_;
   struct mosquitto *mosq_ = nullptr;
   std::thread thread_;
@@ -86,7 +89,7 @@ class Publisher {
   std::map<std::string, uint64_t> dropped_;
   std::string last_error_;
   std::string last_log_error_, refused_; /* under the log lock: the library's last error, the broker's refusal */
-  gint64 last_refusal_log_us_ = 0;
+  std::map<std::string, gint64> refusals_logged_; /* topic -> when its refusal was last logged */
 };
 
 }  // namespace cuvrun

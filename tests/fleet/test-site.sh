@@ -164,7 +164,7 @@ $check results.txt none big || fail "big's results reached the broker past its m
 curl -s http://127.0.0.1:$metrics/metrics > scrape.txt
 grep -qE '^cudavision_results_dropped_total\{reason="refused"\} [1-9]' scrape.txt ||
   fail "big's refused results are not counted: $(grep dropped_total scrape.txt)"
-grep -q "MQTT client refused a result for 'cudavision/big/cudahistogram'" runner.log || fail "the refusal is not logged"
+grep -q "MQTT client refused a message for 'cudavision/big/cudahistogram'" runner.log || fail "the refusal is not logged"
 
 echo "== the scrape, read back by promtool and prometheus_client"
 want_backend=${CUV_FLEET_BACKEND:-cpu}
@@ -255,6 +255,20 @@ $check results.txt prefix wrongca || fail "a runner that does not trust the brok
 if grep -qF -e "$password" -e "$camera_password" runner*.log results.txt; then fail "a log or a message holds a password"; fi
 echo "wrong password: $(grep -m1 'Not authorized' runner-wrongpw.log)"
 echo "wrong CA: $(grep -m1 'verify failed' runner-wrongca.log)"
+
+echo "== MQTT 3.1.1: the broker disconnects a client for a result larger than it takes; the others go on"
+{ runner_conf old broker-password ca.crt | sed "s/^metrics-port=0$/metrics-port=$((base + 12))/"
+  echo "mqtt-version=3.1.1"
+  grep -A2 '^\[camera cam0\]' will.conf
+  grep -A2 '^\[camera big\]' site.conf; } > old.conf
+"$run" old.conf > runner-old.log 2>&1 &
+pids+=($!)
+t=$(now_us)
+sleep 8
+wait_for 10 since "$t" cam0 || fail "cam0 stopped behind big's results under MQTT 3.1.1"
+grep -qE '^cudavision_results_dropped_total\{reason="refused"\} [1-9]' <(curl -s http://127.0.0.1:$((base + 12))/metrics) ||
+  fail "results the 3.1.1 broker never acknowledged are not dropped as refused: $(tail -n 3 runner-old.log)"
+grep -m1 "never acknowledged" runner-old.log
 
 echo "== nothing in clear: a runner with TLS against a listener that records what it gets"
 $py - "$plain" > plain.txt <<'PY' &
