@@ -140,7 +140,9 @@ void Publisher::run ()
         }
     if (stopping_)
       break;
-    std::string why = rc == MOSQ_ERR_ERRNO ? g_strerror (saved_errno) : reason_text (rc);
+    /* newer libmosquitto closes the socket before it returns, and errno then says only that */
+    std::string why = rc != MOSQ_ERR_ERRNO ? reason_text (rc)
+        : saved_errno && saved_errno != EBADF ? g_strerror (saved_errno) : "could not connect";
     {
       std::lock_guard<std::mutex> lk (log_lock);
       if (!refused_.empty ())
