@@ -185,7 +185,7 @@ struct Reader {
 
 const char *const kRunnerKeys[] = {"broker-host", "broker-port", "topic-prefix", "client-id", "metrics-address",
     "metrics-port", "queue-limit", "restart-min-ms", "restart-max-ms", "failing-after", "stall-ms", "username",
-    "password-file", "mqtt-version", "tls", "tls-ca-file", "tls-cert-file", "tls-key-file", "tls-insecure", nullptr};
+    "password-file", "mqtt-version", "max-message-bytes", "tls", "tls-ca-file", "tls-cert-file", "tls-key-file", "tls-insecure", nullptr};
 const char *const kCameraKeys[] = {"uri", "pipeline", "cuda-device-id", "username", "password-file", "loop", nullptr};
 
 bool known (const char *const *keys, const char *key)
@@ -236,6 +236,8 @@ bool read_runner (Reader &r, RunnerConfig &c)
   if (!version.empty () && version != "5" && version != "3.1.1")
     return r.fail (g, "mqtt-version", "'" + version + "' is neither 5 nor 3.1.1");
   b.mqtt5 = version != "3.1.1";
+  if (!r.integer (g, "max-message-bytes", 0, 268435455, &b.max_message_bytes))
+    return false;
   if (!c.metrics_address.empty ()) {
     GInetAddress *a = g_inet_address_new_from_string (c.metrics_address.c_str ());
     if (!a)

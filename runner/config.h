@@ -35,6 +35,7 @@ struct BrokerConfig {
   /* MQTT 5 by default: the broker's CONNACK tells its largest packet, and the client refuses a
    * larger result instead of being disconnected by the broker for it again and again */
   bool mqtt5 = true;
+  int max_message_bytes = 0; /* larger results are dropped unsent (0: none; MQTT 5 brokers say theirs) */
 };
 
 struct RunnerConfig {

@@ -17,9 +17,10 @@ constexpr int kFirstRetryMs = 250, kLastRetryMs = 10000;
 /* a connection shorter than this was not a success: the backoff goes on growing (a broker that
  * accepts and then drops the runner at once is not hammered) */
 constexpr gint64 kConnectionThatCountsUs = 10 * G_USEC_PER_SEC;
-/* connections a message was sent on without an acknowledgement, after which it is dropped as
+/* connections lost with a message the largest of those in flight, after which it is dropped as
  * refused: under MQTT 3.1.1 a broker disconnects a client for a packet over its limit, and the
- * message would go again at the head of the queue on every connection */
+ * message would go again at the head of the queue on every connection (max-message-bytes keeps
+ * such messages from being sent at all) */
 constexpr int kMaxSends = 3;
 
 /* libmosquitto's text without its full stop, for a line that goes on */
@@ -184,6 +185,11 @@ void Publisher::send_waiting ()
 {
   while (connected_ && !waiting_.empty ()) {
     Message &m = waiting_.front ();
+    if (broker_.max_message_bytes && m.size () > static_cast<size_t> (broker_.max_message_bytes)) {
+      drop (kDroppedRefused);
+      waiting_.pop_front ();
+      continue;
+    }
     int mid = 0;
     const int rc = mosquitto_publish (mosq_, &mid, m.topic.c_str (), static_cast<int> (m.payload.size ()),
         m.payload.data (), 1, m.retain);
@@ -206,7 +212,6 @@ void Publisher::send_waiting ()
       waiting_.pop_front ();
       continue;
     }
-    m.sends++;
     in_flight_[mid] = std::move (m);
     waiting_.pop_front ();
   }
@@ -241,7 +246,14 @@ void Publisher::on_disconnect (struct mosquitto *, void *self, int rc)
     g_printerr ("cudavision-run: MQTT broker %s:%d: disconnected: %s; %zu messages unacknowledged, sent again\n",
         p->broker_.host.c_str (), p->broker_.port, reason_text (rc).c_str (), p->in_flight_.size ());
   p->connected_ = false;
-  /* unacknowledged messages go again, first, in their order (at least once), but not forever */
+  /* unacknowledged messages go again, first, in their order (at least once), but not forever: the
+   * largest of them is the one a 3.1.1 broker would have closed the connection for */
+  auto largest = p->in_flight_.end ();
+  for (auto it = p->in_flight_.begin (); it != p->in_flight_.end (); ++it)
+    if (largest == p->in_flight_.end () || it->second.size () > largest->second.size ())
+      largest = it;
+  if (largest != p->in_flight_.end ())
+    largest->second.sends++;
   uint64_t refused = 0;
   for (auto it = p->in_flight_.rbegin (); it != p->in_flight_.rend (); ++it) {
     if (it->second.sends >= kMaxSends) {
@@ -253,8 +265,8 @@ void Publisher::on_disconnect (struct mosquitto *, void *self, int rc)
   p->in_flight_.clear ();
   if (refused) {
     p->drop (kDroppedRefused, refused);
-    g_printerr ("cudavision-run: MQTT broker %s:%d: %llu messages sent on %d connections and never acknowledged "
-        "(larger than the broker takes?); dropped\n", p->broker_.host.c_str (), p->broker_.port,
+    g_printerr ("cudavision-run: MQTT broker %s:%d: %llu messages the largest unacknowledged on %d lost connections "
+        "(larger than the broker takes? max-message-bytes drops them before); dropped\n", p->broker_.host.c_str (), p->broker_.port,
         static_cast<unsigned long long> (refused), kMaxSends);
   }
 }

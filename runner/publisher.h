@@ -59,6 +59,7 @@ class Publisher {
   struct Message {
     std::string topic, payload;
     bool retain = false;
+    size_t size () const { return topic.size () + payload.size (); }
     int sends = 0; /* connections it was sent on without an acknowledgement */
   };
   static void on_connect (struct mosquitto *, void *self, int rc);
