@@ -4,8 +4,15 @@
 #include <gio/gio.h>
 #include <gst/gst.h>
 
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "runner/pipeline.h"
 
@@ -16,7 +23,8 @@ namespace {
 /* The name of the group a line "[NAME]" opens, or false. */
 bool group_header (const std::string &line, std::string *name)
 {
-  const size_t first = line.find_first_not_of (" \t");
+  /* GKeyFile skips any ASCII white space before a group's '[' (a form feed, a carriage return) */
+  const size_t first = line.find_first_not_of (" \t\n\v\f\r");
   if (first == std::string::npos || line[first] != '[')
     return false;
   const size_t close = line.find (']', first);
@@ -76,19 +84,36 @@ bool uri_character (unsigned char c)
   return g_ascii_isalnum (c) || std::strchr ("-._~:/?#[]@!$&'()*+,;=%", c) != nullptr;
 }
 
+/* At most @limit bytes of the regular file @path (never a FIFO or a device, which could block or
+ * never end); false with @why when it is not one or is larger. */
+bool read_bounded (const std::string &path, size_t limit, std::string *out, std::string *why)
+{
+  const int fd = g_open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  struct stat st {};
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || static_cast<size_t> (st.st_size) > limit) {
+    *why = "'" + path + "': " + (fd < 0 ? std::string (g_strerror (errno)) : !S_ISREG (st.st_mode) ?
+        std::string ("not a regular file") : "larger than " + std::to_string (limit) + " bytes");
+    if (fd >= 0)
+      close (fd);
+    return false;
+  }
+  out->assign (static_cast<size_t> (st.st_size), '\0');
+  const ssize_t n = read (fd, out->data (), out->size ());
+  close (fd);
+  if (n < 0) {
+    *why = "'" + path + "': " + g_strerror (errno);
+    return false;
+  }
+  out->resize (static_cast<size_t> (n));
+  return true;
+}
+
 /* A password file's first line: at most 4 KiB, the line's end not part of it. */
 bool read_secret (const std::string &path, std::string *secret, std::string *why)
 {
-  gchar *contents = nullptr;
-  gsize length = 0;
-  GError *err = nullptr;
-  if (!g_file_get_contents (path.c_str (), &contents, &length, &err)) {
-    *why = err->message;
-    g_error_free (err);
+  std::string s;
+  if (!read_bounded (path, 64 * 1024, &s, why))
     return false;
-  }
-  std::string s (contents, length);
-  g_free (contents);
   s = s.substr (0, s.find_first_of ("\r\n"));
   if (s.empty () || s.size () > 4096) {
     *why = "'" + path + "' does not hold a password on its first line (1 to 4,096 bytes)";
@@ -163,6 +188,8 @@ struct Reader {
       return false;
     if (!out->empty () && !g_file_test (out->c_str (), G_FILE_TEST_IS_REGULAR))
       return fail (group, key, "'" + *out + "' is not a file here");
+    if (!out->empty () && g_access (out->c_str (), R_OK) != 0)
+      return fail (group, key, "'" + *out + "' cannot be read by this user");
     return true;
   }
 
@@ -196,14 +223,36 @@ bool known (const char *const *keys, const char *key)
   return false;
 }
 
-/* GKeyFile merges two groups of one name: the second would hide a camera */
+/* GKeyFile merges two groups of one name (the second would hide a camera), keeps the last of two
+ * keys of one name, and takes key[locale] beside key: each is an error here */
 bool unique_groups (Reader &r)
 {
   std::map<std::string, int> seen;
+  std::map<std::string, int> keys;
+  std::string group;
   for (size_t i = 0; i < r.lines.size (); i++) {
     std::string name;
-    if (!group_header (r.lines[i], &name))
+    if (!group_header (r.lines[i], &name)) {
+      const std::string &l = r.lines[i];
+      const size_t first = l.find_first_not_of (" \t\n\v\f\r"), eq = l.find ('=');
+      if (first == std::string::npos || l[first] == '#' || eq == std::string::npos)
+        continue;
+      std::string key = l.substr (first, eq - first);
+      key.erase (key.find_last_not_of (" \t") + 1);
+      const std::string where = std::string (r.path) + ":" + std::to_string (i + 1) + ": [" + group + "] " + key + ": ";
+      if (key.find ('[') != std::string::npos) {
+        *r.error = where + "a localized key (key[locale]) is not taken: one value a key";
+        return false;
+      }
+      if (keys.count (key)) {
+        *r.error = where + "a second value for that key (the first is on line " + std::to_string (keys[key]) + ")";
+        return false;
+      }
+      keys[key] = static_cast<int> (i + 1);
       continue;
+    }
+    group = name;
+    keys.clear ();
     if (seen.count (name)) {
       *r.error = std::string (r.path) + ":" + std::to_string (i + 1) + ": [" + name + "]: a second group of that name (the first is on line " +
           std::to_string (seen[name]) + ")";
@@ -279,6 +328,20 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
   g_free (userinfo);
   if (password)
     return r.fail (g, "uri", "a password in the URI: give username and password-file instead (the URI is not a secret)");
+  gchar *scheme = g_uri_parse_scheme (cam.uri.c_str ());
+  const bool source = scheme && gst_uri_protocol_is_supported (GST_URI_SRC, scheme);
+  const std::string scheme_text = scheme ? scheme : "";
+  g_free (scheme);
+  if (!source)
+    return r.fail (g, "uri", "no GStreamer source here reads " + scheme_text + ":// URIs");
+  /* a FIFO or a device would block the runner's main loop when the camera starts */
+  if (scheme_text == "file") {
+    gchar *file = g_filename_from_uri (cam.uri.c_str (), nullptr, nullptr);
+    const bool odd = file && g_file_test (file, G_FILE_TEST_EXISTS) && !g_file_test (file, G_FILE_TEST_IS_REGULAR);
+    g_free (file);
+    if (odd)
+      return r.fail (g, "uri", "not a regular file (a FIFO or a device would block the runner)");
+  }
   return true;
 }
 
@@ -302,8 +365,30 @@ bool read_pipeline (Reader &r, const RunnerConfig &c, const char *g, CameraConfi
     if (p)
       gst_object_unref (p);
   }
+  std::set<std::string> levels;
   for (const auto &[element, level] : element_topics (bin)) {
     const std::string topic = c.topic_prefix + "/" + cam.name + "/" + level;
+    if (ok && (level.empty () || level == "state" || !levels.insert (level).second)) {
+      ok = r.fail (g, "pipeline", "two elements, or an element and the camera's state, on one topic ('" + level +
+          "'): give each element a name of its own, not 'state'");
+      break;
+    }
+    /* an element left out of the chain would never see a frame */
+    GstIterator *pads = gst_element_iterate_pads (GST_ELEMENT (element));
+    GValue item = G_VALUE_INIT;
+    bool unlinked = false;
+    while (gst_iterator_next (pads, &item) == GST_ITERATOR_OK) {
+      GstPad *pad = GST_PAD (g_value_get_object (&item));
+      unlinked = unlinked || (!gst_pad_is_linked (pad) && GST_PAD_PAD_TEMPLATE (pad) &&
+          GST_PAD_TEMPLATE_PRESENCE (GST_PAD_PAD_TEMPLATE (pad)) == GST_PAD_ALWAYS);
+      g_value_reset (&item);
+    }
+    g_value_unset (&item);
+    gst_iterator_free (pads);
+    if (ok && unlinked) {
+      ok = r.fail (g, "pipeline", "element '" + level + "' is not linked into the chain (a '!' missing?)");
+      break;
+    }
     if (level.find ('/') != std::string::npos || !valid_topic (topic, &why)) {
       ok = r.fail (g, "pipeline", "element '" + level + "' cannot name an MQTT topic level (" +
           (level.find ('/') != std::string::npos ? std::string ("it holds a '/'") : why) + "): name it with name=...");
@@ -366,16 +451,12 @@ bool read_groups (Reader &r, RunnerConfig *config)
 
 bool load_config (const char *path, RunnerConfig *config, std::string *error)
 {
-  gchar *contents = nullptr;
-  gsize length = 0;
+  std::string text, why;
   GError *err = nullptr;
-  if (!g_file_get_contents (path, &contents, &length, &err)) {
-    *error = std::string (path) + ": " + err->message;
-    g_error_free (err);
+  if (!read_bounded (path, 16 * 1024 * 1024, &text, &why)) {
+    *error = why;
     return false;
   }
-  const std::string text (contents, length);
-  g_free (contents);
   const std::vector<std::string> lines = lines_of (text);
   GKeyFile *kf = g_key_file_new ();
   Reader r{kf, path, lines, error};

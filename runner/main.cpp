@@ -7,6 +7,8 @@
 #include <glib-unix.h>
 #include <gst/gst.h>
 
+#include <unistd.h>
+
 #include <clocale>
 #include <cstdio>
 #include <memory>
@@ -75,7 +77,7 @@ int main (int argc, char **argv)
     g_print ("cudavision-run %s (%s)\n", CUV_VERSION, gst_version_string ());
     return 0;
   }
-  if (!parsed || argc != 2 || metrics_port > 65535) {
+  if (!parsed || argc != 2 || metrics_port > 65535 || metrics_port < -1) {
     g_printerr ("cudavision-run: %s\n%s",
         err ? err->message : argc != 2 ? "one CONFIG file, please" : "--metrics-port: 0 to 65535",
         g_option_context_get_help (ctx, TRUE, nullptr));
@@ -146,6 +148,7 @@ int main (int argc, char **argv)
   };
   g_unix_signal_add (SIGINT, quit, loop);
   g_unix_signal_add (SIGTERM, quit, loop);
+  g_unix_signal_add (SIGHUP, quit, loop);
   for (auto &c : cameras)
     c->start ();
   g_main_loop_run (loop);
@@ -159,5 +162,10 @@ int main (int argc, char **argv)
   else
     g_print ("cudavision-run: stopped, every result delivered\n");
   g_main_loop_unref (loop);
+  if (publisher.abandoned ()) {
+    std::fflush (stdout);
+    std::fflush (stderr);
+    _exit (0);
+  }
   return 0;
 }

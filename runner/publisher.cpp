@@ -48,8 +48,8 @@ Publisher::Publisher (const BrokerConfig &broker, const std::string &state_topic
   if (!mosq_)
     return;
   mosquitto_connect_callback_set (mosq_, on_connect);
-  mosquitto_disconnect_callback_set (mosq_, on_disconnect);
-  mosquitto_publish_callback_set (mosq_, on_publish);
+  mosquitto_disconnect_v5_callback_set (mosq_, on_disconnect);
+  mosquitto_publish_v5_callback_set (mosq_, on_publish);
   mosquitto_log_callback_set (mosq_, on_log);
   /* this queue, not the library's, bounds what waits */
   mosquitto_max_inflight_messages_set (mosq_, 0);
@@ -61,7 +61,10 @@ Publisher::~Publisher ()
 {
   if (thread_.joinable ())
     stop (0);
-  if (mosq_ && !thread_.joinable ())
+  /* a client whose thread still runs (abandoned in stop) is the thread's until the process ends */
+  if (abandoned_)
+    return;
+  if (mosq_)
     mosquitto_destroy (mosq_);
   mosquitto_lib_cleanup ();
 }
@@ -163,6 +166,7 @@ void Publisher::run ()
     pause (delay);
     delay = std::min (delay * 2, kLastRetryMs);
   }
+  finished_ = true;
 }
 
 void Publisher::drop (const char *reason, uint64_t n)
@@ -238,7 +242,7 @@ void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
   p->send_waiting ();
 }
 
-void Publisher::on_disconnect (struct mosquitto *, void *self, int rc)
+void Publisher::on_disconnect (struct mosquitto *, void *self, int rc, const mosquitto_property *)
 {
   auto *p = static_cast<Publisher *> (self);
   std::lock_guard<std::mutex> lk (p->lock_);
@@ -271,12 +275,27 @@ void Publisher::on_disconnect (struct mosquitto *, void *self, int rc)
   }
 }
 
-void Publisher::on_publish (struct mosquitto *, void *self, int mid)
+void Publisher::on_publish (struct mosquitto *, void *self, int mid, int reason, const mosquitto_property *)
 {
   auto *p = static_cast<Publisher *> (self);
   std::lock_guard<std::mutex> lk (p->lock_);
-  if (p->in_flight_.erase (mid))
+  auto it = p->in_flight_.find (mid);
+  if (it == p->in_flight_.end ())
+    return;
+  /* an MQTT 5 broker acknowledges a message it would not take (its ACL, its quota) with a reason */
+  if (reason >= 0x80) {
+    p->drop (kDroppedRefused);
+    const gint64 now = g_get_monotonic_time ();
+    auto logged = p->refusals_logged_.find (it->second.topic);
+    if (logged == p->refusals_logged_.end () || now - logged->second > 60 * G_USEC_PER_SEC) {
+      g_printerr ("cudavision-run: MQTT broker refused a message for '%s': %s; dropped\n", it->second.topic.c_str (),
+          mosquitto_reason_string (reason));
+      p->refusals_logged_[it->second.topic] = now;
+    }
+  } else {
     p->published_++;
+  }
+  p->in_flight_.erase (it);
 }
 
 void Publisher::on_log (struct mosquitto *, void *self, int level, const char *text)
@@ -322,8 +341,21 @@ uint64_t Publisher::stop (int timeout_ms)
   }
   mosquitto_disconnect (mosq_);
   wake_.notify_all ();
-  if (thread_.joinable ())
-    thread_.join ();
+  /* a connect to a broker that drops packets blocks for minutes in the kernel: the runner does not
+   * wait for it (the process is ending; the client is left to it) */
+  const auto give_up = std::chrono::steady_clock::now () + std::chrono::seconds (1);
+  while (!finished_ && std::chrono::steady_clock::now () < give_up)
+    std::this_thread::sleep_for (std::chrono::milliseconds (20));
+  if (thread_.joinable ()) {
+    if (finished_) {
+      thread_.join ();
+    } else {
+      g_printerr ("cudavision-run: MQTT broker %s:%d: still connecting; not waiting for it\n", broker_.host.c_str (),
+          broker_.port);
+      thread_.detach ();
+      abandoned_ = true;
+    }
+  }
   return lost;
 }
 

@@ -51,6 +51,9 @@ class Publisher {
   /* Any thread. A @retain message stays on the broker for later subscribers (a camera's state). */
   void publish (const std::string &topic, const std::string &payload, bool retain = false);
   PublisherStats stats ();
+  /* stop() left the client's thread in a blocking connect: the process must end without
+   * destroying it (main leaves with _exit) */
+  bool abandoned () const { return abandoned_; }
   /* At shutdown: waits up to @timeout_ms for the queue to empty, says "offline" and disconnects;
    * returns how many results were lost (counted as dropped, reason shutdown). */
   uint64_t stop (int timeout_ms);
@@ -63,8 +66,8 @@ class Publisher {
     int sends = 0; /* connections it was sent on without an acknowledgement */
   };
   static void on_connect (struct mosquitto *, void *self, int rc);
-  static void on_disconnect (struct mosquitto *, void *self, int rc);
-  static void on_publish (struct mosquitto *, void *self, int mid);
+  static void on_disconnect (struct mosquitto *, void *self, int rc, const mosquitto_property *);
+  static void on_publish (struct mosquitto *, void *self, int mid, int reason, const mosquitto_property *);
   static void on_log (struct mosquitto *, void *self, int level, const char *text);
   void run ();
   /* sleeps up to @ms unless stop() wakes it */
@@ -81,6 +84,8 @@ class Publisher {
   struct mosquitto *mosq_ = nullptr;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> finished_{false}; /* the thread's loop has ended */
+  bool abandoned_ = false;            /* stop() left the thread in a blocking connect */
   std::mutex lock_;
   std::condition_variable wake_;
   std::deque<Message> waiting_;

@@ -138,12 +138,13 @@ echo "== the runner first, the broker 5 s later"
 "$run" site.conf > runner.log 2>&1 &
 runner=$!
 pids+=($runner)
-sleep 2
 curl_status () { curl -s -o "$dir/body.txt" -w '%{http_code}' "$@" || true; }
+# up once it answers (a fresh registry on a loaded machine takes seconds); the broker 5 s after that
+for _ in $(seq 60); do [ "$(curl_status http://127.0.0.1:$metrics/healthz)" = 200 ] && break; sleep 0.5; done
 [ "$(curl_status http://127.0.0.1:$metrics/readyz)" = 503 ] || fail "/readyz is not 503 before the broker is up"
 grep -q "broker: not connected" body.txt || fail "/readyz does not say it waits for the broker: $(cat body.txt)"
 echo "/readyz before the broker: 503, $(head -n 1 body.txt)"
-sleep 3
+sleep 5
 broker
 mosquitto_sub "${sub_args[@]}" -t 'cudavision/#' -v >> results.txt 2>&1 &
 sub=$!
