@@ -36,6 +36,12 @@ constexpr const char *kSystemCaPath = "/etc/ssl/certs";
 
 std::mutex log_lock;
 
+/* A key with a passphrase is refused, never asked for on a terminal the runner may not have. */
+int no_passphrase (char *, int, int, void *)
+{
+  return 0;
+}
+
 }  // namespace
 
 Publisher::Publisher (const BrokerConfig &broker, const std::string &state_topic, const std::string &runner_id,
@@ -92,7 +98,7 @@ bool Publisher::start (std::string *error)
   if (rc == MOSQ_ERR_SUCCESS && b.tls) {
     rc = mosquitto_tls_set (mosq_, b.tls_ca_file.empty () ? nullptr : b.tls_ca_file.c_str (),
         b.tls_ca_file.empty () ? kSystemCaPath : nullptr, b.tls_cert_file.empty () ? nullptr : b.tls_cert_file.c_str (),
-        b.tls_key_file.empty () ? nullptr : b.tls_key_file.c_str (), nullptr);
+        b.tls_key_file.empty () ? nullptr : b.tls_key_file.c_str (), no_passphrase);
     if (rc == MOSQ_ERR_SUCCESS && b.tls_insecure) {
       /* SSL_VERIFY_NONE and no host name check: for tests against a throwaway broker only */
       rc = mosquitto_tls_opts_set (mosq_, 0, nullptr, nullptr);
@@ -248,7 +254,9 @@ void Publisher::on_disconnect (struct mosquitto *, void *self, int rc, const mos
   std::lock_guard<std::mutex> lk (p->lock_);
   if (p->connected_ && !p->stopping_)
     g_printerr ("cudavision-run: MQTT broker %s:%d: disconnected: %s; %zu messages unacknowledged, sent again\n",
-        p->broker_.host.c_str (), p->broker_.port, reason_text (rc).c_str (), p->in_flight_.size ());
+        p->broker_.host.c_str (), p->broker_.port,
+        /* an MQTT 5 broker's DISCONNECT gives its reason ("Session taken over": a second runner of this id) */
+        rc >= 0x80 ? mosquitto_reason_string (rc) : reason_text (rc).c_str (), p->in_flight_.size ());
   p->connected_ = false;
   /* unacknowledged messages go again, first, in their order (at least once), but not forever: the
    * largest of them is the one a 3.1.1 broker would have closed the connection for */
