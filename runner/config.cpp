@@ -34,6 +34,18 @@ bool group_header (const std::string &line, std::string *name)
   return true;
 }
 
+/* The key a line "KEY = value" sets (white space around it trimmed), or false for a blank line, a
+ * comment or a line without '='. */
+bool key_of (const std::string &line, std::string *key)
+{
+  const size_t first = line.find_first_not_of (" \t\n\v\f\r"), eq = line.find ('=');
+  if (first == std::string::npos || line[first] == '#' || eq == std::string::npos || eq < first)
+    return false;
+  *key = line.substr (first, eq - first);
+  key->erase (key->find_last_not_of (" \t") + 1);
+  return true;
+}
+
 /* The lines of @text, without their ends. */
 std::vector<std::string> lines_of (const std::string &text)
 {
@@ -63,15 +75,8 @@ int line_of (const std::vector<std::string> &lines, const std::string &group, co
         group_line = static_cast<int> (i + 1);
       continue;
     }
-    const size_t first = l.find_first_not_of (" \t");
-    if (!in_group || key.empty () || first == std::string::npos)
-      continue;
-    const size_t eq = l.find ('=', first);
-    if (eq == std::string::npos)
-      continue;
-    std::string k = l.substr (first, eq - first);
-    k.erase (k.find_last_not_of (" \t") + 1);
-    if (k == key)
+    std::string k;
+    if (in_group && !key.empty () && key_of (l, &k) && k == key)
       return static_cast<int> (i + 1);
   }
   /* a key not written in the group (a missing one): the group's line */
@@ -233,12 +238,9 @@ bool unique_groups (Reader &r)
   for (size_t i = 0; i < r.lines.size (); i++) {
     std::string name;
     if (!group_header (r.lines[i], &name)) {
-      const std::string &l = r.lines[i];
-      const size_t first = l.find_first_not_of (" \t\n\v\f\r"), eq = l.find ('=');
-      if (first == std::string::npos || l[first] == '#' || eq == std::string::npos)
+      std::string key;
+      if (!key_of (r.lines[i], &key))
         continue;
-      std::string key = l.substr (first, eq - first);
-      key.erase (key.find_last_not_of (" \t") + 1);
       const std::string where = std::string (r.path) + ":" + std::to_string (i + 1) + ": [" + group + "] " + key + ": ";
       if (key.find ('[') != std::string::npos) {
         *r.error = where + "a localized key (key[locale]) is not taken: one value a key";

@@ -180,6 +180,20 @@ void Publisher::drop (const char *reason, uint64_t n)
   dropped_[reason] += n;
 }
 
+void Publisher::refuse (const std::string &topic, const char *who, const std::string &why)
+{
+  drop (kDroppedRefused);
+  /* logged at most once a minute a topic (the log is bounded as the queue is) */
+  const gint64 now = g_get_monotonic_time ();
+  if (refusals_logged_.size () > 256)
+    refusals_logged_.clear ();
+  auto logged = refusals_logged_.find (topic);
+  if (logged != refusals_logged_.end () && now - logged->second <= 60 * G_USEC_PER_SEC)
+    return;
+  g_printerr ("cudavision-run: MQTT %s refused a message for '%s': %s; dropped\n", who, topic.c_str (), why.c_str ());
+  refusals_logged_[topic] = now;
+}
+
 void Publisher::publish (const std::string &topic, const std::string &payload, bool retain)
 {
   std::lock_guard<std::mutex> lk (lock_);
@@ -196,7 +210,7 @@ void Publisher::send_waiting ()
   while (connected_ && !waiting_.empty ()) {
     Message &m = waiting_.front ();
     if (broker_.max_message_bytes && m.size () > static_cast<size_t> (broker_.max_message_bytes)) {
-      drop (kDroppedRefused);
+      refuse (m.topic, "client", "larger than max-message-bytes");
       waiting_.pop_front ();
       continue;
     }
@@ -208,17 +222,7 @@ void Publisher::send_waiting ()
     if (rc != MOSQ_ERR_SUCCESS) {
       /* a message the client refuses (its topic or size) is refused every time: it never waits at
        * the head of the queue in front of the others */
-      /* logged at most once a minute a topic (the log is bounded as the queue is) */
-      const gint64 now = g_get_monotonic_time ();
-      if (refusals_logged_.size () > 256)
-        refusals_logged_.clear ();
-      auto logged = refusals_logged_.find (m.topic);
-      if (logged == refusals_logged_.end () || now - logged->second > 60 * G_USEC_PER_SEC) {
-        g_printerr ("cudavision-run: MQTT client refused a message for '%s': %s; dropped\n", m.topic.c_str (),
-            reason_text (rc).c_str ());
-        refusals_logged_[m.topic] = now;
-      }
-      drop (kDroppedRefused);
+      refuse (m.topic, "client", reason_text (rc));
       waiting_.pop_front ();
       continue;
     }
@@ -291,18 +295,10 @@ void Publisher::on_publish (struct mosquitto *, void *self, int mid, int reason,
   if (it == p->in_flight_.end ())
     return;
   /* an MQTT 5 broker acknowledges a message it would not take (its ACL, its quota) with a reason */
-  if (reason >= 0x80) {
-    p->drop (kDroppedRefused);
-    const gint64 now = g_get_monotonic_time ();
-    auto logged = p->refusals_logged_.find (it->second.topic);
-    if (logged == p->refusals_logged_.end () || now - logged->second > 60 * G_USEC_PER_SEC) {
-      g_printerr ("cudavision-run: MQTT broker refused a message for '%s': %s; dropped\n", it->second.topic.c_str (),
-          mosquitto_reason_string (reason));
-      p->refusals_logged_[it->second.topic] = now;
-    }
-  } else {
+  if (reason >= 0x80)
+    p->refuse (it->second.topic, "broker", mosquitto_reason_string (reason));
+  else
     p->published_++;
-  }
   p->in_flight_.erase (it);
 }
 

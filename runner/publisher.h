@@ -75,6 +75,8 @@ class Publisher {
   /* under lock_: sends what waits while connected */
   void send_waiting ();
   void drop (const char *reason, uint64_t n = 1);
+  /* under lock_: a message the client or the broker (@who) refused, dropped, its topic logged */
+  void refuse (const std::string &topic, const char *who, const std::string &why);
   std::string state_payload (const char *state) const;
 
   BrokerConfig broker_;
