@@ -28,23 +28,13 @@ Messenger::post_now (GstElement *element, Pending &p)
 void
 Messenger::post (GstStructure *s, ResultWriter write, GstPad *pad)
 {
-  /* a few threads for every element of the process: a message costs microseconds, and each
-   * element's messages go out one after another anyway (one thread for each element posting at
-   * once cost 16 pipelines of the chain of four a tenth of their frames on the H100); at least 4,
-   * so that a slow bus handler, or one that stops its pipeline, leaves threads to the others */
-  static GThreadPool *pool =
-      g_thread_pool_new (run, nullptr, CLAMP (g_get_num_processors () / 4, 4, 16), FALSE, nullptr);
   std::unique_lock<std::mutex> lk (lock_);
   pending_.push_back ({s, std::move (write)});
   const bool behind = pending_.size () > kMaxWaiting;
   if (!scheduled_) {
     scheduled_ = true;
-    g_tasks_scheduled++;
-    /* the element lives until its messages are out, wherever its last reference goes */
-    gst_object_ref (element_);
     lk.unlock ();
-    if (!pool || !g_thread_pool_push (pool, this, nullptr))
-      run (this, nullptr);
+    hand_over (false);
   } else {
     lk.unlock ();
   }
@@ -54,17 +44,43 @@ Messenger::post (GstStructure *s, ResultWriter write, GstPad *pad)
 }
 
 void
-Messenger::run (gpointer data, gpointer)
+Messenger::hand_over (bool overflow)
 {
-  static_cast<Messenger *> (data)->post_pending ();
+  /* a few threads for every element of the process: a message costs microseconds, and each
+   * element's messages go out one after another anyway (one thread for each element posting at
+   * once cost 16 pipelines of the chain of four a tenth of their frames on the H100); at least 4,
+   * so that a slow bus handler, or one that stops its pipeline, leaves threads to the others */
+  static GThreadPool *pool =
+      g_thread_pool_new (run, nullptr, CLAMP (g_get_num_processors () / 4, 4, 16), FALSE, nullptr);
+  /* where those are all busy, a thread for each element that waits for its messages: a bus sync
+   * handler never runs on a streaming thread, where it could not stop its pipeline */
+  static GThreadPool *overflow_pool = g_thread_pool_new (run_overflow, nullptr, -1, FALSE, nullptr);
+  g_tasks_scheduled++;
+  /* the element lives until its messages are out, wherever its last reference goes */
+  gst_object_ref (element_);
+  GThreadPool *to = overflow ? overflow_pool : pool;
+  if (!to || !g_thread_pool_push (to, this, nullptr))
+    post_pending (!overflow);
 }
 
 void
-Messenger::post_pending ()
+Messenger::run (gpointer data, gpointer)
+{
+  static_cast<Messenger *> (data)->post_pending (true);
+}
+
+void
+Messenger::run_overflow (gpointer data, gpointer)
+{
+  static_cast<Messenger *> (data)->post_pending (false);
+}
+
+void
+Messenger::post_pending (bool scheduled_task)
 {
   GstElement *element = element_;
   std::unique_lock<std::mutex> lk (lock_);
-  /* a drain () on the streaming thread may be posting this element's messages itself */
+  /* one thread posts an element's messages at a time, in order */
   idle_.wait (lk, [this] { return !poster_; });
   poster_ = g_thread_self ();
   while (!pending_.empty ()) {
@@ -75,7 +91,9 @@ Messenger::post_pending ()
     lk.lock ();
   }
   poster_ = nullptr;
-  scheduled_ = false;
+  /* only the pool's task clears its flag: one of them at most waits for the pool an element */
+  if (scheduled_task)
+    scheduled_ = false;
   idle_.notify_all ();
   lk.unlock ();
   /* may be the last reference: this messenger may be gone after it */
@@ -91,23 +109,16 @@ Messenger::drain (GstPad *pad)
     return;
   const auto flushing = [pad] { return pad && GST_PAD_IS_FLUSHING (pad); };
   /* messages that no thread has begun (the pool's threads may all be busy with other elements'
-   * messages, or with a slow bus handler) go out from here, in order: no element waits for
-   * another's. One at a time, so that a pipeline being stopped waits for one slow handler at
-   * most; those left are stop ()'s to drop. */
+   * messages, or with a slow bus handler) go to a thread of their own: no element waits for
+   * another's, and no bus handler runs on this thread. Whoever begins posts them all. */
   if (!poster_ && !pending_.empty ()) {
-    poster_ = g_thread_self ();
-    while (!pending_.empty () && !flushing ()) {
-      Pending p = std::move (pending_.front ());
-      pending_.pop_front ();
-      lk.unlock ();
-      post_now (element_, p);
-      lk.lock ();
-    }
-    poster_ = nullptr;
-    idle_.notify_all ();
+    lk.unlock ();
+    hand_over (true);
+    lk.lock ();
   }
-  /* what a thread of the pool is posting now: this element's own message, to its own bus */
-  while (poster_ && !flushing ())
+  /* this element's own messages, to its own bus; a flush ends the wait (a pipeline being stopped
+   * waits for this thread), and stop () drops what is left */
+  while ((poster_ || !pending_.empty ()) && !flushing ())
     idle_.wait_for (lk, std::chrono::milliseconds (10));
 }
 

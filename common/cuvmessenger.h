@@ -9,9 +9,10 @@
  * drain () returns when every message given so far is on the bus: the analyser calls it before
  * EOS goes on, so that an application sees all of them before the EOS message. The messages
  * waiting for the pool are bounded (kMaxWaiting an element): where the pool falls behind (a slow
- * bus handler, or more frames a second than its threads post) the streaming thread posts them
- * itself, or waits for the one being posted, so that a pipeline slows down with its messages
- * instead of queueing them without end (docs/design.md, "Analysers"). */
+ * bus handler, or more frames a second than its threads post) the streaming thread waits for
+ * them, posted by a thread of their own where the pool's are busy, so that a pipeline slows down
+ * with its messages instead of queueing them without end. No message is posted on a streaming
+ * thread: a bus sync handler may set its pipeline to NULL (docs/design.md, "Analysers"). */
 #pragma once
 
 #include <gst/gst.h>
@@ -38,16 +39,15 @@ class Messenger {
   /* Messages of one element that may wait for the pool; at 30 frames a second, 133 ms of them. */
   static constexpr size_t kMaxWaiting = 4;
 
-  /* Queues an element message: @s (taken) after @write has added its fields. Posted at once, on
-   * the calling thread, if no thread of the pool can take it. With more than kMaxWaiting
+  /* Queues an element message: @s (taken) after @write has added its fields. With more than kMaxWaiting
    * waiting, returns once they are all posted, as drain (@pad) does. */
   void post (GstStructure *s, ResultWriter write, GstPad *pad);
 
-  /* Returns once every message given so far is posted (at once on the pool's own thread, where a
-   * bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
-   * is shut down may wait for this thread. Messages that no thread of the pool has begun are
-   * posted by the caller, so that an element never waits for other elements' messages, until
-   * @pad flushes (stop () drops the rest). */
+  /* Returns once every message given so far is posted (at once on a thread that posts them, where
+   * a bus sync handler may stop the pipeline), or when @pad starts flushing, since a pipeline that
+   * is shut down may wait for this thread. Messages that no thread of the pool has begun go to a
+   * thread of their own, so that an element never waits for other elements' messages; stop ()
+   * drops those left at a flush. */
   void drain (GstPad *pad = nullptr);
 
   /* At stop: the messages not yet begun are dropped, and the one being posted now is waited for
@@ -62,8 +62,12 @@ class Messenger {
     GstStructure *s;
     ResultWriter write;
   };
+  /* Gives the messages to a thread: the shared pool's, or with @overflow one of their own. */
+  void hand_over (bool overflow);
   static void run (gpointer data, gpointer pool_data);
-  void post_pending ();
+  static void run_overflow (gpointer data, gpointer pool_data);
+  /* Posts every pending message; @scheduled_task: the pool's task that scheduled_ stands for. */
+  void post_pending (bool scheduled_task);
   static void post_now (GstElement *element, Pending &p);
 
   GstElement *element_;
@@ -71,7 +75,7 @@ class Messenger {
   std::condition_variable idle_;
   std::deque<Pending> pending_;
   bool scheduled_ = false; /* a thread of the pool has this messenger, or will */
-  GThread *poster_ = nullptr; /* the thread posting now: the pool's, or drain ()'s caller */
+  GThread *poster_ = nullptr; /* the thread posting now */
 };
 
 }  // namespace cuv

@@ -17,7 +17,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -593,9 +595,10 @@ GST_END_TEST;
 namespace {
 
 /* A pipeline whose bus sync handler sleeps @sleep_ms at each of its element's messages and, with
- * @stop_at > 0, sets the pipeline to NULL at that message (the handler runs on the thread that
- * posts the analysers' messages, not a streaming thread). */
+ * @stop_at > 0, sets the pipeline to NULL at that message (the handler runs on a thread that
+ * posts the analysers' messages, never a streaming thread). */
 struct HandledPipeline {
+  HandledPipeline (GstElement *p, int sleep, int stop) : pipe (p), sleep_ms (sleep), stop_at (stop) {}
   GstElement *pipe;
   int sleep_ms;
   int stop_at;
@@ -630,21 +633,35 @@ std::string analyser_pipeline (const char *element, const Route &r, int frames, 
 
 }  // namespace
 
-/* One pipeline's slow bus handler, and another set to NULL from its handler, while others play:
- * those reach EOS with all their messages, without waiting for the slow one. */
+/* Slow bus handlers on as many pipelines as the messages' pool has threads (at most 16), and
+ * another pipeline set to NULL from its handler, while others play: those reach EOS with all
+ * their messages, without waiting for the slow ones, and no handler runs on a streaming thread,
+ * where it could not stop its pipeline (GStreamer refuses to join a task from itself). */
 GST_START_TEST (test_bus_handlers_do_not_hold_other_pipelines)
 {
+  constexpr int kPoolThreadsAtMost = 16;
   for (const Route &r : routes ()) {
-    HandledPipeline slow{new_pipeline (analyser_pipeline ("cudahistogram", r, 100000, false)), 300, 0};
-    HandledPipeline stopping{new_pipeline (analyser_pipeline ("cudanoisemap", r, 100000, true)), 0, 5};
-    for (HandledPipeline *p : {&slow, &stopping}) {
+    std::vector<std::unique_ptr<HandledPipeline>> slow;
+    for (int i = 0; i < kPoolThreadsAtMost; i++)
+      slow.push_back (std::make_unique<HandledPipeline> (
+          new_pipeline (analyser_pipeline ("cudahistogram", r, 100000, false)), 300, 0));
+    auto stopping = std::make_unique<HandledPipeline> (
+        new_pipeline (analyser_pipeline ("cudanoisemap", r, 100000, true)), 0, 5);
+    std::vector<HandledPipeline *> all;
+    for (auto &p : slow)
+      all.push_back (p.get ());
+    all.push_back (stopping.get ());
+    for (HandledPipeline *p : all) {
       GstBus *bus = gst_element_get_bus (p->pipe);
       gst_bus_set_sync_handler (bus, handle_message, p, nullptr);
       gst_object_unref (bus);
-      fail_unless (gst_element_set_state (p->pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
     }
-    fail_unless (wait_for (slow.messages, 1), "backend=%s: the slow pipeline posted nothing", r.backend);
-    /* while the slow handler sleeps, others run to their end */
+    for (auto &p : slow)
+      fail_unless (gst_element_set_state (p->pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    for (auto &p : slow)
+      fail_unless (wait_for (p->messages, 1), "backend=%s: a slow pipeline posted nothing", r.backend);
+    /* every thread of the pool is now in a slow handler */
+    fail_unless (gst_element_set_state (stopping->pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
     for (const char *element : {"cudahistogram", "cudaheatmap", "cudamotionest"}) {
       const int frames = 20;
       GstElement *pipe = new_pipeline (analyser_pipeline (element, r, frames, false));
@@ -656,7 +673,7 @@ GST_START_TEST (test_bus_handlers_do_not_hold_other_pipelines)
       while (!eos) {
         GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
             static_cast<GstMessageType> (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-        fail_unless (m != nullptr, "%s backend=%s: no EOS within 5 s beside a slow bus handler", element, r.backend);
+        fail_unless (m != nullptr, "%s backend=%s: no EOS within 5 s beside slow bus handlers", element, r.backend);
         fail_unless (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ERROR, "%s backend=%s: an error", element, r.backend);
         eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
         messages += GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT;
@@ -664,19 +681,19 @@ GST_START_TEST (test_bus_handlers_do_not_hold_other_pipelines)
       }
       const double s = std::chrono::duration<double> (std::chrono::steady_clock::now () - start).count ();
       fail_unless_equals_int (messages, frames);
-      fail_unless (s < 2.0, "%s backend=%s: %.2f s to EOS beside a slow bus handler", element, r.backend, s);
+      fail_unless (s < 2.0, "%s backend=%s: %.2f s to EOS beside slow bus handlers", element, r.backend, s);
       gst_element_set_state (pipe, GST_STATE_NULL);
       gst_object_unref (bus);
       gst_object_unref (pipe);
     }
-    fail_unless (wait_for (stopping.messages, 5), "backend=%s: the stopping pipeline posted %d messages", r.backend,
-        stopping.messages.load ());
-    fail_unless (wait_until (stopping.stopped, std::chrono::seconds (5)), "backend=%s: set_state (NULL) from the bus handler did not return", r.backend);
+    fail_unless (wait_for (stopping->messages, 5), "backend=%s: the stopping pipeline posted %d messages", r.backend,
+        stopping->messages.load ());
+    fail_unless (wait_until (stopping->stopped, std::chrono::seconds (5)), "backend=%s: set_state (NULL) from the bus handler did not return", r.backend);
     const auto stop_start = std::chrono::steady_clock::now ();
-    gst_element_set_state (slow.pipe, GST_STATE_NULL);
+    gst_element_set_state (slow[0]->pipe, GST_STATE_NULL);
     const double stop_s = std::chrono::duration<double> (std::chrono::steady_clock::now () - stop_start).count ();
-    fail_unless (stop_s < 1.0, "backend=%s: stopping the slow pipeline took %.2f s", r.backend, stop_s);
-    for (HandledPipeline *p : {&slow, &stopping}) {
+    fail_unless (stop_s < 1.0, "backend=%s: stopping a slow pipeline took %.2f s", r.backend, stop_s);
+    for (HandledPipeline *p : all) {
       gst_element_set_state (p->pipe, GST_STATE_NULL);
       GstBus *bus = gst_element_get_bus (p->pipe);
       gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
