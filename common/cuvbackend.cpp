@@ -9,6 +9,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "common/cuvbackend.h"
+#include "common/cuvcontext.h"
 #include "common/cuvstreampool.h"
 #include "common/cuvenum.h"
 
@@ -69,12 +70,12 @@ bool
 open_context (GstElement *element, int device_id, GstCudaVisionBackend backend, cuv::Route &route, bool *opened)
 {
   /* libgstcuda 1.22 creates contexts through its driver loader without loading it first */
-  *opened = gst_cuda_load_library () && gst_cuda_ensure_element_context (element, device_id, &route.context);
+  *opened = gst_cuda_load_library () && cuv::ensure_shared_context (element, device_id, &route.context);
   if (*opened)
     return true;
   if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("Could not create a CUDA context on device %d", device_id),
-        ("gst_cuda_ensure_element_context failed: is the NVIDIA driver loadable (libcuda.so.1)?"));
+        ("no context was given and none could be made: is the NVIDIA driver loadable (libcuda.so.1)?"));
     return false;
   }
   if (backend == GST_CUDA_VISION_BACKEND_AUTO)
@@ -147,7 +148,7 @@ cuv::ensure_context (GstElement *element, int device_id, Route &route)
   if (route.context)
     return true;
 #if CUV_HAVE_CUDA
-  if (gst_cuda_load_library () && gst_cuda_ensure_element_context (element, device_id, &route.context))
+  if (gst_cuda_load_library () && cuv::ensure_shared_context (element, device_id, &route.context))
     return true;
 #else
   (void) device_id;
