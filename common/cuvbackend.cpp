@@ -157,3 +157,38 @@ cuv::ensure_context (GstElement *element, int device_id, Route &route)
       ("backend=cpu copies CUDA memory through the host, which needs the memory's CUDA context"));
   return false;
 }
+
+bool
+cuv::follow_upstream_context (GstElement *element, int device_id, Route &route, const std::function<void ()> &release)
+{
+#if CUV_HAVE_CUDA
+  if (device_id >= 0 || !route.context)
+    return true;
+  GstCudaContext *theirs = upstream_context (element);
+  if (!theirs || theirs == route.context) {
+    gst_clear_object (&theirs);
+    return true;
+  }
+  gint device = -1;
+  g_object_get (theirs, "cuda-device-id", &device, nullptr);
+  GST_INFO_OBJECT (element, "CUDA memory of %" GST_PTR_FORMAT " (device %d) comes: moving to its context", theirs, device);
+  const bool cuda = route.use_cuda;
+  route.finish_last_frame ();
+  release ();
+  route.close ();
+  route.context = theirs;
+  route.warned_other_context = false;
+  if (!cuda)
+    return true;
+  if (!lease_stream (element, route))
+    return false;
+  route.use_cuda = true;
+  return true;
+#else
+  (void) element;
+  (void) device_id;
+  (void) route;
+  (void) release;
+  return true;
+#endif
+}

@@ -102,4 +102,20 @@ cuv::ensure_shared_context (GstElement *element, int device_id, GstCudaContext *
   gst_object_unref (shared);
   return true;
 }
+
+GstCudaContext *
+cuv::upstream_context (GstElement *element)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *found = nullptr;
+  GstContext *context = nullptr;
+  if (peer_query (element, query, GST_PAD_SINK)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_structure_get (gst_context_get_structure (context), GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &found,
+          nullptr);
+  }
+  gst_query_unref (query);
+  return found;
+}
 #endif

@@ -23,5 +23,8 @@ namespace cuv {
  * @element then announces. Returns whether *@context is set. */
 bool ensure_shared_context (GstElement *element, int device_id, GstCudaContext **context);
 
+/* The context upstream answers a context query with (a new reference), or NULL. */
+GstCudaContext *upstream_context (GstElement *element);
+
 }  // namespace cuv
 #endif

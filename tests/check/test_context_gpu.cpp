@@ -4,11 +4,17 @@
  * elements in them included; a context the application sets is the one used.
  *   test_pipelines_share_one_context      8 decoder pipelines and 4 upload pipelines: one context
  *   test_application_context_is_used      a pipeline given a context by the application keeps it
+ *   test_elements_follow_upstream_context  CUDA memory of another context on the device: our elements
+ *                                          move to it (no copy through system memory, no warning)
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+
+#include <atomic>
+#include <utility>
 
 #include <set>
 
@@ -149,6 +155,67 @@ GST_START_TEST (test_application_context_is_used)
 }
 GST_END_TEST;
 
+namespace {
+
+GstPadProbeReturn count_foreign_memory (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  auto *expected = static_cast<std::pair<GstCudaContext *, std::atomic<int>> *> (data);
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    if (!gst_is_cuda_memory (mem) || GST_CUDA_MEMORY_CAST (mem)->context != expected->first)
+      expected->second++;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+}  // namespace
+
+/* cudaupload given a context of its own by the application, our elements none: they start first,
+ * on the process's context, and move to cudaupload's when its memory comes, where they used to
+ * copy every frame through system memory with a warning. */
+GST_START_TEST (test_elements_follow_upstream_context)
+{
+  GstCudaContext *own = gst_cuda_context_new (0);
+  fail_unless (own != nullptr);
+  GstContext *context = gst_context_new_cuda_context (own);
+  GstElement *pipe = plain_pipeline ("videotestsrc num-buffers=20 pattern=ball ! video/x-raw,format=NV12,width=320,"
+                                     "height=240 ! cudaupload name=up ! cudasobel name=a mode=luma ! cudahistogram "
+                                     "name=b ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink");
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+  gst_element_set_context (up, context);
+  std::pair<GstCudaContext *, std::atomic<int>> expected{own, 0};
+  GstElement *b = gst_bin_get_by_name (GST_BIN (pipe), "b");
+  GstPad *src = gst_element_get_static_pad (b, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_foreign_memory, &expected, nullptr);
+  gst_object_unref (src);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  int warnings = 0;
+  for (bool eos = false; !eos;) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        static_cast<GstMessageType> (GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
+    fail_unless (m != nullptr, "no EOS within 10 s");
+    fail_unless (GST_MESSAGE_TYPE (m) != GST_MESSAGE_ERROR, "an error from %s", GST_OBJECT_NAME (GST_MESSAGE_SRC (m)));
+    warnings += GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING;
+    eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    gst_message_unref (m);
+  }
+  fail_unless_equals_int (warnings, 0);
+  fail_unless_equals_int (expected.second.load (), 0);
+  std::set<GstCudaContext *> got;
+  collect_contexts (pipe, {"up", "a", "b"}, got);
+  fail_unless (got.size () == 1 && *got.begin () == own, "our elements did not move to cudaupload's context");
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (b);
+  gst_object_unref (up);
+  gst_object_unref (pipe);
+  gst_context_unref (context);
+  gst_object_unref (own);
+}
+GST_END_TEST;
+
 static Suite *
 context_suite (void)
 {
@@ -158,6 +225,7 @@ context_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pipelines_share_one_context);
   tcase_add_test (tc, test_application_context_is_used);
+  tcase_add_test (tc, test_elements_follow_upstream_context);
   return s;
 }
 
