@@ -162,7 +162,8 @@ bool
 cuv::follow_upstream_context (GstElement *element, int device_id, Route &route, const std::function<void ()> &release)
 {
 #if CUV_HAVE_CUDA
-  if (device_id >= 0 || !route.context)
+  /* a context that someone gave (the application, a neighbour's own) is kept */
+  if (device_id >= 0 || !route.context || !is_process_context (route.context))
     return true;
   GstCudaContext *theirs = upstream_context (element);
   if (!theirs || theirs == route.context) {

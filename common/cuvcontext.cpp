@@ -58,17 +58,18 @@ ask_for_context (GstElement *element, GstCudaContext **context)
     gst_element_post_message (element, gst_message_new_need_context (GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
 }
 
+std::mutex g_lock;
+std::map<guint, GWeakRef> g_contexts; /* by device; weak: no context outlives its last user */
+
 /* The process's context for @device (a new reference), made at the first call and kept while
- * anyone holds it: weak references, so that no context outlives its last user. */
+ * anyone holds it. */
 GstCudaContext *
 process_context (guint device)
 {
-  static std::mutex lock;
-  static std::map<guint, GWeakRef> contexts;
-  std::lock_guard<std::mutex> lk (lock);
-  auto it = contexts.find (device);
-  if (it == contexts.end ()) {
-    it = contexts.emplace (device, GWeakRef{}).first;
+  std::lock_guard<std::mutex> lk (g_lock);
+  auto it = g_contexts.find (device);
+  if (it == g_contexts.end ()) {
+    it = g_contexts.emplace (device, GWeakRef{}).first;
     g_weak_ref_init (&it->second, nullptr);
   }
   auto *context = static_cast<GstCudaContext *> (g_weak_ref_get (&it->second));
@@ -101,6 +102,21 @@ cuv::ensure_shared_context (GstElement *element, int device_id, GstCudaContext *
   gst_element_post_message (element, gst_message_new_have_context (GST_OBJECT (element), announced));
   gst_object_unref (shared);
   return true;
+}
+
+bool
+cuv::is_process_context (GstCudaContext *context)
+{
+  std::lock_guard<std::mutex> lk (g_lock);
+  for (auto &[device, ref] : g_contexts) {
+    GObject *held = G_OBJECT (g_weak_ref_get (&ref));
+    const bool same = held == G_OBJECT (context);
+    if (held)
+      g_object_unref (held);
+    if (same)
+      return true;
+  }
+  return false;
 }
 
 GstCudaContext *

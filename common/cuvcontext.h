@@ -23,6 +23,9 @@ namespace cuv {
  * @element then announces. Returns whether *@context is set. */
 bool ensure_shared_context (GstElement *element, int device_id, GstCudaContext **context);
 
+/* Whether @context is the process's context of its device: no one gave it. */
+bool is_process_context (GstCudaContext *context);
+
 /* The context upstream answers a context query with (a new reference), or NULL. */
 GstCudaContext *upstream_context (GstElement *element);
 

@@ -45,18 +45,18 @@ GstCudaContext *context_of (GstElement *element)
   return found;
 }
 
-/* @launch as its own GstPipeline, as an application makes it: no context set by hand. */
+/* @launch as its own GstPipeline, as an application makes it: no context set by hand (stopped by
+ * the checked teardown if a check fails). */
 GstElement *plain_pipeline (const std::string &launch)
 {
-  GError *err = nullptr;
-  GstElement *pipe = gst_parse_launch (launch.c_str (), &err);
-  fail_unless (pipe != nullptr, "cannot parse %s: %s", launch.c_str (), err ? err->message : "");
-  g_clear_error (&err);
+  GstElement *pipe = new_pipeline (launch, false);
+  fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
   return pipe;
 }
 
 void preroll (GstElement *pipe)
 {
+  g_printerr ("preroll %s\n", GST_OBJECT_NAME (pipe));
   fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   fail_unless_equals_int (gst_element_get_state (pipe, nullptr, nullptr, 10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
 }
@@ -223,6 +223,7 @@ context_suite (void)
   TCase *tc = tcase_create ("general");
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, nullptr, stop_pipelines_left_playing);
   tcase_add_test (tc, test_pipelines_share_one_context);
   tcase_add_test (tc, test_application_context_is_used);
   tcase_add_test (tc, test_elements_follow_upstream_context);
