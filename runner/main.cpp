@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "runner/camera.h"
-#include "runner/contexts.h"
 #include "runner/config.h"
 #include "runner/limits.h"
 #include "runner/metrics.h"
@@ -155,7 +154,6 @@ int main (int argc, char **argv)
   g_main_loop_run (loop);
   for (auto &c : cameras)
     c->stop ();
-  cuvrun::drop_cuda_contexts ();
   /* what is queued gets a moment to reach the broker */
   const uint64_t lost = publisher.stop (2000);
   if (lost)
