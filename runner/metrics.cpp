@@ -30,6 +30,7 @@ Metrics::~Metrics ()
 {
   if (sampler_)
     g_source_remove (sampler_);
+  listener_.reset ();
   if (server_) {
     soup_server_disconnect (server_);
     g_object_unref (server_);
@@ -108,6 +109,11 @@ std::string Metrics::text ()
   }
   Family (out, "cudavision_broker_connected", "gauge", "1 while connected to the MQTT broker.").sample ({}, p.connected ? 1 : 0);
   Family (out, "cudavision_broker_connects_total", "counter", "Connections the MQTT broker accepted.").sample ({}, p.connects);
+  Family (out, "cudavision_metrics_connections", "gauge", "Connections open to this metrics port.")
+      .sample ({}, static_cast<uint64_t> (listener_ ? listener_->open () : 0));
+  Family (out, "cudavision_metrics_connections_refused_total", "counter",
+      "Connections to this metrics port closed at once because the most were open.")
+      .sample ({}, listener_ ? listener_->refused () : uint64_t{0});
   Family (out, "cudavision_shard_cameras", "gauge", "Cameras in this runner's shard (0: a warning at start).")
       .sample ({}, static_cast<uint64_t> (cameras_.size ()));
   Family (out, "cudavision_shard_info", "gauge", "The shard this runner runs, as I/N.").sample ({{"shard", shard_}}, 1);
@@ -168,20 +174,11 @@ bool Metrics::start (const std::string &address, int port, std::string *error)
   server_ = soup_server_new ("server-header", "cudavision-run ", nullptr);
   soup_server_add_early_handler (server_, nullptr, handle_early, this, nullptr);
   soup_server_add_handler (server_, nullptr, handle, this, nullptr);
-  GError *err = nullptr;
-  bool ok;
-  if (address.empty ()) {
-    ok = soup_server_listen_all (server_, port, static_cast<SoupServerListenOptions> (0), &err);
-  } else {
-    GSocketAddress *a = g_inet_socket_address_new_from_string (address.c_str (), port);
-    ok = a && soup_server_listen (server_, a, static_cast<SoupServerListenOptions> (0), &err);
-    if (a)
-      g_object_unref (a);
-  }
-  if (!ok) {
+  listener_ = std::make_unique<BoundedListener> (server_);
+  std::string why;
+  if (!listener_->listen (address, port, &why)) {
     *error = "metrics on " + (address.empty () ? std::string ("port ") : address + " port ") + std::to_string (port) +
-        ": " + (err ? err->message : "not an address");
-    g_clear_error (&err);
+        ": " + why;
     return false;
   }
   return true;

@@ -141,6 +141,24 @@ pids+=($runner)
 curl_status () { curl -s -o "$dir/body.txt" -w '%{http_code}' "$@" || true; }
 # up once it answers (a fresh registry on a loaded machine takes seconds); the broker 5 s after that
 for _ in $(seq 60); do [ "$(curl_status http://127.0.0.1:$metrics/healthz)" = 200 ] && break; sleep 0.5; done
+# an idle connection and one with half its headers, held while the rest runs: closed after 30 s
+python3 - "$metrics" > idle.txt 2>&1 <<'PY' &
+import socket, sys, time
+port = int(sys.argv[1])
+idle = socket.create_connection(("127.0.0.1", port))
+half = socket.create_connection(("127.0.0.1", port))
+half.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+t0 = time.time()
+for name, s in (("idle", idle), ("half", half)):
+    s.settimeout(90)
+    try:
+        while s.recv(4096):
+            pass
+        print(f"{name} closed after {time.time() - t0:.0f} s", flush=True)
+    except OSError as e:
+        print(f"{name} not closed: {e}", flush=True)
+PY
+idle_pid=$!
 [ "$(curl_status http://127.0.0.1:$metrics/readyz)" = 503 ] || fail "/readyz is not 503 before the broker is up"
 grep -q "broker: not connected" body.txt || fail "/readyz does not say it waits for the broker: $(cat body.txt)"
 echo "/readyz before the broker: 503, $(head -n 1 body.txt)"
@@ -213,6 +231,35 @@ after=$(rss)
 echo "POST of 300 MB: $status, resident $before -> $after kB"
 [ "$status" = 413 ] || fail "a 300 MB POST got $status, not 413"
 [ $((after - before)) -lt 10240 ] || fail "a 300 MB POST grew the runner by $((after - before)) kB"
+
+echo "== connections to the metrics port: at most 64 open, idle ones closed after 30 s"
+python3 - "$metrics" <<'PY' || fail "the metrics port's connections are not bounded"
+import http.client, socket, sys, time
+port = int(sys.argv[1])
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(70)]
+time.sleep(1)
+closed = 0
+for s in held:
+    s.setblocking(False)
+    try:
+        closed += s.recv(1) == b""
+    except BlockingIOError:
+        pass
+for s in held:
+    s.close()
+time.sleep(0.5)
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+c.request("GET", "/healthz")
+status = c.getresponse().status
+print(f"70 connections opened: {closed} closed at once; /healthz once they went: {status}")
+sys.exit(0 if 6 <= closed <= 10 and status == 200 else 1)
+PY
+grep -qE '^cudavision_metrics_connections_refused_total [1-9]' <(curl -s http://127.0.0.1:$metrics/metrics) ||
+  fail "the connections closed at once are not counted"
+wait $idle_pid || true
+cat idle.txt
+grep -qE '^idle closed after (29|3[0-9]) s' idle.txt && grep -qE '^half closed after (29|3[0-9]) s' idle.txt ||
+  fail "idle connections to the metrics port were not closed after 30 s"
 
 echo "== SIGTERM with results queued"
 kill $sub "$broker_pid"
