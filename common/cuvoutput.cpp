@@ -5,6 +5,7 @@
 #include "config.h"
 #endif
 
+#include "common/cuvinflight.h"
 #include "common/cuvnegotiation.h"
 #include "common/cuvoutput.h"
 
@@ -64,7 +65,7 @@ cuv::Output::drop (GstCudaVisionFilter *self, Route &route)
  * frame kept, or GStreamer 1.22), and frames may stay in flight, the frame's buffer goes out when
  * the next frame has been queued on the GPU: the host then waits for a frame that the GPU has had
  * for a while, and the GPU is never idle while the host waits. An element that queues ahead
- * (cuvroute.h: it keeps nothing between frames) queues the next frame before it waits for the
+ * (cuvinflight.h: it keeps nothing between frames) queues the next frame before it waits for the
  * last, so that their copies overlap; the others wait for the last frame first, as what they
  * keep between frames is only ready then. Order is kept: the finished frame comes first, then
  * (from the next call) the current one when it did not stay in flight. */

@@ -1,9 +1,8 @@
-/* gst-cudavision: the per-frame route of GstCudaVisionFilter: mapping both buffers (as device
- * memory where they are CUDA memory of the element's context), staging system memory through
- * pinned buffers for the CUDA backend, the element's operation, the previous frame of a temporal
- * element, and the sync rule (cuvsync.h). The base class (gstcudavisionfilter.cpp) owns a Route
- * and calls process_frame () for each buffer; the route calls back nothing of the base class,
- * only the element's operation (cuv::Operation). Not installed.
+/* gst-cudavision: what GstCudaVisionFilter's per-frame route holds: the caps state (the infos,
+ * the memory type of each side, the staging buffers, a temporal element's previous frame), the
+ * element's operation and the Route from start to stop (context, backend, streams, the frames in
+ * flight). The base class (gstcudavisionfilter.cpp) owns a Route; process_frame () (cuvdispatch.h)
+ * takes each buffer through it. Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -89,7 +88,7 @@ struct Route {
   /* a second stream, for uploads that overlap the last frame's work (queues_ahead; leased at the
    * first such frame, returned at stop) */
   StreamLease upload;
-  /* streaming thread: the stream the last frame ran on (cuvroute.cpp), and on 1.24+ a reference
+  /* streaming thread: the stream the last frame ran on (cuvcudaroute.cpp), and on 1.24+ a reference
    * to it, which keeps a neighbour's stream alive until we have waited for it */
   cudaStream_t last_stream = nullptr;
   GstCudaStream *last_gst_stream = nullptr;
@@ -184,28 +183,5 @@ struct Route {
   GstCudaStream *downstream_stream_ = nullptr;
 #endif
 };
-
-/* One frame through the element's operation on the backend chosen at start: maps the buffers,
- * stages system memory for the CUDA backend, keeps a temporal element's previous frame, and
- * synchronizes as cuvsync.h says before returning. @in == @out works in place. Posts an element
- * error on failure. With route.may_leave_in_flight, a frame that the host would wait for is left
- * in flight instead (route.left_in_flight is then true): its work is queued, and the route holds
- * references to @in and @out until finish_in_flight (). */
-GstFlowReturn process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *in, GstBuffer *out);
-
-/* Whether a frame is in flight. */
-bool has_frame_in_flight (const Route &route);
-/* Whether the element queues a frame before it waits for the one in flight (the base class's
- * generate_output): an element that keeps nothing between frames and reads no results on the
- * host (not temporal, no host_results) on the CUDA backend. Its upload from system memory then
- * runs on a second stream into the other of two staging buffers, while the last frame's kernel
- * and download run on the first: frame N+1 goes up the PCIe link while frame N comes down. */
-bool queues_ahead (const Route &route);
-/* Waits for the oldest frame in flight and does what its frame leaves to do (the previous frame,
- * the memory's sync flag); gives its output buffer to @out (NULL when there was none). Posts an
- * element error on failure. */
-GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out);
-/* At a flush or stop: waits for the frames in flight, and drops them. */
-void drop_in_flight (GstCudaVisionFilter *self, Route &route);
 
 }  // namespace cuv

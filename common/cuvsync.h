@@ -1,7 +1,7 @@
 /* gst-cudavision: where the host and the CUDA streams wait for each other (docs/design.md, "Synchronisation"). The
- * per-frame route (cuvroute.cpp) calls these at the two points a frame crosses an element's
- * boundary, and the allocation code (cuvnegotiation.cpp) hands streams along with pools; the 1.22
- * and 1.24+ rules live here and nowhere else (docs/design.md, "Synchronisation").
+ * per-frame route (cuvcpuroute.cpp, cuvcudaroute.cpp, cuvinflight.cpp) calls these at the two
+ * points a frame crosses an element's boundary, and the allocation code (cuvnegotiation.cpp) hands
+ * streams along with pools; the 1.22 and 1.24+ rules live here and nowhere else (docs/design.md, "Synchronisation").
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 

@@ -6,6 +6,7 @@
 #include "common/gstcudavisionfilter.h"
 #include "common/cuvnegotiation.h"
 #include "common/cuvoutput.h"
+#include "common/cuvdispatch.h"
 #include "common/cuvroute.h"
 
 #include <gst/cuda/gstcudamemory.h>

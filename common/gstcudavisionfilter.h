@@ -34,7 +34,7 @@ struct _GstCudaVisionFilterClass {
   /* Optional, for in-place elements: FALSE when the coming frame is only read (an analysis that
    * draws nothing). The buffer is then mapped for reading only, so shared memory is not copied,
    * and a staged frame is not copied back. Unset means TRUE. Asked in prepare_output_buffer
-   * (gstcudavisionfilter.cpp) and for each frame's maps and download (cuvroute.cpp). */
+   * (gstcudavisionfilter.cpp) and for each frame's maps and download (cuvmaps.cpp, cuvcudaroute.cpp). */
   gboolean (*writes_frame) (GstCudaVisionFilter *self);
 
   /* TRUE for analysers that pass the frame through in place (drawing on it at most): the output
@@ -48,15 +48,15 @@ struct _GstCudaVisionFilterClass {
    * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
    * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. Acts in set_caps,
    * propose_allocation and sink_event (gstcudavisionfilter.cpp: the previous frame handed on,
-   * one buffer more asked of upstream, forgotten at a flush) and for each frame (cuvroute.cpp: the
-   * previous frame kept, the host's wait, no queuing ahead). */
+   * one buffer more asked of upstream, forgotten at a flush) and for each frame (cuvcpuroute.cpp,
+   * cuvcudaroute.cpp, cuvinflight.cpp: the previous frame kept, the host's wait, no queuing ahead). */
   gboolean temporal;
 
   /* TRUE when the transform leaves results that the element reads on the host after the frame
    * (GstCudaVisionAnalyser sets it): the base class then always waits for the frame's stream
    * before the push. Otherwise, from CUDA memory into CUDA memory on GStreamer 1.24+, the
-   * consumer waits (cuvsync.h). Acts for each frame (cuvroute.cpp: the host's wait, no queuing
-   * ahead). */
+   * consumer waits (cuvsync.h). Acts for each frame (cuvcudaroute.cpp, cuvinflight.cpp: the host's
+   * wait, no queuing ahead). */
   gboolean host_results;
 
   /* Optional: called from set_caps with the negotiated infos, once the frames in flight have

@@ -1,0 +1,16 @@
+/* gst-cudavision: the CPU backend's frame in GstCudaVisionFilter's per-frame route: the element's
+ * transform_cpu on the mapped frames, a temporal element's previous frame on the host, and CUDA
+ * memory of the element's context copied through host memory. Not installed.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "common/cuvroute.h"
+
+namespace cuv {
+
+/* One frame on the CPU backend (process_frame, cuvdispatch.h). */
+GstFlowReturn process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf);
+
+}  // namespace cuv
