@@ -4,12 +4,12 @@
  * An element leases a stream at start and returns it at stop (the lease's destructor). Each stream
  * comes with an event made with cudaEventBlockingSync, for a host wait that sleeps instead of
  * spinning (cuvsync.h), and two for the ends of frames in flight. Since GStreamer 1.24 the stream is a GstCudaStream, which pools and memory
- * carry to the element's neighbours (cuvsync.h). The pool lives while any lease or element holds
+ * carry to the element's neighbours (cuvstream.h). The pool lives while any lease or element holds
  * it, and destroys its streams and events with the context current. */
 #pragma once
 
 #include "common/cuvcuda.h"
-#include "common/cuvsync.h"
+#include "common/cuvstream.h"
 
 #if CUV_HAVE_CUDA
 #include <memory>

@@ -6,7 +6,6 @@
 #include "common/cuvsync.h"
 
 #if CUV_HAVE_CUDA
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
 #include <sched.h>
@@ -20,14 +19,6 @@
 namespace cuv {
 
 namespace {
-/* CUV_HOST_WAIT: how the host waits (cuvsync.h) */
-enum class HostWait { Spin, Block, Yield };
-const HostWait host_wait = [] {
-  const char *v = g_getenv ("CUV_HOST_WAIT");
-  return v && g_str_equal (v, "block") ? HostWait::Block : v && g_str_equal (v, "yield") ? HostWait::Yield : HostWait::Spin;
-}();
-const bool host_wait_blocks = host_wait == HostWait::Block;
-
 /* CUV_HOST_WAIT=yield: asks whether the work is done, and gives the core to another thread
  * between two questions */
 template <typename Query>
@@ -45,60 +36,6 @@ wait_yielding (Query query)
 std::atomic<long> host_waits{0};
 std::atomic<long> in_flight_waits{0};
 }  // namespace
-
-GstCudaStream *memory_stream (GstMemory *mem)
-{
-#if CUV_HAVE_STREAM_MODEL
-  return mem && gst_is_cuda_memory (mem) ? gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem)) : nullptr;
-#else
-  (void) mem;
-  return nullptr;
-#endif
-}
-
-cudaStream_t stream_handle (GstCudaStream *s)
-{
-#if CUV_HAVE_STREAM_MODEL
-  return s ? reinterpret_cast<cudaStream_t> (gst_cuda_stream_get_handle (s)) : nullptr;
-#else
-  (void) s;
-  return nullptr;
-#endif
-}
-
-GstCudaStream *pool_config_stream (GstStructure *config)
-{
-#if CUV_HAVE_STREAM_MODEL
-  return gst_buffer_pool_config_get_cuda_stream (config);
-#else
-  (void) config;
-  return nullptr;
-#endif
-}
-
-void pool_config_set_stream (GstStructure *config, GstCudaStream *s)
-{
-#if CUV_HAVE_STREAM_MODEL
-  if (s)
-    gst_buffer_pool_config_set_cuda_stream (config, s);
-#else
-  (void) config;
-  (void) s;
-#endif
-}
-
-void replace_stream (GstCudaStream **slot, GstCudaStream *s)
-{
-#if CUV_HAVE_STREAM_MODEL
-  if (s)
-    gst_cuda_stream_ref (s);
-  gst_clear_cuda_stream (slot);
-  *slot = s;
-#else
-  (void) s;
-  *slot = nullptr;
-#endif
-}
 
 cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event)
 {
@@ -125,9 +62,9 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
 {
   host_waits.fetch_add (1, std::memory_order_relaxed);
-  if (host_wait == HostWait::Yield)
+  if (host_wait () == HostWait::Yield)
     return wait_yielding ([stream] { return cudaStreamQuery (stream); });
-  if (!host_wait_blocks || !event)
+  if (host_wait () != HostWait::Block || !event)
     return cudaStreamSynchronize (stream);
   const cudaError_t err = cudaEventRecord (event, stream);
   return err != cudaSuccess ? err : cudaEventSynchronize (event);
@@ -141,14 +78,9 @@ cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done)
 cudaError_t finish_in_flight (cudaEvent_t done)
 {
   in_flight_waits.fetch_add (1, std::memory_order_relaxed);
-  if (host_wait == HostWait::Yield)
+  if (host_wait () == HostWait::Yield)
     return wait_yielding ([done] { return cudaEventQuery (done); });
   return cudaEventSynchronize (done);
-}
-
-unsigned int in_flight_event_flags ()
-{
-  return cudaEventDisableTiming | (host_wait_blocks ? cudaEventBlockingSync : 0u);
 }
 
 cudaError_t finish_last_frame (cudaStream_t stream)

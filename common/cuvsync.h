@@ -1,39 +1,19 @@
 /* gst-cudavision: where the host and the CUDA streams wait for each other (docs/design.md, "Synchronisation"). The
  * per-frame route (cuvcpuroute.cpp, cuvcudaroute.cpp, cuvinflight.cpp) calls these at the two
- * points a frame crosses an element's boundary, and the allocation code (cuvnegotiation.cpp) hands
- * streams along with pools; the 1.22 and 1.24+ rules live here and nowhere else (docs/design.md, "Synchronisation").
+ * points a frame crosses an element's boundary, and the allocation code (cuvnegotiation.cpp)
+ * hands streams along with pools (cuvstream.h: the stream memory and pools carry, per version);
+ * the 1.22 and 1.24+ rules live here and nowhere else (docs/design.md, "Synchronisation").
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <gst/gst.h>
 
 #include "common/cuvcuda.h"
-
-#if GST_CHECK_VERSION(1, 24, 0)
-#include <gst/cuda/gstcudastream.h>
-#else
-/* GStreamer 1.22 has no GstCudaStream: every function below takes and gives NULL there */
-typedef struct _GstCudaStream GstCudaStream;
-#endif
-#define CUV_HAVE_STREAM_MODEL (CUV_HAVE_CUDA && GST_CHECK_VERSION(1, 24, 0))
+#include "common/cuvstream.h"
 
 #if CUV_HAVE_CUDA
 
 namespace cuv {
-
-/* ---- streams carried by memory and pools (1.24+) ---- */
-
-/* The stream @mem was written on: the one its pool gave it, NULL for the default stream (and
- * always on 1.22). Not a new reference: valid while @mem lives. */
-GstCudaStream *memory_stream (GstMemory *mem);
-/* The CUDA stream of @s. */
-cudaStream_t stream_handle (GstCudaStream *s);
-/* A new reference to the stream in a CUDA buffer pool's @config, or NULL. */
-GstCudaStream *pool_config_stream (GstStructure *config);
-/* Puts @s in a CUDA buffer pool's @config (nothing for NULL, and on 1.22). */
-void pool_config_set_stream (GstStructure *config, GstCudaStream *s);
-/* Takes a reference to @s into @slot, dropping the one there (NULL clears it). */
-void replace_stream (GstCudaStream **slot, GstCudaStream *s);
 
 /* ---- per frame ---- */
 
@@ -63,9 +43,6 @@ cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
  * waits are counted apart from the others (cuv_in_flight_waits). */
 cudaError_t mark_in_flight (cudaStream_t stream, cudaEvent_t done);
 cudaError_t finish_in_flight (cudaEvent_t done);
-/* The flags of the @done event: it sleeps where finish_before_push () would (CUV_HOST_WAIT). */
-unsigned int in_flight_event_flags ();
-
 /* Before a frame runs on another stream than the last frame did (1.24+, where the stream follows
  * the memory): the last frame's work on @stream is complete, so what the element keeps between
  * frames is not rewritten under it. A host wait, counted as the others are. */
