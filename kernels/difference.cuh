@@ -139,6 +139,40 @@ __device__ __forceinline__ uint8_t *row_w (const Plane &p, int y)
   return p.data + static_cast<size_t> (y) * p.pitch;
 }
 
+/* ---- 4:2:0 tiles (NV12, I420): a tile's kTileRows x kTilePix luma samples share two chroma
+ * groups ---- */
+
+/* The tile's luma rows from column @x0 of rows @y0.., a word of kTilePix samples each: @cur's
+ * into @c, @prev's into @q. */
+__device__ __forceinline__ void tile_luma (const Frame &cur, const Frame &prev, int x0, int y0, uint32_t (&c)[kTileRows],
+    uint32_t (&q)[kTileRows])
+{
+#pragma unroll
+  for (int r = 0; r < kTileRows; r++) {
+    c[r] = *reinterpret_cast<const uint32_t *> (row (cur.planes[0], y0 + r) + x0);
+    q[r] = *reinterpret_cast<const uint32_t *> (row (prev.planes[0], y0 + r) + x0);
+  }
+}
+
+/* Two adjacent groups of chroma row @gy: of NV12's UV plane from byte @x (2 gx: the luma column
+ * of group gx's first pixel), one word u0 v0 u1 v1; of an I420 U or V plane from group @gx, the
+ * two bytes (u0 | u1 << 8). */
+__device__ __forceinline__ uint32_t nv12_groups (const Plane &uv, int x, int gy)
+{
+  return *reinterpret_cast<const uint32_t *> (row (uv, gy) + x);
+}
+
+__device__ __forceinline__ uint32_t i420_groups (const Plane &p, int gx, int gy)
+{
+  return *reinterpret_cast<const uint16_t *> (row (p, gy) + gx);
+}
+
+/* I420's U and V bytes of two groups (i420_groups) in NV12's order, u0 v0 u1 v1. */
+__device__ __forceinline__ uint32_t interleave_uv (uint32_t u, uint32_t v)
+{
+  return __byte_perm (u, v, 0x5140);
+}
+
 /* The walk of an RGB difference kernel over @cur and @prev into @out: each thread's column of
  * tiles down the frame; a whole tile (kVec) as kTileRows 16-byte rows of each, its output word
  * @word (c, q) for each pixel's current and previous words; a tile at the right edge (or every

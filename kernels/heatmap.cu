@@ -115,17 +115,14 @@ __device__ __forceinline__ TileChroma tile_chroma (const Frame &cur, const Frame
 {
   TileChroma t;
   if (kNv12) {
-    const uint32_t c = *reinterpret_cast<const uint32_t *> (row (cur.planes[1], gy) + 2 * gx);
-    const uint32_t q = *reinterpret_cast<const uint32_t *> (row (prev.planes[1], gy) + 2 * gx);
+    const uint32_t c = nv12_groups (cur.planes[1], 2 * gx, gy), q = nv12_groups (prev.planes[1], 2 * gx, gy);
     const uint32_t ad = __vabsdiffu4 (c, q);
     t.d[0] = (ad & 0xff) + (ad >> 8 & 0xff);
     t.d[1] = (ad >> 16 & 0xff) + (ad >> 24);
     t.u[0] = c & 0xff, t.v[0] = c >> 8 & 0xff, t.u[1] = c >> 16 & 0xff, t.v[1] = c >> 24;
   } else {
-    const uint32_t cu = *reinterpret_cast<const uint16_t *> (row (cur.planes[1], gy) + gx);
-    const uint32_t cv = *reinterpret_cast<const uint16_t *> (row (cur.planes[2], gy) + gx);
-    const uint32_t qu = *reinterpret_cast<const uint16_t *> (row (prev.planes[1], gy) + gx);
-    const uint32_t qv = *reinterpret_cast<const uint16_t *> (row (prev.planes[2], gy) + gx);
+    const uint32_t cu = i420_groups (cur.planes[1], gx, gy), cv = i420_groups (cur.planes[2], gx, gy);
+    const uint32_t qu = i420_groups (prev.planes[1], gx, gy), qv = i420_groups (prev.planes[2], gx, gy);
     const uint32_t ad = __vabsdiffu4 (cu | cv << 16, qu | qv << 16);
     t.d[0] = (ad & 0xff) + (ad >> 16 & 0xff);
     t.d[1] = (ad >> 8 & 0xff) + (ad >> 24);
@@ -148,11 +145,7 @@ __global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, Dif
             heat_yuv_px (a, x, y, kBlend, sum, mx);
       } else {
         uint32_t cy[kTileRows], qy[kTileRows];
-#pragma unroll
-        for (int r = 0; r < kTileRows; r++) {
-          cy[r] = *reinterpret_cast<const uint32_t *> (row (a.cur.planes[0], y0 + r) + w.x0);
-          qy[r] = *reinterpret_cast<const uint32_t *> (row (a.prev.planes[0], y0 + r) + w.x0);
-        }
+        tile_luma (a.cur, a.prev, w.x0, y0, cy, qy);
         const TileChroma ch = tile_chroma<kNv12> (a.cur, a.prev, w.x0 / 2, y0 / 2);
 #pragma unroll
         for (int r = 0; r < kTileRows; r++) {

@@ -138,23 +138,15 @@ __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, D
           changed += noisemap_group (a.cur, a.prev, a.out, a.p, g, gy);
       } else {
         uint32_t cy[kTileRows], qy[kTileRows];
-#pragma unroll
-        for (int r = 0; r < kTileRows; r++) {
-          cy[r] = *reinterpret_cast<const uint32_t *> (row (a.cur.planes[0], y0 + r) + w.x0);
-          qy[r] = *reinterpret_cast<const uint32_t *> (row (a.prev.planes[0], y0 + r) + w.x0);
-        }
+        tile_luma (a.cur, a.prev, w.x0, y0, cy, qy);
         /* chroma as u0 v0 u1 v1 (NV12's order) */
         uint32_t cuv, quv;
         if (kNv12) {
-          cuv = *reinterpret_cast<const uint32_t *> (row (a.cur.planes[1], gy) + w.x0);
-          quv = *reinterpret_cast<const uint32_t *> (row (a.prev.planes[1], gy) + w.x0);
+          cuv = nv12_groups (a.cur.planes[1], w.x0, gy);
+          quv = nv12_groups (a.prev.planes[1], w.x0, gy);
         } else {
-          const uint32_t cu = *reinterpret_cast<const uint16_t *> (row (a.cur.planes[1], gy) + gx);
-          const uint32_t cv = *reinterpret_cast<const uint16_t *> (row (a.cur.planes[2], gy) + gx);
-          const uint32_t qu = *reinterpret_cast<const uint16_t *> (row (a.prev.planes[1], gy) + gx);
-          const uint32_t qv = *reinterpret_cast<const uint16_t *> (row (a.prev.planes[2], gy) + gx);
-          cuv = __byte_perm (cu, cv, 0x5140);
-          quv = __byte_perm (qu, qv, 0x5140);
+          cuv = interleave_uv (i420_groups (a.cur.planes[1], gx, gy), i420_groups (a.cur.planes[2], gx, gy));
+          quv = interleave_uv (i420_groups (a.prev.planes[1], gx, gy), i420_groups (a.prev.planes[2], gx, gy));
         }
         /* per group, 0xffff when its U or V changed; spread to the group's two pixels */
         const uint32_t cmask = __vcmpgtu4 (__vabsdiffu4 (cuv, quv), a.threshold4);
@@ -221,14 +213,12 @@ __device__ __forceinline__ int noisy_of_four (const Frame &cur, const Frame &pre
   uint32_t cuv, quv;
   const int gy = y / 2;
   if (cur.layout == PixelLayout::NV12) {
-    cuv = *reinterpret_cast<const uint32_t *> (row (cur.planes[1], gy) + x0);
-    quv = *reinterpret_cast<const uint32_t *> (row (prev.planes[1], gy) + x0);
+    cuv = nv12_groups (cur.planes[1], x0, gy);
+    quv = nv12_groups (prev.planes[1], x0, gy);
   } else {
     const int gx = x0 / 2;
-    cuv = __byte_perm (*reinterpret_cast<const uint16_t *> (row (cur.planes[1], gy) + gx),
-        *reinterpret_cast<const uint16_t *> (row (cur.planes[2], gy) + gx), 0x5140);
-    quv = __byte_perm (*reinterpret_cast<const uint16_t *> (row (prev.planes[1], gy) + gx),
-        *reinterpret_cast<const uint16_t *> (row (prev.planes[2], gy) + gx), 0x5140);
+    cuv = interleave_uv (i420_groups (cur.planes[1], gx, gy), i420_groups (cur.planes[2], gx, gy));
+    quv = interleave_uv (i420_groups (prev.planes[1], gx, gy), i420_groups (prev.planes[2], gx, gy));
   }
   const uint32_t cmask = __vcmpgtu4 (__vabsdiffu4 (cuv, quv), threshold4);
   const uint32_t chroma_px = ((cmask & 0x0000ffffu) ? 0x0000ffffu : 0) | ((cmask & 0xffff0000u) ? 0xffff0000u : 0);
