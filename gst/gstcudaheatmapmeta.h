@@ -13,6 +13,9 @@
 
 #include <gst/gst.h>
 
+/* beside this header in the tree and once installed */
+#include "gstcudavisionmeta.h"
+
 G_BEGIN_DECLS
 
 #define GST_CUDA_HEATMAP_META_NAME "CudaHeatmapMeta"
@@ -21,8 +24,7 @@ G_BEGIN_DECLS
 static inline const GstStructure *
 gst_cuda_heatmap_meta_get_structure (GstBuffer *buffer)
 {
-  GstCustomMeta *meta = gst_buffer_get_custom_meta (buffer, GST_CUDA_HEATMAP_META_NAME);
-  return meta ? gst_custom_meta_get_structure (meta) : NULL;
+  return gst_cuda_vision_meta_get_structure (buffer, GST_CUDA_HEATMAP_META_NAME);
 }
 
 /* The frame's mean and largest difference (0..765); FALSE without a meta. */

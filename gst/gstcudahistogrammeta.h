@@ -17,6 +17,9 @@
 
 #include <gst/gst.h>
 
+/* beside this header in the tree and once installed */
+#include "gstcudavisionmeta.h"
+
 G_BEGIN_DECLS
 
 #define GST_CUDA_HISTOGRAM_META_NAME "CudaHistogramMeta"
@@ -25,8 +28,7 @@ G_BEGIN_DECLS
 static inline const GstStructure *
 gst_cuda_histogram_meta_get_structure (GstBuffer *buffer)
 {
-  GstCustomMeta *meta = gst_buffer_get_custom_meta (buffer, GST_CUDA_HISTOGRAM_META_NAME);
-  return meta ? gst_custom_meta_get_structure (meta) : NULL;
+  return gst_cuda_vision_meta_get_structure (buffer, GST_CUDA_HISTOGRAM_META_NAME);
 }
 
 /* Copies up to @n bin counts into @counts; returns the number of bins (0 without a meta). */

@@ -18,6 +18,9 @@
 
 #include <gst/gst.h>
 
+/* beside this header in the tree and once installed */
+#include "gstcudavisionmeta.h"
+
 G_BEGIN_DECLS
 
 #define GST_CUDA_MOTION_META_NAME "CudaMotionMeta"
@@ -37,8 +40,7 @@ G_STATIC_ASSERT (sizeof (GstCudaMotionVector) == 8);
 static inline const GstStructure *
 gst_cuda_motion_meta_get_structure (GstBuffer *buffer)
 {
-  GstCustomMeta *meta = gst_buffer_get_custom_meta (buffer, GST_CUDA_MOTION_META_NAME);
-  return meta ? gst_custom_meta_get_structure (meta) : NULL;
+  return gst_cuda_vision_meta_get_structure (buffer, GST_CUDA_MOTION_META_NAME);
 }
 
 /* The vectors, row by row, valid while @buffer and its meta live; @columns, @rows and @unit are
