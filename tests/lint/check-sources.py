@@ -2,11 +2,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The rules of the source tree that docs/design.md states and no compiler checks:
 
-- every include of a project header names its folder from the repository root ("kernels/image.h");
+- every include of a project header names its folder from the repository root ("kernels/image.h"),
+  but for a header gst/meson.build installs, which names another it installs by its bare name;
 - no comment cites a document outside the repository or an issue number: the rules are in docs/;
 - no file of gst/ includes an element's header but the element's own file (and plugin.cpp, which
   registers them);
-- no function of common/ is longer than 80 lines, and the filter base stays under 600 lines;
+- the layers (docs/design.md, "Layers"): a file of kernels/ includes only kernels/; of common/, only
+  common/ and kernels/, and of common/ only its own header and files of rows further down
+  docs/design.md's table of common/ (which lists every file of common/ and no other); of gst/, only
+  gst/, common/ and kernels/, and an element's file (gst/gstcudaX.{h,cpp}, and gst/gstcudaYmeta.h
+  of the element whose name begins with Y) no other element's file;
+- no function of common/ or runner/ is longer than 80 lines, and no file of common/ or gst/ is
+  600 lines or longer;
 - every element gst/plugin.cpp registers is in the tests' element list (tests/common/cuvtest.h's
   kElements) and in tests/meson.build's faults tests, so that a new element cannot miss them.
 
@@ -31,13 +38,23 @@ breaches = []
 element_headers = {f for f in sources if f.startswith("gst/") and f.endswith(".h")
                    and "GST_ELEMENT_REGISTER_DECLARE" in open(f).read()}
 
+# the headers gst/meson.build installs: they name each other by their bare names, which resolve
+# beside the including header in the tree and once installed
+installed = re.search(r"install_headers\(([^)]*)\)", open("gst/meson.build").read())
+installed = {"gst/" + h for h in re.findall(r"'([\w.]+\.h)'", installed.group(1))} if installed else set()
+
+
+def bare_include_ok(f, inc):
+    return inc == "config.h" or (f in installed and "gst/" + inc in installed)
+
+
 for f in sources:
     text = open(f, encoding="utf-8").read()
     for n, line in enumerate(text.split("\n"), 1):
         m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
         if m:
             inc = m.group(1)
-            if "/" not in inc and inc != "config.h":
+            if "/" not in inc and not bare_include_ok(f, inc):
                 breaches.append(f"{f}:{n}: include \"{inc}\" without its folder (docs/design.md, includes)")
             if inc in element_headers and f != inc.replace(".h", ".cpp") and f != "gst/plugin.cpp":
                 breaches.append(f"{f}:{n}: includes the element header {inc} (docs/design.md, gst/)")
@@ -60,14 +77,77 @@ def functions(lines):
 
 
 for f in sources:
-    if not f.startswith("common/"):
+    if not f.startswith(("common/", "gst/", "runner/")):
         continue
-    lines = open(f, encoding="utf-8").read().split("\n")
-    for head, start, length in functions(lines):
-        if length > 80:
-            breaches.append(f"{f}:{start}: {length} lines, over 80: {head}")
-    if f == "common/gstcudavisionfilter.cpp" and len(lines) >= 600:
-        breaches.append(f"{f}: {len(lines)} lines, the filter base stays under 600")
+    lines = open(f, encoding="utf-8").read().splitlines()
+    if f.startswith(("common/", "runner/")):
+        for head, start, length in functions(lines):
+            if length > 80:
+                breaches.append(f"{f}:{start + 1}: {length} lines, over 80: {head}")
+    if f.startswith(("common/", "gst/")) and len(lines) >= 600:
+        breaches.append(f"{f}: {len(lines)} lines, a file of common/ and gst/ stays under 600")
+
+
+# ---- the layers (docs/design.md, "Layers") ----
+
+def common_rows():
+    """{file of common/: its row in docs/design.md's table of common/}, rows counted from the top."""
+    rows, table = {}, False
+    for line in open("docs/design.md", encoding="utf-8").read().split("\n"):
+        if line.strip() == "| file | what it holds |":
+            table = True
+        elif table and line.strip().startswith("|---"):
+            continue
+        elif table and line.strip().startswith("|"):
+            row = len(set(rows.values()))
+            for stem, exts, ext in re.findall(r"(\w+)\.(?:\{([\w,]+)\}|(\w+))", line.split("|")[1]):
+                for e in exts.split(",") if exts else [ext]:
+                    rows[f"common/{stem}.{e}"] = row
+        elif table:
+            break
+    return rows
+
+
+rows = common_rows()
+for f in sorted({f for f in sources if f.startswith("common/")} - set(rows)):
+    breaches.append(f"{f}: not in docs/design.md's table of common/")
+for f in sorted(set(rows) - set(sources)):
+    breaches.append(f"docs/design.md: the table of common/ names {f}, which is not there")
+
+# an element's files: its own pair, and the meta header named after the start of its name
+elements = sorted(set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open("gst/plugin.cpp").read())))
+
+
+def element_of(f):
+    m = re.match(r"gst/gst(cuda\w+?)(meta)?\.(h|cpp)$", f)
+    if not m:
+        return None
+    if not m.group(2):
+        return m.group(1) if m.group(1) in elements else None
+    return next((e for e in elements if e.startswith(m.group(1))), None)
+
+
+allowed = {"kernels/": ("kernels/",), "common/": ("common/", "kernels/"), "gst/": ("gst/", "common/", "kernels/")}
+for f in sources:
+    layer = next((l for l in allowed if f.startswith(l)), None)
+    if not layer:
+        continue
+    for n, line in enumerate(open(f, encoding="utf-8").read().split("\n"), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if not m or m.group(1) == "config.h":
+            continue
+        inc = m.group(1) if "/" in m.group(1) else os.path.join(os.path.dirname(f), m.group(1))
+        if not inc.startswith(allowed[layer]):
+            breaches.append(f"{f}:{n}: includes {inc}; a file of {layer} includes only {', '.join(allowed[layer])} "
+                            "(docs/design.md, Layers)")
+        elif layer == "common/" and inc.startswith("common/") and f in rows and inc in rows:
+            own = os.path.splitext(inc)[0] == os.path.splitext(f)[0]
+            if not own and rows[inc] <= rows[f]:
+                breaches.append(f"{f}:{n}: includes {inc}, which docs/design.md's table of common/ places "
+                                f"{'beside' if rows[inc] == rows[f] else 'above'} it (Layers)")
+        elif layer == "gst/" and element_of(f) and element_of(inc) not in (None, element_of(f)):
+            breaches.append(f"{f}:{n}: includes {inc}, a file of {element_of(inc)}, from a file of {element_of(f)} "
+                            "(docs/design.md, Layers)")
 
 # every element the plugin registers is in the tests' element list and the faults tests
 registered = set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open("gst/plugin.cpp").read()))
