@@ -8,18 +8,11 @@
 
 #include "runner/json.h"
 #include "runner/pipeline.h"
+#include "runner/results.h"
 
 namespace cuvrun {
 
 namespace {
-
-/* the analysers' element messages (docs/results.md) */
-bool is_result (const GstStructure *s)
-{
-  const char *name = gst_structure_get_name (s);
-  return g_str_equal (name, "cudahistogram") || g_str_equal (name, "cudaheatmap") ||
-      g_str_equal (name, "cudanoisemap") || g_str_equal (name, "cudamotionest");
-}
 
 /* Sets cuda-device-id on each element of @bin that has it. */
 void set_device (GstElement *bin, int device)
@@ -290,12 +283,11 @@ gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
 {
   auto *c = static_cast<Camera *> (self);
   switch (GST_MESSAGE_TYPE (m)) {
-    case GST_MESSAGE_ELEMENT: {
-      const GstStructure *s = gst_message_get_structure (m);
-      if (s && is_result (s))
+    case GST_MESSAGE_ELEMENT:
+      /* an analyser's results, whichever analyser (runner/results.h) */
+      if (is_result (m))
         c->publish_result (m);
       break;
-    }
     case GST_MESSAGE_ERROR: {
       const std::string why = c->error_text (m);
       c->bus_watch_ = 0; /* removed by returning FALSE below */

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "runner/config.h"
+#include "runner/siteconfig.h"
 #include "runner/publisher.h"
 
 namespace cuvrun {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "runner/camera.h"
-#include "runner/config.h"
+#include "runner/siteconfig.h"
 #include "runner/limits.h"
 #include "runner/metrics.h"
 #include "runner/publisher.h"
@@ -49,68 +49,59 @@ void warn_about (const cuvrun::BrokerConfig &b)
         cuvrun::kBrokerPasswordEnv);
 }
 
-}  // namespace
-
-int main (int argc, char **argv)
-{
-  std::setlocale (LC_ALL, "");
+/* The command line's values. */
+struct Options {
   gchar *shard_text = nullptr;
-  gboolean check = FALSE, version = FALSE;
+  gboolean check = FALSE;
+  gboolean version = FALSE;
   gint metrics_port = -1;
+  int shard = 0;
+  int shards = 1;
+};
+
+/* Parses the command line into @o (argv[1] is then the config); the exit code where the program
+ * ends here (--version, an error), else -1. */
+int parse_command_line (int *argc, char ***argv, Options *o)
+{
   GOptionEntry entries[] = {
-      {"shard", 0, 0, G_OPTION_ARG_STRING, &shard_text,
+      {"shard", 0, 0, G_OPTION_ARG_STRING, &o->shard_text,
           "Run camera k of the list where k % N == I (0-based, in the file's order), so that N copies cover it",
           "I/N"},
-      {"metrics-port", 0, 0, G_OPTION_ARG_INT, &metrics_port,
+      {"metrics-port", 0, 0, G_OPTION_ARG_INT, &o->metrics_port,
           "Serve /metrics, /healthz and /readyz on this port instead of the config's metrics-port (0: none)", "N"},
-      {"check", 0, 0, G_OPTION_ARG_NONE, &check,
+      {"check", 0, 0, G_OPTION_ARG_NONE, &o->check,
           "Check the config, its files (passwords, TLS) and every camera's pipeline and topics, then exit", nullptr},
-      {"version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", nullptr},
+      {"version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version and exit", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
   };
   GOptionContext *ctx = g_option_context_new ("CONFIG - run cameras through gst-cudavision's elements");
   g_option_context_add_main_entries (ctx, entries, nullptr);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   GError *err = nullptr;
-  const bool parsed = g_option_context_parse (ctx, &argc, &argv, &err);
-  if (parsed && version) {
+  const bool parsed = g_option_context_parse (ctx, argc, argv, &err);
+  if (parsed && o->version) {
     g_print ("cudavision-run %s (%s)\n", CUV_VERSION, gst_version_string ());
     return 0;
   }
-  if (!parsed || argc != 2 || metrics_port > 65535 || metrics_port < -1) {
+  if (!parsed || *argc != 2 || o->metrics_port > 65535 || o->metrics_port < -1) {
     g_printerr ("cudavision-run: %s\n%s",
-        err ? err->message : argc != 2 ? "one CONFIG file, please" : "--metrics-port: 0 to 65535",
+        err ? err->message : *argc != 2 ? "one CONFIG file, please" : "--metrics-port: 0 to 65535",
         g_option_context_get_help (ctx, TRUE, nullptr));
     return 2;
   }
   g_option_context_free (ctx);
-  int shard = 0, shards = 1;
-  if (shard_text && !parse_shard (shard_text, &shard, &shards)) {
-    g_printerr ("cudavision-run: --shard %s: expected I/N with 0 <= I < N\n", shard_text);
+  if (o->shard_text && !parse_shard (o->shard_text, &o->shard, &o->shards)) {
+    g_printerr ("cudavision-run: --shard %s: expected I/N with 0 <= I < N\n", o->shard_text);
     return 2;
   }
+  return -1;
+}
 
-  cuvrun::RunnerConfig config;
-  std::string error;
-  if (!cuvrun::load_config (argv[1], &config, &error)) {
-    g_printerr ("cudavision-run: %s\n", error.c_str ());
-    return 2;
-  }
-  if (metrics_port >= 0)
-    config.metrics_port = metrics_port;
-  config.run_id = g_get_real_time ();
-  size_t in_shard = 0;
-  for (size_t k = 0; k < config.cameras.size (); k++)
-    in_shard += static_cast<int> (k % shards) == shard;
-  if (check) {
-    g_print ("%s: %zu %s, valid", argv[1], config.cameras.size (), cameras_word (config.cameras.size ()));
-    if (shards > 1)
-      g_print ("; shard %d/%d runs %zu of them", shard, shards, in_shard);
-    g_print ("\n");
-    return 0;
-  }
+/* Runs the cameras of shard @shard of @shards until a signal stops the runner; the exit code. */
+int run (const cuvrun::RunnerConfig &config, int shard, int shards)
+{
   const rlim_t files = cuvrun::raise_open_files_limit ();
-
+  std::string error;
   const std::string runner_id = config.broker.client_id + "-" + std::to_string (shard) + "of" + std::to_string (shards);
   cuvrun::BrokerConfig broker = config.broker;
   broker.client_id = runner_id;
@@ -168,4 +159,35 @@ int main (int argc, char **argv)
     _exit (0);
   }
   return 0;
+}
+
+}  // namespace
+
+int main (int argc, char **argv)
+{
+  std::setlocale (LC_ALL, "");
+  Options o;
+  const int done = parse_command_line (&argc, &argv, &o);
+  if (done >= 0)
+    return done;
+  cuvrun::RunnerConfig config;
+  std::string error;
+  if (!cuvrun::load_config (argv[1], &config, &error)) {
+    g_printerr ("cudavision-run: %s\n", error.c_str ());
+    return 2;
+  }
+  if (o.metrics_port >= 0)
+    config.metrics_port = o.metrics_port;
+  config.run_id = g_get_real_time ();
+  size_t in_shard = 0;
+  for (size_t k = 0; k < config.cameras.size (); k++)
+    in_shard += static_cast<int> (k % o.shards) == o.shard;
+  if (o.check) {
+    g_print ("%s: %zu %s, valid", argv[1], config.cameras.size (), cameras_word (config.cameras.size ()));
+    if (o.shards > 1)
+      g_print ("; shard %d/%d runs %zu of them", o.shard, o.shards, in_shard);
+    g_print ("\n");
+    return 0;
+  }
+  return run (config, o.shard, o.shards);
 }

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "runner/config.h"
+#include "runner/siteconfig.h"
 
 namespace cuvrun {
 

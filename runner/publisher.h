@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "runner/config.h"
+#include "runner/siteconfig.h"
 
 namespace cuvrun {
 

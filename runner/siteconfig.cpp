@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "runner/config.h"
+#include "runner/siteconfig.h"
 
 #include <gio/gio.h>
 #include <gst/gst.h>
