@@ -24,6 +24,10 @@ import re
 import subprocess
 import sys
 
+# The files still over 600 lines, each with the size it may not reach (docs/design.md, "Layers"):
+# it only shrinks, and goes once the file is under 600.
+OVER_THE_SIZE = {"gst/gstcudamotionest.cpp": 951}
+
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
 os.chdir(root)
 try:
@@ -84,8 +88,9 @@ for f in sources:
         for head, start, length in functions(lines):
             if length > 80:
                 breaches.append(f"{f}:{start + 1}: {length} lines, over 80: {head}")
-    if f.startswith(("common/", "gst/")) and len(lines) >= 600:
-        breaches.append(f"{f}: {len(lines)} lines, a file of common/ and gst/ stays under 600")
+    limit = OVER_THE_SIZE.get(f, 600)
+    if f.startswith(("common/", "gst/")) and len(lines) >= limit:
+        breaches.append(f"{f}: {len(lines)} lines, a file of common/ and gst/ stays under {limit}")
 
 
 # ---- the layers (docs/design.md, "Layers") ----
