@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what gst-cudavision needs to build and run on Debian 12 or 13 / Ubuntu 24.04 (the CUDA
-# toolkit is expected in /usr/local/cuda; without it the build is CPU-only). Sourced by the demo and
+# toolkit is expected in CUDA_PATH, default /usr/local/cuda; without it the build is CPU-only). Sourced by the demo and
 # test scripts; safe to run twice.
 set -eu
 pkgs="meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
@@ -17,5 +17,6 @@ if [ -n "$missing" ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+cuv_cuda=${CUDA_PATH:-/usr/local/cuda}
+[ -d "$cuv_cuda/bin" ] && export PATH="$cuv_cuda/bin:$PATH"
 command -v nvcc >/dev/null || echo "note: no nvcc found: building the CPU reference only"
