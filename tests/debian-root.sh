@@ -1,9 +1,17 @@
 # Sourced by the scripts that run something in a Debian root of their own (tests/run-tests-1.26.sh,
-# tests/run-deploy-tests.sh). Needs root (debootstrap, chroot, mount).
+# tests/run-tests-1.28.sh, tests/run-deploy-tests.sh). Needs root (debootstrap, chroot, mount).
 #   debian_root SUITE ROOT   makes ROOT with debootstrap from the archive apt already uses, unless a
 #                            finished one is there (kept for the next run on this machine)
-#   enter_root ROOT SRC      bind-mounts /proc, /dev, SRC at /src and the host's /usr/local/cuda,
-#                            unmounted when the script exits
+#   enter_root ROOT SRC [no-host-cuda]
+#                            bind-mounts /proc, /dev, SRC at /src and (unless no-host-cuda) the host's
+#                            /usr/local/cuda, unmounted when the script exits
+#   cuda_wheels ROOT REQUIREMENTS PREFIX
+#                            installs the CUDA toolchain wheels that REQUIREMENTS pins (exact versions,
+#                            sha256) into PREFIX inside ROOT (their toolkit: PREFIX/nvidia/cu13). The
+#                            host's pip downloads them for ROOT's python, as binaries for its machine
+#                            (the wheels' manylinux_2_17, older than any root's glibc), into
+#                            /var/cache/gst-cudavision/cuda-wheels (CUV_CUDA_WHEELS), and installs them
+#                            from there; again only when REQUIREMENTS changed
 #   in_root ROOT CMD [ARG...] runs CMD under bash in ROOT with a clean environment (extra VAR=VALUE
 #                            pairs before CMD go into it)
 #   suite_in_root SUITE ROOT BUILD [MESON_ARG...]
@@ -36,13 +44,13 @@ cuv_unmount () {
   for ((i = ${#cuv_mounted[@]} - 1; i >= 0; i--)); do $sudo umount -l "${cuv_mounted[$i]}" 2>/dev/null || true; done
 }
 enter_root () {
-  local root=$1 src=$2
+  local root=$1 src=$2 host_cuda=${3:-}
   trap cuv_unmount EXIT
   cuv_bind () { $sudo mkdir -p "$root$2"; $sudo mount --bind "$1" "$root$2"; cuv_mounted+=("$root$2"); }
   cuv_bind /proc /proc
   cuv_bind /dev /dev
   cuv_bind "$src" /src
-  [ -d /usr/local/cuda ] && cuv_bind "$(readlink -f /usr/local/cuda)" /usr/local/cuda
+  [ -d /usr/local/cuda ] && [ "$host_cuda" != no-host-cuda ] && cuv_bind "$(readlink -f /usr/local/cuda)" /usr/local/cuda
   $sudo cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 }
 in_root () {
@@ -52,6 +60,27 @@ in_root () {
   while [[ $# -gt 1 && $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do env+=("$1"); shift; done
   $sudo chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     "${env[@]}" bash -c "$@"
+}
+cuda_wheels () {
+  local root=$1 reqs=$2 prefix=$3 cache=${CUV_CUDA_WHEELS:-/var/cache/gst-cudavision/cuda-wheels} py arch
+  cmp -s "$reqs" "$root$prefix/.cuv-requirements" && return 0
+  python3 -m pip --version >/dev/null 2>&1 || {
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  }
+  py=$(in_root "$root" 'python3 -c "import sys; print(\"%d.%d\" % sys.version_info[:2])"')
+  arch=$(uname -m)
+  local pick=(--no-deps --only-binary=:all: --require-hashes --implementation cp --python-version "$py"
+    --platform "manylinux_2_17_$arch" --platform "manylinux2014_$arch" -r "$reqs")
+  echo "CUDA toolchain wheels for python $py on $arch into $root$prefix"
+  $sudo mkdir -p "$cache"
+  # what the cache already holds needs no index (pip checks the hashes either way)
+  $sudo python3 -m pip download -q "${pick[@]}" --no-index --find-links "$cache" -d "$cache" >/dev/null 2>&1 ||
+    $sudo python3 -m pip download -q "${pick[@]}" -d "$cache" || return 1
+  $sudo rm -rf "$root$prefix"
+  $sudo python3 -m pip install -q --root-user-action=ignore "${pick[@]}" --no-index --find-links "$cache" \
+    --target "$root$prefix" || return 1
+  $sudo cp "$reqs" "$root$prefix/.cuv-requirements"
 }
 suite_in_root () {
   local suite=$1 root=$2 build=$3

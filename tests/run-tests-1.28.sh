@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# The whole suite on GStreamer 1.28: inside a Debian testing (forky) root made with debootstrap from the
-# Debian archive that apt already uses, with this checkout at /src and the host's /usr/local/cuda
-# bind-mounted. Ends with 'N passed, N failed, N skipped'. Needs root (debootstrap, chroot, mount).
-# The root and its build stay in CUV_FORKY_ROOT (default /var/cache/gst-cudavision/forky) for the
-# next run on this machine; a root that was not finished is made again. Extra arguments go to meson
-# setup (default: -Dcuda=disabled: CUDA 13.0's nvcc does not take forky's GCC 16 as its host
-# compiler, and with GCC 14 as its host compiler its crt/math_functions.h still clashes with glibc
-# 2.42's C23 rsqrt declarations, which CUDA 13.2 fixes; GStreamer 1.28's CUDA headers still take
-# cuda.h from the bind-mounted toolkit, -Dcuda-headers).
+# The whole suite on GStreamer 1.28, with the CUDA kernels: inside a Debian testing (forky) root made
+# with debootstrap from the Debian archive that apt already uses, with this checkout at /src. Ends
+# with 'N passed, N failed, N skipped'. Needs root (debootstrap, chroot, mount).
+# The kernels are built by NVIDIA's CUDA toolchain from PyPI (tests/cuda-wheels.txt: exact versions
+# and hashes), installed in the root at /opt/cuda-wheels (its toolkit: nvidia/cu13, CUDA_PATH in the
+# root): the host's CUDA 13.0 does not take the root's GCC 16, nor its glibc 2.42 with GCC 14 (C23's
+# rsqrt against crt/math_functions.h), so it is not bind-mounted; GStreamer 1.28's CUDA headers take
+# cuda.h from the wheels too.
+# The root, the wheels and the build stay in CUV_FORKY_ROOT (default /var/cache/gst-cudavision/forky)
+# for the next run on this machine; a root that was not finished is made again, and a build that was
+# configured otherwise (other meson arguments, other wheels) is made again. Extra arguments go to meson
+# setup (default: -Dcuda-archs=90: the GPU tests skip in CI, one architecture builds fastest, and
+# tools/bundle-1.28.sh takes this build to the H100).
 set -eu
 cd "$(dirname "$0")/.."
 root=${CUV_FORKY_ROOT:-/var/cache/gst-cudavision/forky}
+build=/var/build-1.28
+wheels=/opt/cuda-wheels
 . tests/debian-root.sh
-[ $# -gt 0 ] || set -- -Dcuda=disabled
-suite_in_root testing "$root" /var/build-1.28 "$@"
+[ $# -gt 0 ] || set -- -Dcuda-archs=90
+debian_root testing "$root"
+cuda_wheels "$root" tests/cuda-wheels.txt "$wheels"
+# tools/build.sh configures a build folder only once
+setup="$* $(sha256sum < tests/cuda-wheels.txt | cut -d' ' -f1)"
+[ "$(cat "$root$build/.cuv-setup" 2>/dev/null)" = "$setup" ] || rm -rf "$root$build"
+enter_root "$root" "$PWD" no-host-cuda
+rc=0
+in_root "$root" CUV_BUILD_DIR="$build" CUDA_PATH="$wheels/nvidia/cu13" 'cd /src && tests/run-tests.sh "$@"' bash "$@" || rc=$?
+[ -f "$root$build/meson-info/intro-buildoptions.json" ] && echo "$setup" > "$root$build/.cuv-setup"
+exit $rc
