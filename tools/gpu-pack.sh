@@ -37,7 +37,9 @@ mkdir -p "$out"
     # the dynamic symbols stay (the tests find the plugin's hooks with dlsym)
     if head -c4 "$out/$f" | grep -q ELF; then strip --strip-unneeded "$out/$f"; fi
   done
-grep -qx '/.devbuild/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo '/.devbuild/' >> .git/info/exclude; }
+# in a worktree .git is a file: ask git where the ignore list is
+exclude=$(git rev-parse --git-path info/exclude)
+grep -qx '/.devbuild/' "$exclude" 2>/dev/null || { mkdir -p "$(dirname "$exclude")"; echo '/.devbuild/' >> "$exclude"; }
 echo "gpu-pack: $(du -sh "$out" | cut -f1) in $out ($kind)"
 if [ -d .devbundle ]; then
   bytes=$(du -sb "$out" .devbundle | awk '{s += $1} END {print s}')
