@@ -11,7 +11,12 @@
  *   into a row of scratch first), so that a pair of lanes holds one 2x2 group's chroma. The heat
  *   map takes 32-bit lanes (a pixel's chroma by DupEven/DupOdd), the noise map 16-bit lanes (a
  *   group's mask over its lane pair).
- * - YUY2/UYVY: the definition's loop, a pair at a time.
+ * - P010: as NV12, each 16-bit sample loaded whole and its high byte taken (a shift), the noise
+ *   map's output written back as 16-bit samples (v << 8, or the input's sample where overlay mode
+ *   leaves it).
+ * - YUY2/UYVY: a pixel a lane, loaded as the 16-bit word of its Y and its chroma byte (U for the
+ *   pair's first pixel, V for its second), so that a lane pair holds one pair's chroma as NV12's
+ *   chroma row does; the noise map writes each lane's word back.
  * The columns a whole vector does not cover (and every column on the scalar target) go through
  * the definition on the frame's remaining columns (frame_cols). */
 #undef HWY_TARGET_INCLUDE
@@ -154,14 +159,55 @@ const uint8_t *uv_row (const Frame &f, int cy, std::vector<uint8_t> &scratch)
   return scratch.data ();
 }
 
+/* The row shapes of the YUV layouts (image.h): NV12/I420's bytes, P010's 16-bit samples, and
+ * YUY2/UYVY's words of a Y and a chroma byte. */
+enum class YuvRows { Bytes, Wide, Packed };
+
+/* The 8-bit Y and chroma of pixels x .. x + lanes - 1 in 32-bit lanes: chroma lane i holds the U of
+ * pixel i's group (or pair) for even i and its V for odd i, as NV12's chroma row lies. @yrow is the
+ * luma row (YUY2/UYVY: the row), @crow the chroma row as NV12 (or P010) lays it out; @yb the
+ * packed layouts' luma byte. */
+template <YuvRows K>
+HWY_INLINE void load_yc32 (D32 d, const uint8_t *yrow, const uint8_t *crow, int x, int yb, V32 &y, V32 &c)
+{
+  const hn::Rebind<uint8_t, D32> d8;
+  const hn::Rebind<uint16_t, D32> d16;
+  const hn::Repartition<uint8_t, decltype (d16)> d16b;
+  if (K == YuvRows::Bytes) {
+    y = hn::PromoteTo (d, hn::LoadU (d8, yrow + x));
+    c = hn::PromoteTo (d, hn::LoadU (d8, crow + x));
+  } else if (K == YuvRows::Wide) {
+    y = hn::ShiftRight<8> (hn::PromoteTo (d, hn::BitCast (d16, hn::LoadU (d16b, yrow + 2 * x))));
+    c = hn::ShiftRight<8> (hn::PromoteTo (d, hn::BitCast (d16, hn::LoadU (d16b, crow + 2 * x))));
+  } else {
+    const V32 w = hn::PromoteTo (d, hn::BitCast (d16, hn::LoadU (d16b, yrow + 2 * x)));
+    const V32 low = hn::And (w, hn::Set (d, 0xffu)), high = hn::ShiftRight<8> (w);
+    y = yb ? high : low;
+    c = yb ? low : high;
+  }
+}
+
+/* The chroma row that goes with luma row @y: NV12/I420's (uv_row), P010's plane row, or the
+ * packed row itself. */
+template <YuvRows K>
+const uint8_t *chroma_row_for (const Frame &f, int y, std::vector<uint8_t> &scratch)
+{
+  if (K == YuvRows::Bytes)
+    return uv_row (f, y / 2, scratch);
+  if (K == YuvRows::Wide)
+    return plane_row (f.planes[1], y / 2);
+  return plane_row (f.planes[0], y);
+}
+
+template <YuvRows K>
 void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const HeatmapParams &p, int xv, DiffStats *stats)
 {
   const D32 d;
   const hn::RebindToSigned<D32> di;
-  const hn::Rebind<uint8_t, D32> d8;
   const size_t n = hn::Lanes (d);
   const YuvToRgb &k = p.yuv;
   const bool bgr = layout_is_bgr (out.layout);
+  const int yb = luma_byte (cur.layout);
   const auto y_offset = hn::Set (di, k.y_offset), y_gain = hn::Set (di, k.y_gain), round = hn::Set (di, 32768);
   const auto c128 = hn::Set (di, 128), zero = hn::Zero (di), top = hn::Set (di, 255);
   const auto rv = hn::Set (di, k.rv), gu = hn::Set (di, k.gu), gv = hn::Set (di, k.gv), bu = hn::Set (di, k.bu);
@@ -170,12 +216,13 @@ void heatmap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const H
   for (int y = 0; y < cur.height; y++) {
     const uint8_t *cy_row = plane_row (cur.planes[0], y);
     const uint8_t *py_row = plane_row (prev.planes[0], y);
-    const uint8_t *cuv = uv_row (cur, y / 2, cur_uv), *puv = uv_row (prev, y / 2, prev_uv);
+    const uint8_t *cuv = chroma_row_for<K> (cur, y, cur_uv), *puv = chroma_row_for<K> (prev, y, prev_uv);
     uint8_t *orow = plane_row (out.planes[0], y);
     for (int x = 0; x < xv; x += static_cast<int> (n)) {
-      const V32 yc = hn::PromoteTo (d, hn::LoadU (d8, cy_row + x)), yp = hn::PromoteTo (d, hn::LoadU (d8, py_row + x));
+      V32 yc, yp, uvc, uvp;
+      load_yc32<K> (d, cy_row, cuv, x, yb, yc, uvc);
+      load_yc32<K> (d, py_row, puv, x, yb, yp, uvp);
       /* lanes u0 v0 u1 v1 ...: pixel x's group is x / 2 */
-      const V32 uvc = hn::PromoteTo (d, hn::LoadU (d8, cuv + x)), uvp = hn::PromoteTo (d, hn::LoadU (d8, puv + x));
       const V32 uc = hn::DupEven (uvc), vc = hn::DupOdd (uvc);
       const V32 duv = hn::Sub (hn::Max (uvc, uvp), hn::Min (uvc, uvp));
       const V32 diff = hn::Add (hn::Sub (hn::Max (yc, yp), hn::Min (yc, yp)), hn::Add (hn::DupEven (duv), hn::DupOdd (duv)));
@@ -245,11 +292,55 @@ HWY_INLINE hn::Mask<D16> pair_any (D16 d, V16 v)
   return hn::MaskFromVec (hn::BitCast (d, hn::VecFromMask (d32, any)));
 }
 
+/* The 8-bit values of @n samples from sample @x of a row of bytes, or of P010's 16-bit samples
+ * (@wide: their high bytes, and the samples whole in @raw), in 16-bit lanes. */
+template <bool kWide>
+HWY_INLINE V16 load8_16 (D16 d, const uint8_t *row, int x, V16 &raw)
+{
+  if (kWide) {
+    const hn::Repartition<uint8_t, D16> db;
+    raw = hn::BitCast (d, hn::LoadU (db, row + 2 * x));
+    return hn::ShiftRight<8> (raw);
+  }
+  const hn::Rebind<uint8_t, D16> d8;
+  return hn::PromoteTo (d, hn::LoadU (d8, row + x));
+}
+
+/* 8-bit values @v as samples from sample @x on: bytes, or P010's v << 8. */
+template <bool kWide>
+HWY_INLINE void store8_16 (D16 d, V16 v, uint8_t *row, int x)
+{
+  if (kWide) {
+    const hn::Repartition<uint8_t, D16> db;
+    hn::StoreU (hn::BitCast (db, hn::ShiftLeft<8> (v)), db, row + 2 * x);
+    return;
+  }
+  const hn::Rebind<uint8_t, D16> d8;
+  const hn::RebindToSigned<D16> di;
+  hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, row + x);
+}
+
+/* noisemap_put_sample () on lanes: @paint (k = colour * a + 128) blended over @below where
+ * @noisy, else @below, stored as samples; P010's unpainted samples keep their 16 bits in overlay
+ * mode (@raw). */
+template <bool kWide>
+HWY_INLINE void put_samples (D16 d, hn::Mask<D16> noisy, V16 paint, V16 below, V16 na, V16 raw, bool overlay,
+    uint8_t *row, int x)
+{
+  const V16 painted = blend_lanes (paint, below, na);
+  if (kWide && overlay) {
+    const hn::Repartition<uint8_t, D16> db;
+    hn::StoreU (hn::BitCast (db, hn::IfThenElse (noisy, hn::ShiftLeft<8> (painted), raw)), db, row + 2 * x);
+    return;
+  }
+  store8_16<kWide> (d, hn::IfThenElse (noisy, painted, below), row, x);
+}
+
+/* NV12/I420 (bytes) and P010 (kWide), a chroma row of 2x2 groups at a time. */
+template <bool kWide>
 void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, int xv, DiffStats *stats)
 {
   const D16 d;
-  const hn::Rebind<uint8_t, D16> d8;
-  const hn::RebindToSigned<D16> di;
   const hn::Repartition<uint32_t, D16> d32;
   const size_t n = hn::Lanes (d);
   const V16 thr = hn::Set (d, static_cast<uint16_t> (p.threshold));
@@ -259,34 +350,34 @@ void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const 
       static_cast<uint32_t> (p.yuv[2] * p.alpha + 128) << 16));
   const V16 y_black = hn::Set (d, p.y_black), neutral = hn::Set (d, 128);
   std::vector<uint8_t> cur_uv, prev_uv, out_uv;
-  const bool nv12 = out.layout == PixelLayout::NV12;
+  /* NV12 and P010 write their chroma row in place, I420 through scratch */
+  const bool direct = layout_is_semiplanar (out.layout);
   for (int gy = 0; gy < cur.planes[1].height; gy++) {
-    const uint8_t *cuv = uv_row (cur, gy, cur_uv), *puv = uv_row (prev, gy, prev_uv);
-    if (!nv12)
+    const uint8_t *cuv = kWide ? plane_row (cur.planes[1], gy) : uv_row (cur, gy, cur_uv);
+    const uint8_t *puv = kWide ? plane_row (prev.planes[1], gy) : uv_row (prev, gy, prev_uv);
+    if (!direct)
       out_uv.resize (2 * static_cast<size_t> (out.planes[1].width));
-    uint8_t *ouv = nv12 ? plane_row (out.planes[1], gy) : out_uv.data ();
+    uint8_t *ouv = direct ? plane_row (out.planes[1], gy) : out_uv.data ();
     const int rows = cur.height - 2 * gy < 2 ? 1 : 2;
     for (int x = 0; x < xv; x += static_cast<int> (n)) {
-      const V16 uvc = hn::PromoteTo (d, hn::LoadU (d8, cuv + x)), uvp = hn::PromoteTo (d, hn::LoadU (d8, puv + x));
+      V16 uv_raw = hn::Zero (d), unused;
+      const V16 uvc = load8_16<kWide> (d, cuv, x, uv_raw), uvp = load8_16<kWide> (d, puv, x, unused);
       const V16 chroma_over = hn::VecFromMask (d, hn::Gt (hn::Sub (hn::Max (uvc, uvp), hn::Min (uvc, uvp)), thr));
       const auto chroma_changed = pair_any (d, chroma_over);
       V16 any = hn::Zero (d);
       for (int r = 0; r < rows; r++) {
         const int yi = 2 * gy + r;
-        const V16 yc = hn::PromoteTo (d, hn::LoadU (d8, plane_row (cur.planes[0], yi) + x));
-        const V16 yp = hn::PromoteTo (d, hn::LoadU (d8, plane_row (prev.planes[0], yi) + x));
+        V16 y_raw = hn::Zero (d);
+        const V16 yc = load8_16<kWide> (d, plane_row (cur.planes[0], yi), x, y_raw);
+        const V16 yp = load8_16<kWide> (d, plane_row (prev.planes[0], yi), x, unused);
         const auto noisy = hn::Or (chroma_changed, hn::Gt (hn::Sub (hn::Max (yc, yp), hn::Min (yc, yp)), thr));
         stats->changed += hn::CountTrue (d, noisy);
         any = hn::Or (any, hn::VecFromMask (d, noisy));
-        const V16 below = p.overlay ? yc : y_black;
-        const V16 v = hn::IfThenElse (noisy, blend_lanes (k_y, below, na), below);
-        hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, plane_row (out.planes[0], yi) + x);
+        put_samples<kWide> (d, noisy, k_y, p.overlay ? yc : y_black, na, y_raw, p.overlay, plane_row (out.planes[0], yi), x);
       }
-      const V16 base = p.overlay ? uvc : neutral;
-      const V16 v = hn::IfThenElse (pair_any (d, any), blend_lanes (k_uv, base, na), base);
-      hn::StoreU (hn::DemoteTo (d8, hn::BitCast (di, v)), d8, ouv + x);
+      put_samples<kWide> (d, pair_any (d, any), k_uv, p.overlay ? uvc : neutral, na, uv_raw, p.overlay, ouv, x);
     }
-    if (!nv12) {
+    if (!direct) {
       uint8_t *u = plane_row (out.planes[1], gy);
       uint8_t *v = plane_row (out.planes[2], gy);
       for (int i = 0; i < xv / 2; i++) {
@@ -295,6 +386,45 @@ void noisemap_yuv (const Frame &cur, const Frame &prev, const Frame &out, const 
       }
     }
   }
+}
+
+/* YUY2/UYVY, a pixel a 16-bit lane (its Y and its chroma byte, the pair's U or V): a pair's U and
+ * V painted when either of its pixels is noisy, each word written back. */
+void noisemap_packed (const Frame &cur, const Frame &prev, const Frame &out, const NoisemapParams &p, int xv,
+    DiffStats *stats)
+{
+  const D16 d;
+  const hn::Repartition<uint8_t, D16> db;
+  const hn::Repartition<uint32_t, D16> d32;
+  const size_t n = hn::Lanes (d);
+  const int yb = luma_byte (cur.layout);
+  const V16 low = hn::Set (d, 0xff);
+  const V16 thr = hn::Set (d, static_cast<uint16_t> (p.threshold));
+  const V16 na = hn::Set (d, static_cast<uint16_t> (256 - p.alpha));
+  const V16 k_y = hn::Set (d, static_cast<uint16_t> (p.yuv[0] * p.alpha + 128));
+  const V16 k_uv = hn::BitCast (d, hn::Set (d32, static_cast<uint32_t> (p.yuv[1] * p.alpha + 128) |
+      static_cast<uint32_t> (p.yuv[2] * p.alpha + 128) << 16));
+  const V16 y_black = hn::Set (d, p.y_black), neutral = hn::Set (d, 128);
+  uint64_t changed = 0;
+  for (int y = 0; y < cur.height; y++) {
+    const uint8_t *crow = plane_row (cur.planes[0], y), *prow = plane_row (prev.planes[0], y);
+    uint8_t *orow = plane_row (out.planes[0], y);
+    for (int x = 0; x < xv; x += static_cast<int> (n)) {
+      const V16 wc = hn::BitCast (d, hn::LoadU (db, crow + 2 * x)), wp = hn::BitCast (d, hn::LoadU (db, prow + 2 * x));
+      const V16 yc = yb ? hn::ShiftRight<8> (wc) : hn::And (wc, low), yp = yb ? hn::ShiftRight<8> (wp) : hn::And (wp, low);
+      const V16 cc = yb ? hn::And (wc, low) : hn::ShiftRight<8> (wc), cp = yb ? hn::And (wp, low) : hn::ShiftRight<8> (wp);
+      const auto chroma_changed = pair_any (d, hn::VecFromMask (d, hn::Gt (hn::Sub (hn::Max (cc, cp), hn::Min (cc, cp)), thr)));
+      const auto noisy = hn::Or (chroma_changed, hn::Gt (hn::Sub (hn::Max (yc, yp), hn::Min (yc, yp)), thr));
+      changed += hn::CountTrue (d, noisy);
+      const V16 below = p.overlay ? yc : y_black;
+      const V16 yo = hn::IfThenElse (noisy, blend_lanes (k_y, below, na), below);
+      const V16 base = p.overlay ? cc : neutral;
+      const V16 co = hn::IfThenElse (pair_any (d, hn::VecFromMask (d, noisy)), blend_lanes (k_uv, base, na), base);
+      const V16 o = yb ? hn::Or (hn::ShiftLeft<8> (yo), co) : hn::Or (yo, hn::ShiftLeft<8> (co));
+      hn::StoreU (hn::BitCast (db, o), db, orow + 2 * x);
+    }
+  }
+  stats->changed += changed;
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
@@ -307,12 +437,17 @@ void HeatmapFast (const Frame &cur, const Frame &prev, const Frame &out, const H
   int xv = 0;
 #if HWY_TARGET != HWY_SCALAR
   const int n = static_cast<int> (hn::Lanes (D32 ()));
-  /* YUY2/UYVY and P010: through the definition */
-  xv = layout_is_rgb (cur.layout) || layout_is_byte_planes (cur.layout) ? cur.width / n * n : 0;
-  if (xv > 0 && layout_is_rgb (cur.layout))
+  xv = cur.width / n * n;
+  if (xv == 0)
+    return finish_columns (heatmap_reference, cur, prev, out, p, 0, stats);
+  if (layout_is_rgb (cur.layout))
     heatmap_rgb (cur, prev, out, p, xv, stats);
-  else if (xv > 0)
-    heatmap_yuv (cur, prev, out, p, xv, stats);
+  else if (layout_is_packed422 (cur.layout))
+    heatmap_yuv<YuvRows::Packed> (cur, prev, out, p, xv, stats);
+  else if (layout_is_16bit (cur.layout))
+    heatmap_yuv<YuvRows::Wide> (cur, prev, out, p, xv, stats);
+  else
+    heatmap_yuv<YuvRows::Bytes> (cur, prev, out, p, xv, stats);
 #endif
   finish_columns (heatmap_reference, cur, prev, out, p, xv, stats);
 }
@@ -324,12 +459,17 @@ void NoisemapFast (const Frame &cur, const Frame &prev, const Frame &out, const 
 #if HWY_TARGET != HWY_SCALAR
   const bool rgb = layout_is_rgb (cur.layout);
   const int n = static_cast<int> (rgb ? hn::Lanes (D32 ()) : hn::Lanes (D16 ()));
-  /* YUY2/UYVY and P010: through the definition */
-  xv = layout_is_rgb (cur.layout) || layout_is_byte_planes (cur.layout) ? cur.width / n * n : 0;
-  if (xv > 0 && rgb)
+  xv = cur.width / n * n;
+  if (xv == 0)
+    return finish_columns (noisemap_reference, cur, prev, out, p, 0, stats);
+  if (rgb)
     noisemap_rgb (cur, prev, out, p, xv, stats);
-  else if (xv > 0)
-    noisemap_yuv (cur, prev, out, p, xv, stats);
+  else if (layout_is_packed422 (cur.layout))
+    noisemap_packed (cur, prev, out, p, xv, stats);
+  else if (layout_is_16bit (cur.layout))
+    noisemap_yuv<true> (cur, prev, out, p, xv, stats);
+  else
+    noisemap_yuv<false> (cur, prev, out, p, xv, stats);
 #endif
   finish_columns (noisemap_reference, cur, prev, out, p, xv, stats);
 }
