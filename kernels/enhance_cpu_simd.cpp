@@ -7,9 +7,13 @@
  * AVX-512 VBMI is there, a byte permute looks 64 bytes up in 128 table bytes at once (vpermi2b,
  * which Highway 1.0 has no operation for): two of them and a select on the high bit. Elsewhere the
  * table is sixteen 16-byte pieces, each looked up by the low four bits of every byte (a byte
- * shuffle) and kept where the high four bits name that piece. Chroma with a hue turn (a 64 K-entry
- * table of pairs), RGB and YUY2/UYVY (whose bytes take turns between two tables) go through the
- * definition. */
+ * shuffle) and kept where the high four bits name that piece. YUY2/UYVY, whose bytes take turns
+ * between the two tables, are split into their even and odd bytes (LoadInterleaved2), each half
+ * looked up in its table and the two stored interleaved again; with a hue turn their Y bytes so,
+ * their U and V pairs through the definition's table of pairs. P010 has no byte tables: its luma
+ * samples are gathered from the 10-bit table, its chroma pairs go through enhance_chroma10 ()'s
+ * integer arithmetic in 32-bit lanes (a pair a lane). Chroma with a hue turn (a 64 K-entry table
+ * of pairs) and RGB go through the definition. */
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "enhance_cpu_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -48,6 +52,17 @@ struct ByteTable {
   {
     const __m512i low = _mm512_permutex2var_epi8 (q[0], v, q[1]), high = _mm512_permutex2var_epi8 (q[2], v, q[3]);
     return _mm512_mask_blend_epi8 (_mm512_movepi8_mask (v), low, high);
+  }
+};
+
+/* A vector of bytes through a 256-byte table, as lookup_row () does it. */
+struct ByteLookup {
+  ByteTable t;
+  explicit ByteLookup (const uint8_t table[256]) : t (table) {}
+  hn::Vec<hn::ScalableTag<uint8_t>> operator() (hn::Vec<hn::ScalableTag<uint8_t>> v) const
+  {
+    v.raw = t.bytes (v.raw);
+    return v;
   }
 };
 
@@ -103,24 +118,37 @@ void rgb_row (const uint8_t *in, uint8_t *out, int n, int ri, const EnhanceTable
   }
 }
 #else
-void lookup_row (const uint8_t *in, uint8_t *out, int n, const uint8_t table[256])
-{
-  const hn::ScalableTag<uint8_t> d8;
-  const int lanes = static_cast<int> (hn::Lanes (d8));
-  hn::Vec<decltype (d8)> pieces[16];
-  for (int k = 0; k < 16; k++)
-    pieces[k] = hn::LoadDup128 (d8, table + 16 * k);
-  const auto low = hn::Set (d8, 0x0f);
-  int x = 0;
-  for (; x + lanes <= n; x += lanes) {
-    const auto v = hn::LoadU (d8, in + x);
-    const auto index = hn::And (v, low);
+/* A vector of bytes through a 256-byte table: sixteen 16-byte pieces, each looked up by the low four
+ * bits of every byte and kept where the high four bits name it. */
+struct ByteLookup {
+  using D8 = hn::ScalableTag<uint8_t>;
+  hn::Vec<D8> pieces[16];
+  explicit ByteLookup (const uint8_t table[256])
+  {
+    const D8 d8;
+    for (int k = 0; k < 16; k++)
+      pieces[k] = hn::LoadDup128 (d8, table + 16 * k);
+  }
+  hn::Vec<D8> operator() (hn::Vec<D8> v) const
+  {
+    const D8 d8;
+    const auto index = hn::And (v, hn::Set (d8, 0x0f));
     const auto piece = hn::ShiftRight<4> (v);
     auto r = hn::TableLookupBytes (pieces[0], index);
     for (int k = 1; k < 16; k++)
       r = hn::IfThenElse (hn::Eq (piece, hn::Set (d8, static_cast<uint8_t> (k))), hn::TableLookupBytes (pieces[k], index), r);
-    hn::StoreU (r, d8, out + x);
+    return r;
   }
+};
+
+void lookup_row (const uint8_t *in, uint8_t *out, int n, const uint8_t table[256])
+{
+  const hn::ScalableTag<uint8_t> d8;
+  const int lanes = static_cast<int> (hn::Lanes (d8));
+  const ByteLookup t (table);
+  int x = 0;
+  for (; x + lanes <= n; x += lanes)
+    hn::StoreU (t (hn::LoadU (d8, in + x)), d8, out + x);
   for (; x < n; x++)
     out[x] = table[in[x]];
 }
@@ -132,6 +160,85 @@ void lookup_plane (const Plane &s, const Plane &d, int bytes_per_row, const uint
   for (int y = 0; y < s.height; y++)
     lookup_row (plane_row (s, y), plane_row (d, y), bytes_per_row, table);
 }
+
+/* The pixels of YUY2/UYVY rows covered by whole vectors of pairs: their even and their odd bytes
+ * apart, each through its table (@even, @odd: tabley or the chroma byte table, as the layout
+ * places Y), or with @odd null the odd bytes as they are. Returns the pixels done. */
+int packed_rows (const Frame &src, const Frame &dst, const uint8_t *even, const uint8_t *odd)
+{
+  const hn::ScalableTag<uint8_t> d8;
+  const int lanes = static_cast<int> (hn::Lanes (d8));
+  /* a vector of even bytes and one of odd bytes: lanes pixels */
+  const int xv = src.planes[0].width / lanes * lanes;
+  const ByteLookup te (even ? even : odd), to (odd ? odd : even);
+  for (int y = 0; y < src.height; y++) {
+    const uint8_t *in = plane_row (src.planes[0], y);
+    uint8_t *out = plane_row (dst.planes[0], y);
+    for (int x = 0; x < xv; x += lanes) {
+      hn::Vec<decltype (d8)> e, o;
+      hn::LoadInterleaved2 (d8, in + 2 * x, e, o);
+      hn::StoreInterleaved2 (even ? te (e) : e, odd ? to (o) : o, d8, out + 2 * x);
+    }
+  }
+  return xv;
+}
+
+/* P010 luma rows: each sample's 10 bits gathered from tabley10 (two bytes read as the low half of
+ * a word: the table is followed by more of EnhanceTables), written back << 6. */
+void p010_luma (const Plane &s, const Plane &d, int width, const uint16_t *y10)
+{
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<uint16_t, decltype (di)> d16;
+  const hn::Repartition<uint8_t, decltype (d16)> db;
+  const int lanes = static_cast<int> (hn::Lanes (di));
+  const int32_t *words = reinterpret_cast<const int32_t *> (y10);
+  const auto low = hn::Set (di, 0xffff);
+  const int xv = width / lanes * lanes;
+  for (int y = 0; y < s.height; y++) {
+    const uint8_t *in = plane_row (s, y);
+    uint8_t *out = plane_row (d, y);
+    for (int x = 0; x < xv; x += lanes) {
+      const auto sample = hn::BitCast (di, hn::PromoteTo (hn::RebindToUnsigned<decltype (di)> (),
+          hn::BitCast (d16, hn::LoadU (db, in + 2 * x))));
+      /* the byte offset of entry sample >> 6 */
+      const auto offset = hn::ShiftLeft<1> (hn::ShiftRight<6> (sample));
+      const auto v = hn::ShiftLeft<6> (hn::And (hn::GatherOffset (di, words, offset), low));
+      hn::StoreU (hn::BitCast (db, hn::DemoteTo (d16, v)), db, out + 2 * x);
+    }
+    for (int x = xv; x < width; x++)
+      store_le16 (out + 2 * x, enhance_luma10 (y10, load_le16 (in + 2 * x)));
+  }
+}
+
+/* P010 chroma rows, a U V pair a 32-bit lane, through enhance_chroma10 ()'s arithmetic. */
+void p010_chroma (const Plane &s, const Plane &d, const EnhanceTables &t)
+{
+  const hn::ScalableTag<int32_t> di;
+  const hn::RebindToUnsigned<decltype (di)> du;
+  const hn::Repartition<uint8_t, decltype (di)> db;
+  const int lanes = static_cast<int> (hn::Lanes (di));
+  const auto c = hn::Set (di, t.hue_cos16), sn = hn::Set (di, t.hue_sin16);
+  const auto centre = hn::Set (di, 512), round = hn::Set (di, 32768), zero = hn::Zero (di), top = hn::Set (di, 1023);
+  const auto low = hn::Set (du, 0xffffu);
+  const int xv = s.width / lanes * lanes;
+  for (int y = 0; y < s.height; y++) {
+    const uint8_t *in = plane_row (s, y);
+    uint8_t *out = plane_row (d, y);
+    for (int x = 0; x < xv; x += lanes) {
+      const auto w = hn::BitCast (du, hn::LoadU (db, in + 4 * x));
+      const auto i = hn::Sub (hn::BitCast (di, hn::ShiftRight<6> (hn::And (w, low))), centre);
+      const auto j = hn::Sub (hn::BitCast (di, hn::ShiftRight<22> (w)), centre);
+      const auto u2 = hn::Min (hn::Max (hn::Add (centre, hn::ShiftRight<16> (hn::Add (hn::Add (hn::Mul (i, c), hn::Mul (j, sn)), round))), zero), top);
+      const auto v2 = hn::Min (hn::Max (hn::Add (centre, hn::ShiftRight<16> (hn::Add (hn::Sub (hn::Mul (j, c), hn::Mul (i, sn)), round))), zero), top);
+      hn::StoreU (hn::BitCast (db, hn::Or (hn::ShiftLeft<6> (u2), hn::ShiftLeft<22> (v2))), db, out + 4 * x);
+    }
+    for (int x = xv; x < s.width; x++) {
+      const uint32_t uv = enhance_chroma10 (t.hue_cos16, t.hue_sin16, load_le16 (in + 4 * x), load_le16 (in + 4 * x + 2));
+      store_le16 (out + 4 * x, uv & 0xffff);
+      store_le16 (out + 4 * x + 2, uv >> 16);
+    }
+  }
+}
 #endif
 
 }  // namespace
@@ -139,6 +246,36 @@ void lookup_plane (const Plane &s, const Plane &d, int bytes_per_row, const uint
 void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 {
 #if HWY_TARGET != HWY_SCALAR
+  if (layout_is_16bit (src.layout)) {
+    p010_luma (src.planes[0], dst.planes[0], src.width, t.y10);
+    p010_chroma (src.planes[1], dst.planes[1], t);
+    return;
+  }
+  if (layout_is_packed422 (src.layout)) {
+    const bool uyvy = luma_byte (src.layout) == 1;
+    if (t.chroma_by_byte) {
+      const int xv = packed_rows (src, dst, uyvy ? t.c : t.y, uyvy ? t.y : t.c);
+      /* the pairs a vector does not cover through the definition */
+      if (xv < src.width)
+        enhance_reference (frame_cols (src, xv, src.width), frame_cols (dst, xv, src.width), t);
+      return;
+    }
+    /* the Y bytes in SIMD, the U V pairs through the definition's table of pairs (read back from
+     * @dst, which holds them as they came) */
+    const int xv = packed_rows (src, dst, uyvy ? nullptr : t.y, uyvy ? t.y : nullptr);
+    if (xv < src.width)
+      enhance_reference (frame_cols (src, xv, src.width), frame_cols (dst, xv, src.width), t);
+    const int ub = packed422_u_byte (src.layout);
+    for (int y = 0; y < dst.height; y++) {
+      uint8_t *out = plane_row (dst.planes[0], y);
+      for (int x = 0; x < xv / 2; x++, out += 4) {
+        const uint16_t uv = t.uv[out[ub] * 256 + out[ub + 2]];
+        out[ub] = uv & 0xff;
+        out[ub + 2] = uv >> 8;
+      }
+    }
+    return;
+  }
   if (layout_is_byte_planes (src.layout)) {
     lookup_plane (src.planes[0], dst.planes[0], src.planes[0].width, t.y);
     if (t.chroma_by_byte) {
@@ -172,7 +309,8 @@ void EnhanceFast (const Frame &src, const Frame &dst, const EnhanceTables &t)
 
 bool EnhanceIsLight (const EnhanceTables &t, PixelLayout layout)
 {
-  return t.chroma_by_byte && (layout_is_byte_planes (layout) || (CUV_BYTE_PERMUTE && layout_is_rgb (layout))) &&
+  return t.chroma_by_byte &&
+      (layout_is_byte_planes (layout) || layout_is_packed422 (layout) || (CUV_BYTE_PERMUTE && layout_is_rgb (layout))) &&
       HWY_TARGET != HWY_SCALAR;
 }
 
