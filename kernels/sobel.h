@@ -57,6 +57,12 @@ SobelOutput sobel_output (float scale, int threshold);
  * (@m) and below (@b), edges replicated, in SIMD (sobel_cpu_simd.cpp). */
 void sobel_bytes_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, int w, const SobelOutput &o, uint8_t *out);
 
+/* The bytes at 2 x + @yb of @px for x < @w into @out: the luma of a YUY2/UYVY row (@w its plane's
+ * width) or P010's high bytes; and back, @gray's bytes at 2 x + @yb of @o with @other between them
+ * (sobel_cpu_simd.cpp). */
+void sobel_luma_row (const uint8_t *px, int w, int yb, uint8_t *out);
+void sobel_wide_row (const uint8_t *gray, int w, int yb, uint8_t other, uint8_t *o);
+
 /* Rows [@y0, @y1) of the frame, reading the rows around them: the same bytes as the definition;
  * bands of rows may run on several threads at once. */
 void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &params, const SobelOutput &output, int y0,

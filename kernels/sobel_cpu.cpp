@@ -33,19 +33,20 @@ void sobel_plane (const Plane &s, const Plane &d, int step, int offset, float sc
           static_cast<uint8_t> (sobel_at (fetch, x, y, s.width, s.height, scale, threshold));
 }
 
-/* Chroma plane @p of @l neutral: 128 in every sample (P010: 128 << 8). */
+/* Chroma plane @p of @l neutral: 128 in every sample (P010: 128 << 8, one row made and copied). */
 void fill_neutral (const Plane &d, PixelLayout l, int p)
 {
   const size_t bytes = static_cast<size_t> (d.width) * plane_sample_bytes (l, p);
-  for (int y = 0; y < d.height; y++) {
-    uint8_t *row = d.data + static_cast<size_t> (y) * d.pitch;
-    if (!layout_is_16bit (l)) {
-      std::memset (row, 128, bytes);
-      continue;
-    }
-    for (size_t i = 0; i < bytes; i += 2)
-      put_sample8 (l, row + i, 128);
+  if (!layout_is_16bit (l)) {
+    for (int y = 0; y < d.height; y++)
+      std::memset (d.data + static_cast<size_t> (y) * d.pitch, 128, bytes);
+    return;
   }
+  std::vector<uint8_t> row (bytes);
+  for (size_t i = 0; i < bytes; i += 2)
+    put_sample8 (l, row.data () + i, 128);
+  for (int y = 0; y < d.height; y++)
+    std::memcpy (d.data + static_cast<size_t> (y) * d.pitch, row.data (), bytes);
 }
 
 void sobel_rgb (const Frame &src, const Frame &dst, const SobelParams &p)
@@ -135,9 +136,7 @@ const uint8_t *row_at (const Plane &p, int y)
 void luma_row (const uint8_t *px, int w, PixelLayout layout, uint8_t *out)
 {
   if (layout_has_luma_every_other_byte (layout)) {
-    px += luma_byte (layout);
-    for (int x = 0; x < w; x++)
-      out[x] = px[2 * x];
+    sobel_luma_row (px, w, luma_byte (layout), out);
     return;
   }
   const bool bgr = layout_is_bgr (layout);
@@ -215,10 +214,7 @@ void sobel_rows_cpu (const Frame &src, const Frame &dst, const SobelParams &para
     const uint8_t *m = row_at (s, y);
     sobel_bytes_row (l[0], l[1], l[2], w, output, gray);
     if (packed) {
-      for (int x = 0; x < w; x++) {
-        o[2 * x + yb] = gray[x];
-        o[2 * x + 1 - yb] = static_cast<uint8_t> (other);
-      }
+      sobel_wide_row (gray, w, yb, static_cast<uint8_t> (other), o);
     } else {
       for (int x = 0; x < w; x++) {
         o[4 * x] = o[4 * x + 1] = o[4 * x + 2] = gray[x];

@@ -1,5 +1,7 @@
 /* gst-cudavision: a row of the fast CPU Sobel on adjacent samples (a gray plane, NV12/I420 luma,
- * cudasobel's luma mode), as Highway builds it for each x86-64 or Arm target and picks at run time.
+ * cudasobel's luma mode), as Highway builds it for each x86-64 or Arm target and picks at run time;
+ * and for YUY2/UYVY and P010, whose luma is every other byte, the split of a row into its luma
+ * bytes and the interleave of the output row (LoadInterleaved2, StoreInterleaved2).
  * sobel_reference () is the definition; this gives its bytes.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -69,6 +71,40 @@ void SobelBytesRow (const uint8_t *t, const uint8_t *m, const uint8_t *b, int w,
   one (w - 2, w - 1, w - 1);
 }
 
+void SobelLumaRow (const uint8_t *px, int w, int yb, uint8_t *out)
+{
+  int x = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<uint8_t> d8;
+  const int lanes = static_cast<int> (hn::Lanes (d8));
+  for (; x + lanes <= w; x += lanes) {
+    hn::Vec<decltype (d8)> even, odd;
+    hn::LoadInterleaved2 (d8, px + 2 * x, even, odd);
+    hn::StoreU (yb ? odd : even, d8, out + x);
+  }
+#endif
+  for (; x < w; x++)
+    out[x] = px[2 * x + yb];
+}
+
+void SobelWideRow (const uint8_t *gray, int w, int yb, uint8_t other, uint8_t *o)
+{
+  int x = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<uint8_t> d8;
+  const int lanes = static_cast<int> (hn::Lanes (d8));
+  const auto fill = hn::Set (d8, other);
+  for (; x + lanes <= w; x += lanes) {
+    const auto g = hn::LoadU (d8, gray + x);
+    hn::StoreInterleaved2 (yb ? fill : g, yb ? g : fill, d8, o + 2 * x);
+  }
+#endif
+  for (; x < w; x++) {
+    o[2 * x + yb] = gray[x];
+    o[2 * x + 1 - yb] = other;
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace cuv
 HWY_AFTER_NAMESPACE ();
@@ -77,10 +113,22 @@ HWY_AFTER_NAMESPACE ();
 namespace cuv {
 
 HWY_EXPORT (SobelBytesRow);
+HWY_EXPORT (SobelLumaRow);
+HWY_EXPORT (SobelWideRow);
 
 void sobel_bytes_row (const uint8_t *t, const uint8_t *m, const uint8_t *b, int w, const SobelOutput &o, uint8_t *out)
 {
   HWY_DYNAMIC_DISPATCH (SobelBytesRow) (t, m, b, w, o, out);
+}
+
+void sobel_luma_row (const uint8_t *px, int w, int yb, uint8_t *out)
+{
+  HWY_DYNAMIC_DISPATCH (SobelLumaRow) (px, w, yb, out);
+}
+
+void sobel_wide_row (const uint8_t *gray, int w, int yb, uint8_t other, uint8_t *o)
+{
+  HWY_DYNAMIC_DISPATCH (SobelWideRow) (gray, w, yb, other, o);
 }
 
 }  // namespace cuv
