@@ -7,13 +7,24 @@
  * differences with one row of the padded reference (motion_prepare_reference: no clamping) are
  * added, in 16-bit lanes (a 16x16 block's SAD is at most 65280). The keys (SAD << 16 | tie-break)
  * of each candidate then go through the same minimum as the definition's, lanes past the window
- * holding a key no candidate reaches. */
+ * holding a key no candidate reaches.
+ *
+ * On x86 targets with AVX2 the SADs come from MPSADBW instead (Highway 1.0 has no operation for
+ * it; later versions name it SumsOfAdjQuadAbsDiff): one instruction gives the SADs of a block's
+ * four bytes against eight windows of a reference row a byte apart, in each 128-bit half. A
+ * vector of 16 16-bit lanes then holds the row SADs of 16 candidates dx (eight, and eight more 16
+ * to the right), and a block's rows add up in it. The dy are taken in the order of the
+ * tie-break for a fixed dx (0, -1, 1, -2, 2, ...), so that each lane keeps its lowest SAD and the
+ * first dy that gave it (a strict improvement replaces it): that lane's best key. The keys of the
+ * lanes are made and reduced once a block. */
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "motion_cpu_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "kernels/motion.h"
@@ -155,6 +166,191 @@ void search_variable (const Plane &cur, const Plane &ref, const TieBreaks &tb, c
   }
 }
 
+#undef CUV_MPSADBW
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define CUV_MPSADBW 1
+
+/* The candidates of one search: ceil (2R / 32) groups of two vectors; lane l of vector v of group g
+ * is dx = -R + 32 g + 8 v + l (l < 8) or that + 8 (l >= 8), MPSADBW's two halves. */
+struct Candidates {
+  int range = 0;
+  int groups = 0;
+  std::vector<int> dy_order;  /* dy in the tie-break's order for a fixed dx */
+  std::vector<uint16_t> dx_part;  /* per vector and lane: |dx| << 8 | (dx > 0) */
+  std::vector<uint16_t> invalid;  /* per vector and lane: 0xffff where dx is past the range */
+  explicit Candidates (int r) : range (r), groups ((2 * r + 31) / 32)
+  {
+    dy_order.push_back (0);
+    for (int k = 1; k <= r; k++) {
+      dy_order.push_back (-k);
+      if (k < r)
+        dy_order.push_back (k);
+    }
+    for (int v = 0; v < 2 * groups; v++) {
+      for (int l = 0; l < 16; l++) {
+        const int dx = -r + 32 * (v / 2) + 8 * (v % 2) + (l < 8 ? l : l + 8);
+        const bool in = dx < r;
+        dx_part.push_back (static_cast<uint16_t> (in ? (std::abs (dx) << 8 | (dx > 0 ? 1 : 0)) : 0));
+        invalid.push_back (in ? 0 : 0xffff);
+      }
+    }
+  }
+  __m256i dx_vec (int v) const { return _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (dx_part.data () + 16 * v)); }
+  __m256i invalid_vec (int v) const { return _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (invalid.data () + 16 * v)); }
+};
+
+/* Each lane's lowest SAD so far and the dy that first gave it. */
+struct LaneBest {
+  __m256i sad;
+  __m256i dy;
+  /* written out, so that it is built for this target (an implicit one is not) */
+  LaneBest () : sad (_mm256_set1_epi16 (-1)), dy (_mm256_setzero_si256 ()) {}
+  HWY_INLINE void keep (__m256i s, __m256i dyv)
+  {
+    const __m256i m = _mm256_min_epu16 (s, sad);
+    /* a tie keeps the earlier dy: the smaller key */
+    dy = _mm256_blendv_epi8 (dyv, dy, _mm256_cmpeq_epi16 (m, sad));
+    sad = m;
+  }
+  /* the lowest key (SAD << 16 | tie-break) of its lanes and @acc's */
+  HWY_INLINE __m256i keys (const Candidates &c, int v, __m256i acc) const
+  {
+    const __m256i ady = _mm256_slli_epi16 (_mm256_abs_epi16 (dy), 8);
+    const __m256i tb = _mm256_or_si256 (_mm256_add_epi16 (c.dx_vec (v), ady),
+        _mm256_slli_epi16 (_mm256_add_epi16 (dy, _mm256_set1_epi16 (64)), 1));
+    const __m256i invalid = c.invalid_vec (v);
+    const __m256i t = _mm256_or_si256 (tb, invalid), s = _mm256_or_si256 (sad, invalid);
+    return _mm256_min_epu32 (acc, _mm256_min_epu32 (_mm256_unpacklo_epi16 (t, s), _mm256_unpackhi_epi16 (t, s)));
+  }
+};
+
+HWY_INLINE uint32_t lowest_key (__m256i v)
+{
+  __m128i m = _mm_min_epu32 (_mm256_castsi256_si128 (v), _mm256_extracti128_si256 (v, 1));
+  m = _mm_min_epu32 (m, _mm_shuffle_epi32 (m, 0x4e));
+  m = _mm_min_epu32 (m, _mm_shuffle_epi32 (m, 0xb1));
+  return static_cast<uint32_t> (_mm_cvtsi128_si32 (m));
+}
+
+/* A block row's bytes [8 h, 8 h + 8) in every 64-bit lane (4x4 blocks: its 4 bytes). */
+HWY_INLINE __m256i cur_bytes (const uint8_t *p, int n)
+{
+  uint64_t v = 0;
+  std::memcpy (&v, p, n < 8 ? 4 : 8);
+  return _mm256_set1_epi64x (static_cast<long long> (v));
+}
+
+/* The row SADs of 16 candidates (see Candidates) of an @n-byte block row whose bytes are in
+ * @c[0..] (cur_bytes), against the reference row at @r (the first candidate's window). */
+HWY_INLINE __m256i row_sads (const uint8_t *r, const __m256i *c, int n)
+{
+  /* imm 0x00: four bytes at 0 against windows from 0; 0x2d: bytes 4..7 (dword 1) against windows
+   * from 4, in both halves */
+  const __m256i ref = _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (r));
+  __m256i s = _mm256_mpsadbw_epu8 (ref, c[0], 0x00);
+  if (n >= 8)
+    s = _mm256_add_epi16 (s, _mm256_mpsadbw_epu8 (ref, c[0], 0x2d));
+  if (n >= 16) {
+    const __m256i ref8 = _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (r + 8));
+    s = _mm256_add_epi16 (s, _mm256_add_epi16 (_mm256_mpsadbw_epu8 (ref8, c[1], 0x00), _mm256_mpsadbw_epu8 (ref8, c[1], 0x2d)));
+  }
+  return s;
+}
+
+template <int kN>
+void mpsad_fixed_block (const Plane &cur, const Plane &ref, const Candidates &cand, int x, int y, MotionVector *out)
+{
+  __m256i c[kN][2];
+  for (int j = 0; j < kN; j++)
+    for (int h = 0; h < (kN + 7) / 8; h++)
+      c[j][h] = cur_bytes (cur.data + static_cast<size_t> (y + j) * cur.pitch + x + 8 * h, kN);
+  __m256i keys = _mm256_set1_epi32 (-1);
+  for (int v = 0; v < 2 * cand.groups; v++) {
+    LaneBest best;
+    for (const int dy : cand.dy_order) {
+      const uint8_t *row = ref.data + static_cast<ptrdiff_t> (y + dy) * ref.pitch + x - cand.range + 32 * (v / 2) + 8 * (v % 2);
+      __m256i sad = _mm256_setzero_si256 ();
+      for (int j = 0; j < kN; j++)
+        sad = _mm256_add_epi16 (sad, row_sads (row + static_cast<ptrdiff_t> (j) * ref.pitch, c[j], kN));
+      best.keep (sad, _mm256_set1_epi16 (static_cast<int16_t> (dy)));
+    }
+    keys = best.keys (cand, v, keys);
+  }
+  *out = motion_vector_from_key (lowest_key (keys), kN);
+}
+
+void mpsad_fixed (const Plane &cur, const Plane &ref, const MotionParams &params, MotionVector *out,
+    const MotionGrid &g, int row_begin, int row_end)
+{
+  const Candidates cand (params.range);
+  const int n = motion_search_size (params.block);
+  for (int by = row_begin; by < row_end; by++) {
+    for (int bx = 0; bx < g.cols; bx++) {
+      MotionVector *o = out + by * g.cols + bx;
+      if (n == 4)
+        mpsad_fixed_block<4> (cur, ref, cand, bx * n, by * n, o);
+      else if (n == 8)
+        mpsad_fixed_block<8> (cur, ref, cand, bx * n, by * n, o);
+      else
+        mpsad_fixed_block<16> (cur, ref, cand, bx * n, by * n, o);
+    }
+  }
+}
+
+void mpsad_variable (const Plane &cur, const Plane &ref, const MotionParams &params, MotionVector *out,
+    const MotionGrid &g, int row_begin, int row_end)
+{
+  const Candidates cand (params.range);
+  for (int my = row_begin; my < row_end; my++) {
+    for (int mx = 0; mx < g.cols / 2; mx++) {
+      const int x = mx * 8, y = my * 8;
+      __m256i c[8];
+      for (int j = 0; j < 8; j++)
+        c[j] = cur_bytes (cur.data + static_cast<size_t> (y + j) * cur.pitch + x, 8);
+      /* the nine partition blocks: 4x4 (4), 8x4 (2), 4x8 (2), 8x8 */
+      __m256i keys[9];
+      for (int p = 0; p < 9; p++)
+        keys[p] = _mm256_set1_epi32 (-1);
+      for (int v = 0; v < 2 * cand.groups; v++) {
+        LaneBest b[9];
+        for (const int dy : cand.dy_order) {
+          const __m256i dyv = _mm256_set1_epi16 (static_cast<int16_t> (dy));
+          const uint8_t *row = ref.data + static_cast<ptrdiff_t> (y + dy) * ref.pitch + x - cand.range + 32 * (v / 2) + 8 * (v % 2);
+          /* the 4x4 blocks: left and right halves of the top and bottom four rows */
+          __m256i s[4];
+          for (int i = 0; i < 4; i++)
+            s[i] = _mm256_setzero_si256 ();
+          for (int j = 0; j < 8; j++) {
+            const __m256i r = _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (row + static_cast<ptrdiff_t> (j) * ref.pitch));
+            const int t = j < 4 ? 0 : 2;
+            s[t] = _mm256_add_epi16 (s[t], _mm256_mpsadbw_epu8 (r, c[j], 0x00));
+            s[t + 1] = _mm256_add_epi16 (s[t + 1], _mm256_mpsadbw_epu8 (r, c[j], 0x2d));
+          }
+          for (int i = 0; i < 4; i++)
+            b[i].keep (s[i], dyv);
+          const __m256i top = _mm256_add_epi16 (s[0], s[1]), bottom = _mm256_add_epi16 (s[2], s[3]);
+          b[4].keep (top, dyv);
+          b[5].keep (bottom, dyv);
+          b[6].keep (_mm256_add_epi16 (s[0], s[2]), dyv);
+          b[7].keep (_mm256_add_epi16 (s[1], s[3]), dyv);
+          b[8].keep (_mm256_add_epi16 (top, bottom), dyv);
+        }
+        for (int p = 0; p < 9; p++)
+          keys[p] = b[p].keys (cand, v, keys[p]);
+      }
+      uint32_t b4[4], b84[2], b48[2];
+      for (int i = 0; i < 4; i++)
+        b4[i] = lowest_key (keys[i]);
+      b84[0] = lowest_key (keys[4]);
+      b84[1] = lowest_key (keys[5]);
+      b48[0] = lowest_key (keys[6]);
+      b48[1] = lowest_key (keys[7]);
+      motion_choose_partition (b4, b84, b48, lowest_key (keys[8]), params.penalty, out + my * 2 * g.cols + mx * 2, g.cols);
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 void SearchRows (const Plane &cur, const MotionReference &ref, const MotionParams &params, MotionVector *out,
@@ -163,6 +359,13 @@ void SearchRows (const Plane &cur, const MotionReference &ref, const MotionParam
   const MotionGrid g = motion_grid (params.block, cur.width, cur.height);
   if (g.count () == 0 || row_begin >= row_end)
     return;
+#if CUV_MPSADBW
+  if (params.block == MotionBlock::Variable)
+    mpsad_variable (cur, ref.plane, params, out, g, row_begin, row_end);
+  else
+    mpsad_fixed (cur, ref.plane, params, out, g, row_begin, row_end);
+  return;
+#endif
   const TieBreaks tb (params.range, hn::Lanes (D16 ()));
   if (params.block == MotionBlock::Variable)
     search_variable (cur, ref.plane, tb, params, out, g, row_begin, row_end);
