@@ -270,6 +270,7 @@ void mpsad_fixed_block (const Plane &cur, const Plane &ref, const Candidates &ca
     for (const int dy : cand.dy_order) {
       const uint8_t *row = ref.data + static_cast<ptrdiff_t> (y + dy) * ref.pitch + x - cand.range + 32 * (v / 2) + 8 * (v % 2);
       __m256i sad = _mm256_setzero_si256 ();
+      HWY_UNROLL (16)
       for (int j = 0; j < kN; j++)
         sad = _mm256_add_epi16 (sad, row_sads (row + static_cast<ptrdiff_t> (j) * ref.pitch, c[j], kN));
       best.keep (sad, _mm256_set1_epi16 (static_cast<int16_t> (dy)));
@@ -316,16 +317,18 @@ void mpsad_variable (const Plane &cur, const Plane &ref, const MotionParams &par
         for (const int dy : cand.dy_order) {
           const __m256i dyv = _mm256_set1_epi16 (static_cast<int16_t> (dy));
           const uint8_t *row = ref.data + static_cast<ptrdiff_t> (y + dy) * ref.pitch + x - cand.range + 32 * (v / 2) + 8 * (v % 2);
-          /* the 4x4 blocks: left and right halves of the top and bottom four rows */
-          __m256i s[4];
-          for (int i = 0; i < 4; i++)
-            s[i] = _mm256_setzero_si256 ();
+          /* the 4x4 blocks: left and right halves of the top and bottom four rows (unrolled, so
+           * that the sums stay in registers) */
+          __m256i s[4] = {_mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
+              _mm256_setzero_si256 ()};
+          HWY_UNROLL (8)
           for (int j = 0; j < 8; j++) {
             const __m256i r = _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (row + static_cast<ptrdiff_t> (j) * ref.pitch));
             const int t = j < 4 ? 0 : 2;
             s[t] = _mm256_add_epi16 (s[t], _mm256_mpsadbw_epu8 (r, c[j], 0x00));
             s[t + 1] = _mm256_add_epi16 (s[t + 1], _mm256_mpsadbw_epu8 (r, c[j], 0x2d));
           }
+          HWY_UNROLL (4)
           for (int i = 0; i < 4; i++)
             b[i].keep (s[i], dyv);
           const __m256i top = _mm256_add_epi16 (s[0], s[1]), bottom = _mm256_add_epi16 (s[2], s[3]);
