@@ -410,8 +410,9 @@ int main (int argc, char **argv)
   std::vector<cuvtest::Size> sizes = {{1920, 1080}};
   if (!quick)
     sizes.push_back ({3840, 2160});
-  /* RGBA, NV12, a webcam's YUY2 and a 10-bit decoder's P010 */
-  for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::NV12, cuv::PixelLayout::YUY2, cuv::PixelLayout::P010}) {
+  /* RGBA, NV12, a webcam's YUY2 and UYVY and a 10-bit decoder's P010 */
+  for (cuv::PixelLayout l : {cuv::PixelLayout::RGBA, cuv::PixelLayout::NV12, cuv::PixelLayout::YUY2, cuv::PixelLayout::UYVY,
+           cuv::PixelLayout::P010}) {
     for (cuvtest::Size s : sizes) {
       Image src (l, s.w, s.h), dst (l, s.w, s.h);
       fill_natural (src.host, 1);
