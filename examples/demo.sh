@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo: all six elements side by side in one mosaic, on moving content: the webcam
 # (/dev/video0) or, without one, a test scene of colour bars sliding under a sweeping ball with a
-# patch of noise. Eight labelled tiles: the input, cudasobel, cudaenhance, cudahistogram (overlay),
+# patch of noise, in YUY2 as a webcam gives it. Eight labelled tiles: the input, cudasobel, cudaenhance, cudahistogram (overlay),
 # cudaheatmap, cudanoisemap (overlay), cudamotionest (arrows) and cudamotionest (colour wheel).
 # The elements see 640x480 frames; the mosaic shows them at half size. In a window where a
 # display exists; otherwise into demo-output/mosaic.webm. Keeps the latest mosaic (two a second,
@@ -24,13 +24,15 @@ h=480
 # complete caps: the mosaic fixes its output from the first tile that negotiates, and a later tile
 # whose caps leave interlace-mode or pixel-aspect-ratio open is then refused (textoverlay checks a subset)
 tile="video/x-raw,format=RGBA,width=$w,height=$h,interlace-mode=progressive,pixel-aspect-ratio=1/1"
+# the elements see YUY2, what a webcam gives (the test scene too, converted to it)
+frame="video/x-raw,format=YUY2,width=$w,height=$h,interlace-mode=progressive,pixel-aspect-ratio=1/1"
 
 if [ -e /dev/video0 ]; then
-  echo "source: webcam /dev/video0"
-  source="$(cuv_source /dev/video0 "$frames" $w $h) ! videoconvert ! $tile ! tee name=in"
+  echo "source: webcam /dev/video0 (YUY2)"
+  source="$(cuv_source /dev/video0 "$frames" $w $h) ! videoconvert ! $frame ! tee name=in"
 else
-  echo "source: a test scene (no /dev/video0)"
-  source="$(cuv_scene "$frames" $w $h) ! $tile ! tee name=in"
+  echo "source: a test scene in YUY2, as a webcam gives it (no /dev/video0)"
+  source="$(cuv_scene "$frames" $w $h) ! $frame ! tee name=in"
 fi
 
 # tile i: what it runs and its label; the mosaic is 4 x 2 tiles
@@ -47,7 +49,7 @@ th=$((h / 2))
 for i in "${!elements[@]}"; do
   pads="$pads sink_$i::xpos=$(( i % 4 * tw )) sink_$i::ypos=$(( i / 4 * th )) sink_$i::width=$tw sink_$i::height=$th"
   branches="$branches
-    in. ! queue ! ${elements[$i]} ! videoconvert ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold $((h / 20))\" ! mosaic.sink_$i"
+    in. ! queue ! ${elements[$i]} ! videoconvert ! $tile ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold $((h / 20))\" ! mosaic.sink_$i"
 done
 
 if cuv_have_display; then
