@@ -16,7 +16,8 @@
  * to the right), and a block's rows add up in it. The dy are taken in the order of the
  * tie-break for a fixed dx (0, -1, 1, -2, 2, ...), so that each lane keeps its lowest SAD and the
  * first dy that gave it (a strict improvement replaces it): that lane's best key. The keys of the
- * lanes are made and reduced once a block. */
+ * lanes are made and reduced once a block. A block equal to the reference at (0, 0) (a still
+ * scene) stops there: SAD 0 with the smallest tie-break is the smallest key there is. */
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "motion_cpu_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -257,9 +258,24 @@ HWY_INLINE __m256i row_sads (const uint8_t *r, const __m256i *c, int n)
   return s;
 }
 
+/* Whether the @n x @n block at (x, y) equals the reference there: SAD 0 at (0, 0), whose key is the
+ * smallest any candidate can have (no other has so small a tie-break), so the search can stop. */
+bool still_block (const Plane &cur, const Plane &ref, int x, int y, int n)
+{
+  for (int j = 0; j < n; j++)
+    if (std::memcmp (cur.data + static_cast<size_t> (y + j) * cur.pitch + x,
+            ref.data + static_cast<ptrdiff_t> (y + j) * ref.pitch + x, static_cast<size_t> (n)) != 0)
+      return false;
+  return true;
+}
+
 template <int kN>
 void mpsad_fixed_block (const Plane &cur, const Plane &ref, const Candidates &cand, int x, int y, MotionVector *out)
 {
+  if (still_block (cur, ref, x, y, kN)) {
+    *out = motion_vector_from_key (motion_key (0, motion_tie_break (0, 0)), kN);
+    return;
+  }
   __m256i c[kN][2];
   for (int j = 0; j < kN; j++)
     for (int h = 0; h < (kN + 7) / 8; h++)
@@ -305,6 +321,13 @@ void mpsad_variable (const Plane &cur, const Plane &ref, const MotionParams &par
   for (int my = row_begin; my < row_end; my++) {
     for (int mx = 0; mx < g.cols / 2; mx++) {
       const int x = mx * 8, y = my * 8;
+      if (still_block (cur, ref, x, y, 8)) {
+        /* every partition block's best is (0, 0) at SAD 0 */
+        const uint32_t k = motion_key (0, motion_tie_break (0, 0));
+        const uint32_t b4[4] = {k, k, k, k}, b2[2] = {k, k};
+        motion_choose_partition (b4, b2, b2, k, params.penalty, out + my * 2 * g.cols + mx * 2, g.cols);
+        continue;
+      }
       __m256i c[8];
       for (int j = 0; j < 8; j++)
         c[j] = cur_bytes (cur.data + static_cast<size_t> (y + j) * cur.pitch + x, 8);
