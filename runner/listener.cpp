@@ -14,8 +14,11 @@ BoundedListener::~BoundedListener ()
     g_object_unref (listener_);
     g_object_unref (cancel_);
   }
-  for (GObject *c : open_)
+  for (auto &[c, deadline] : open_) {
     g_object_weak_unref (c, on_gone, this);
+    if (deadline)
+      g_source_remove (deadline);
+  }
 }
 
 bool BoundedListener::listen (const std::string &address, int port, std::string *error)
@@ -87,16 +90,32 @@ void BoundedListener::take (GSocketConnection *connection)
   GSocketAddress *local = g_socket_connection_get_local_address (connection, nullptr);
   GSocketAddress *remote = g_socket_connection_get_remote_address (connection, nullptr);
   GError *err = nullptr;
-  if (soup_server_accept_iostream (server_, G_IO_STREAM (connection), local, remote, &err)) {
-    open_.insert (G_OBJECT (connection));
+  /* a connection its client reset before this has no address left: libsoup takes none such */
+  if (local && remote && soup_server_accept_iostream (server_, G_IO_STREAM (connection), local, remote, &err)) {
+    /* the deadline holds no reference: the connection is gone when libsoup lets it go */
+    const guint deadline = g_timeout_add_seconds_full (G_PRIORITY_DEFAULT, kDeadlineSeconds, on_deadline,
+        new Deadline{this, G_OBJECT (connection)}, [] (gpointer d) { delete static_cast<Deadline *> (d); });
+    open_.emplace (G_OBJECT (connection), deadline);
     g_object_weak_ref (G_OBJECT (connection), on_gone, this);
   } else {
-    log (std::string ("a connection was refused by the HTTP server (") + (err ? err->message : "") + ")");
     g_clear_error (&err);
     g_io_stream_close (G_IO_STREAM (connection), nullptr, nullptr);
   }
   g_clear_object (&local);
   g_clear_object (&remote);
+}
+
+/* The connection's time is up: its socket is shut down, and libsoup, reading or writing it,
+ * closes it and lets it go. */
+gboolean BoundedListener::on_deadline (gpointer data)
+{
+  auto *d = static_cast<Deadline *> (data);
+  const auto it = d->listener->open_.find (d->connection);
+  if (it != d->listener->open_.end ()) {
+    it->second = 0;
+    g_socket_shutdown (g_socket_connection_get_socket (G_SOCKET_CONNECTION (d->connection)), TRUE, TRUE, nullptr);
+  }
+  return G_SOURCE_REMOVE;
 }
 
 void BoundedListener::log (const std::string &what)
@@ -111,7 +130,13 @@ void BoundedListener::log (const std::string &what)
 
 void BoundedListener::on_gone (gpointer self, GObject *connection)
 {
-  static_cast<BoundedListener *> (self)->open_.erase (connection);
+  auto &open = static_cast<BoundedListener *> (self)->open_;
+  const auto it = open.find (connection);
+  if (it == open.end ())
+    return;
+  if (it->second)
+    g_source_remove (it->second);
+  open.erase (it);
 }
 
 }  // namespace cuvrun

@@ -1,16 +1,17 @@
 /* cudavision-run: the metrics port's connections, bounded. libsoup's own listener keeps every
  * connection a client opens for as long as the client likes (each costs about 21 KB, and an open
- * file); here the runner accepts them itself and hands each to the SoupServer, at most
- * kMaxConnections at once (one more is closed at once, and counted), each closed once it has
- * waited kIdleSeconds for the client (no request, half a request, a keep-alive between scrapes)
- * (docs/fleet.md, "Security"). Where no connection can be accepted (the open files exhausted),
- * accepting pauses for a second, with a line in the log once a minute.
+ * file); here the runner accepts them itself and hands each to the SoupServer: at most
+ * kMaxConnections at once (one more is closed at once, and counted), each shut down
+ * kDeadlineSeconds after it was accepted, however its client trickles, and earlier where it waits
+ * kIdleSeconds for its client. libsoup answers one request a connection given this way, and
+ * closes it. Where no connection can be accepted (the open files exhausted), accepting pauses for
+ * a second, with a line in the log once a minute (docs/fleet.md, "Security").
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <libsoup/soup.h>
 
-#include <set>
+#include <map>
 #include <string>
 
 namespace cuvrun {
@@ -18,7 +19,8 @@ namespace cuvrun {
 class BoundedListener {
  public:
   static constexpr guint kMaxConnections = 64;
-  static constexpr guint kIdleSeconds = 30;
+  static constexpr guint kIdleSeconds = 10;
+  static constexpr guint kDeadlineSeconds = 30;
 
   explicit BoundedListener (SoupServer *server) : server_ (server) {}
   ~BoundedListener ();
@@ -37,12 +39,19 @@ class BoundedListener {
   /* once a minute at most: @what, with how many were closed at once so far */
   void log (const std::string &what);
   static void on_gone (gpointer self, GObject *connection);
+  struct Deadline {
+    BoundedListener *listener;
+    GObject *connection;
+  };
+  static gboolean on_deadline (gpointer deadline);
 
   SoupServer *server_;
   GSocketListener *listener_ = nullptr;
   GCancellable *cancel_ = nullptr;
   guint retry_ = 0;
-  std::set<GObject *> open_; /* the connections libsoup holds, until it lets them go */
+  /* the connections libsoup holds, until it lets them go, with their deadlines' sources (0 once
+   * passed) */
+  std::map<GObject *, guint> open_;
   guint64 refused_ = 0;
   gint64 last_log_us_ = 0;
 };

@@ -12,6 +12,8 @@ constexpr goffset kMaxRequestBody = 1024;
 
 void plain_response (SoupServerMessage *msg, guint status, const std::string &body)
 {
+  /* libsoup answers one request a connection the runner hands it (runner/listener.h): said */
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   soup_server_message_set_status (msg, status, nullptr);
   soup_server_message_set_response (msg, "text/plain; charset=utf-8", SOUP_MEMORY_COPY, body.data (), body.size ());
 }
@@ -131,23 +133,31 @@ bool Metrics::ready (std::string *why)
   return why->empty ();
 }
 
-/* Before a request's body is read: only GET and HEAD, and no body over kMaxRequestBody, which is
- * answered 413 and never read into memory. */
+/* Before a request's body is read: only GET and HEAD, and no body over kMaxRequestBody. Another is
+ * answered 413 or 405 at once, on a connection taken from libsoup, which would read the whole body
+ * first (or wait for it without end), and closed. */
 void Metrics::handle_early (SoupServer *, SoupServerMessage *msg, const char *, GHashTable *, gpointer)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
-  soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
   const SoupEncoding encoding = soup_message_headers_get_encoding (h);
   const bool large = encoding == SOUP_ENCODING_CHUNKED || encoding == SOUP_ENCODING_EOF ||
       (encoding == SOUP_ENCODING_CONTENT_LENGTH && soup_message_headers_get_content_length (h) > kMaxRequestBody);
   const char *method = soup_server_message_get_method (msg);
-  if (large || (!g_str_equal (method, SOUP_METHOD_GET) && !g_str_equal (method, SOUP_METHOD_HEAD))) {
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
-    if (!large)
-      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", "GET, HEAD");
-    plain_response (msg, large ? SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE : SOUP_STATUS_METHOD_NOT_ALLOWED,
-        large ? "request body too large\n" : "only GET and HEAD\n");
-  }
+  if (!large && (g_str_equal (method, SOUP_METHOD_GET) || g_str_equal (method, SOUP_METHOD_HEAD)))
+    return;
+  const std::string response = large
+      ? "HTTP/1.1 413 Request Entity Too Large\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: 23\r\n\r\nrequest body too large\n"
+      : "HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nAllow: GET, HEAD\r\nContent-Type: text/plain; "
+        "charset=utf-8\r\nContent-Length: 18\r\n\r\nonly GET and HEAD\n";
+  GIOStream *connection = soup_server_message_steal_connection (msg);
+  if (!connection)
+    return;
+  /* a few hundred bytes into a fresh connection's send buffer: the write does not wait */
+  g_output_stream_write_all (g_io_stream_get_output_stream (connection), response.data (), response.size (), nullptr,
+      nullptr, nullptr);
+  g_io_stream_close (connection, nullptr, nullptr);
+  g_object_unref (connection);
 }
 
 void Metrics::handle (SoupServer *, SoupServerMessage *msg, const char *path, GHashTable *, gpointer self)
@@ -161,6 +171,7 @@ void Metrics::handle (SoupServer *, SoupServerMessage *msg, const char *path, GH
     plain_response (msg, ready ? SOUP_STATUS_OK : SOUP_STATUS_SERVICE_UNAVAILABLE, ready ? "ready\n" : why);
   } else if (g_str_equal (path, "/metrics")) {
     const std::string body = m->text ();
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
     soup_server_message_set_status (msg, SOUP_STATUS_OK, nullptr);
     soup_server_message_set_response (msg, "text/plain; version=0.0.4; charset=utf-8", SOUP_MEMORY_COPY, body.data (),
         body.size ());
