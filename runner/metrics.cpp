@@ -12,8 +12,6 @@ constexpr goffset kMaxRequestBody = 1024;
 
 void plain_response (SoupServerMessage *msg, guint status, const std::string &body)
 {
-  /* libsoup answers one request a connection the runner hands it (runner/listener.h): said */
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
   soup_server_message_set_status (msg, status, nullptr);
   soup_server_message_set_response (msg, "text/plain; charset=utf-8", SOUP_MEMORY_COPY, body.data (), body.size ());
 }
@@ -32,7 +30,6 @@ Metrics::~Metrics ()
 {
   if (sampler_)
     g_source_remove (sampler_);
-  listener_.reset ();
   if (server_) {
     soup_server_disconnect (server_);
     g_object_unref (server_);
@@ -111,11 +108,6 @@ std::string Metrics::text ()
   }
   Family (out, "cudavision_broker_connected", "gauge", "1 while connected to the MQTT broker.").sample ({}, p.connected ? 1 : 0);
   Family (out, "cudavision_broker_connects_total", "counter", "Connections the MQTT broker accepted.").sample ({}, p.connects);
-  Family (out, "cudavision_metrics_connections", "gauge", "Connections open to this metrics port.")
-      .sample ({}, static_cast<uint64_t> (listener_ ? listener_->open () : 0));
-  Family (out, "cudavision_metrics_connections_refused_total", "counter",
-      "Connections to this metrics port closed at once because the most were open.")
-      .sample ({}, listener_ ? listener_->refused () : uint64_t{0});
   Family (out, "cudavision_shard_cameras", "gauge", "Cameras in this runner's shard (0: a warning at start).")
       .sample ({}, static_cast<uint64_t> (cameras_.size ()));
   Family (out, "cudavision_shard_info", "gauge", "The shard this runner runs, as I/N.").sample ({{"shard", shard_}}, 1);
@@ -133,31 +125,23 @@ bool Metrics::ready (std::string *why)
   return why->empty ();
 }
 
-/* Before a request's body is read: only GET and HEAD, and no body over kMaxRequestBody. Another is
- * answered 413 or 405 at once, on a connection taken from libsoup, which would read the whole body
- * first (or wait for it without end), and closed. */
+/* Before a request's body is read: only GET and HEAD, and no body over kMaxRequestBody, which is
+ * answered 413 and never read into memory. */
 void Metrics::handle_early (SoupServer *, SoupServerMessage *msg, const char *, GHashTable *, gpointer)
 {
   SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
+  soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
   const SoupEncoding encoding = soup_message_headers_get_encoding (h);
   const bool large = encoding == SOUP_ENCODING_CHUNKED || encoding == SOUP_ENCODING_EOF ||
       (encoding == SOUP_ENCODING_CONTENT_LENGTH && soup_message_headers_get_content_length (h) > kMaxRequestBody);
   const char *method = soup_server_message_get_method (msg);
-  if (!large && (g_str_equal (method, SOUP_METHOD_GET) || g_str_equal (method, SOUP_METHOD_HEAD)))
-    return;
-  const std::string response = large
-      ? "HTTP/1.1 413 Request Entity Too Large\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        "Content-Length: 23\r\n\r\nrequest body too large\n"
-      : "HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nAllow: GET, HEAD\r\nContent-Type: text/plain; "
-        "charset=utf-8\r\nContent-Length: 18\r\n\r\nonly GET and HEAD\n";
-  GIOStream *connection = soup_server_message_steal_connection (msg);
-  if (!connection)
-    return;
-  /* a few hundred bytes into a fresh connection's send buffer: the write does not wait */
-  g_output_stream_write_all (g_io_stream_get_output_stream (connection), response.data (), response.size (), nullptr,
-      nullptr, nullptr);
-  g_io_stream_close (connection, nullptr, nullptr);
-  g_object_unref (connection);
+  if (large || (!g_str_equal (method, SOUP_METHOD_GET) && !g_str_equal (method, SOUP_METHOD_HEAD))) {
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+    if (!large)
+      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", "GET, HEAD");
+    plain_response (msg, large ? SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE : SOUP_STATUS_METHOD_NOT_ALLOWED,
+        large ? "request body too large\n" : "only GET and HEAD\n");
+  }
 }
 
 void Metrics::handle (SoupServer *, SoupServerMessage *msg, const char *path, GHashTable *, gpointer self)
@@ -171,7 +155,6 @@ void Metrics::handle (SoupServer *, SoupServerMessage *msg, const char *path, GH
     plain_response (msg, ready ? SOUP_STATUS_OK : SOUP_STATUS_SERVICE_UNAVAILABLE, ready ? "ready\n" : why);
   } else if (g_str_equal (path, "/metrics")) {
     const std::string body = m->text ();
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
     soup_server_message_set_status (msg, SOUP_STATUS_OK, nullptr);
     soup_server_message_set_response (msg, "text/plain; version=0.0.4; charset=utf-8", SOUP_MEMORY_COPY, body.data (),
         body.size ());
@@ -185,11 +168,20 @@ bool Metrics::start (const std::string &address, int port, std::string *error)
   server_ = soup_server_new ("server-header", "cudavision-run ", nullptr);
   soup_server_add_early_handler (server_, nullptr, handle_early, this, nullptr);
   soup_server_add_handler (server_, nullptr, handle, this, nullptr);
-  listener_ = std::make_unique<BoundedListener> (server_);
-  std::string why;
-  if (!listener_->listen (address, port, &why)) {
+  GError *err = nullptr;
+  bool ok;
+  if (address.empty ()) {
+    ok = soup_server_listen_all (server_, port, static_cast<SoupServerListenOptions> (0), &err);
+  } else {
+    GSocketAddress *a = g_inet_socket_address_new_from_string (address.c_str (), port);
+    ok = a && soup_server_listen (server_, a, static_cast<SoupServerListenOptions> (0), &err);
+    if (a)
+      g_object_unref (a);
+  }
+  if (!ok) {
     *error = "metrics on " + (address.empty () ? std::string ("port ") : address + " port ") + std::to_string (port) +
-        ": " + why;
+        ": " + (err ? err->message : "not an address");
+    g_clear_error (&err);
     return false;
   }
   return true;

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "runner/camera.h"
-#include "runner/listener.h"
 #include "runner/publisher.h"
 
 namespace cuvrun {
@@ -35,7 +34,6 @@ class Metrics {
   Publisher &pub_;
   std::string shard_;
   SoupServer *server_ = nullptr;
-  std::unique_ptr<BoundedListener> listener_;
   guint sampler_ = 0;
   /* frames a second over the last sampling interval, per camera */
   std::vector<uint64_t> last_frames_;

@@ -141,35 +141,6 @@ pids+=($runner)
 curl_status () { curl -s -o "$dir/body.txt" -w '%{http_code}' "$@" || true; }
 # up once it answers (a fresh registry on a loaded machine takes seconds); the broker 5 s after that
 for _ in $(seq 60); do [ "$(curl_status http://127.0.0.1:$metrics/healthz)" = 200 ] && break; sleep 0.5; done
-# an idle connection and one with half its headers, held while the rest runs: closed after 10 s of
-# waiting; one that trickles a byte every 3 s: closed 30 s after it was accepted
-python3 - "$metrics" > idle.txt 2>&1 <<'PY' &
-import socket, sys, threading, time
-port = int(sys.argv[1])
-t0 = time.time()
-def until_closed(name, s, trickle=False):
-    s.settimeout(90)
-    try:
-        if trickle:
-            for c in b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"x" * 100:
-                s.sendall(bytes([c]))
-                time.sleep(3)
-        while s.recv(4096):
-            pass
-        print(f"{name} closed after {time.time() - t0:.0f} s", flush=True)
-    except OSError as e:
-        print(f"{name} closed after {time.time() - t0:.0f} s ({e.strerror})", flush=True)
-half = socket.create_connection(("127.0.0.1", port))
-half.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-threads = [threading.Thread(target=until_closed, args=a) for a in
-           (("idle", socket.create_connection(("127.0.0.1", port))), ("half", half),
-            ("trickle", socket.create_connection(("127.0.0.1", port)), True))]
-for t in threads:
-    t.start()
-for t in threads:
-    t.join()
-PY
-idle_pid=$!
 [ "$(curl_status http://127.0.0.1:$metrics/readyz)" = 503 ] || fail "/readyz is not 503 before the broker is up"
 grep -q "broker: not connected" body.txt || fail "/readyz does not say it waits for the broker: $(cat body.txt)"
 echo "/readyz before the broker: 503, $(head -n 1 body.txt)"
@@ -242,37 +213,6 @@ after=$(rss)
 echo "POST of 300 MB: $status, resident $before -> $after kB"
 [ "$status" = 413 ] || fail "a 300 MB POST got $status, not 413"
 [ $((after - before)) -lt 10240 ] || fail "a 300 MB POST grew the runner by $((after - before)) kB"
-
-echo "== connections to the metrics port: at most 64 open, idle ones closed after 10 s, every one after 30 s"
-python3 - "$metrics" <<'PY' || fail "the metrics port's connections are not bounded"
-import http.client, socket, sys, time
-port = int(sys.argv[1])
-held = [socket.create_connection(("127.0.0.1", port)) for _ in range(70)]
-time.sleep(1)
-closed = 0
-for s in held:
-    s.setblocking(False)
-    try:
-        closed += s.recv(1) == b""
-    except BlockingIOError:
-        pass
-for s in held:
-    s.close()
-time.sleep(0.5)
-c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-c.request("GET", "/healthz")
-status = c.getresponse().status
-print(f"70 connections opened: {closed} closed at once; /healthz once they went: {status}")
-sys.exit(0 if 6 <= closed <= 10 and status == 200 else 1)
-PY
-grep -qE '^cudavision_metrics_connections_refused_total [1-9]' <(curl -s http://127.0.0.1:$metrics/metrics) ||
-  fail "the connections closed at once are not counted"
-wait $idle_pid || true
-cat idle.txt
-# (seconds as the client counts them on a loaded machine: CI's saw 28 for a 30 s timeout)
-grep -qE '^idle closed after ([6-9]|1[0-5]) s' idle.txt && grep -qE '^half closed after ([6-9]|1[0-5]) s' idle.txt ||
-  fail "idle connections to the metrics port were not closed after 10 s"
-grep -qE '^trickle closed after (2[5-9]|3[0-9]|4[0-5]) s' idle.txt || fail "a trickling connection was not closed after 30 s"
 
 echo "== SIGTERM with results queued"
 kill $sub "$broker_pid"
