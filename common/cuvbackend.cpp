@@ -9,6 +9,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "common/cuvbackend.h"
+#include "common/cuvcontext.h"
 #include "common/cuvstreampool.h"
 #include "common/cuvenum.h"
 
@@ -69,12 +70,12 @@ bool
 open_context (GstElement *element, int device_id, GstCudaVisionBackend backend, cuv::Route &route, bool *opened)
 {
   /* libgstcuda 1.22 creates contexts through its driver loader without loading it first */
-  *opened = gst_cuda_load_library () && gst_cuda_ensure_element_context (element, device_id, &route.context);
+  *opened = gst_cuda_load_library () && cuv::ensure_shared_context (element, device_id, &route.context);
   if (*opened)
     return true;
   if (backend == GST_CUDA_VISION_BACKEND_CUDA) {
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("Could not create a CUDA context on device %d", device_id),
-        ("gst_cuda_ensure_element_context failed: is the NVIDIA driver loadable (libcuda.so.1)?"));
+        ("no context was given and none could be made: is the NVIDIA driver loadable (libcuda.so.1)?"));
     return false;
   }
   if (backend == GST_CUDA_VISION_BACKEND_AUTO)
@@ -147,7 +148,7 @@ cuv::ensure_context (GstElement *element, int device_id, Route &route)
   if (route.context)
     return true;
 #if CUV_HAVE_CUDA
-  if (gst_cuda_load_library () && gst_cuda_ensure_element_context (element, device_id, &route.context))
+  if (gst_cuda_load_library () && cuv::ensure_shared_context (element, device_id, &route.context))
     return true;
 #else
   (void) device_id;
@@ -155,4 +156,40 @@ cuv::ensure_context (GstElement *element, int device_id, Route &route)
   GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("Could not create a CUDA context for CUDA memory on a pad"),
       ("backend=cpu copies CUDA memory through the host, which needs the memory's CUDA context"));
   return false;
+}
+
+bool
+cuv::follow_upstream_context (GstElement *element, int device_id, Route &route, const std::function<void ()> &release)
+{
+#if CUV_HAVE_CUDA
+  /* a context that someone gave (the application, a neighbour's own) is kept */
+  if (device_id >= 0 || !route.context || !is_process_context (route.context))
+    return true;
+  GstCudaContext *theirs = upstream_context (element);
+  if (!theirs || theirs == route.context) {
+    gst_clear_object (&theirs);
+    return true;
+  }
+  gint device = -1;
+  g_object_get (theirs, "cuda-device-id", &device, nullptr);
+  GST_INFO_OBJECT (element, "CUDA memory of %" GST_PTR_FORMAT " (device %d) comes: moving to its context", theirs, device);
+  const bool cuda = route.use_cuda;
+  route.finish_last_frame ();
+  release ();
+  route.close ();
+  route.context = theirs;
+  route.warned_other_context = false;
+  if (!cuda)
+    return true;
+  if (!lease_stream (element, route))
+    return false;
+  route.use_cuda = true;
+  return true;
+#else
+  (void) element;
+  (void) device_id;
+  (void) route;
+  (void) release;
+  return true;
+#endif
 }

@@ -8,6 +8,8 @@
 
 #include "common/cuvroute.h"
 
+#include <functional>
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -37,5 +39,12 @@ bool open_backend (GstElement *element, int device_id, GstCudaVisionBackend back
  * pad negotiates CUDA memory, which it copies through the host. Posts the error and returns false
  * when none can be had. */
 bool ensure_context (GstElement *element, int device_id, Route &route);
+
+/* At caps of CUDA memory, with @device_id -1 and the process's context (cuvcontext.h: no one gave
+ * one): the element moves to the context of the memory that comes (upstream's, another device's
+ * or another context on ours), instead of copying each frame through system memory; @release frees what the element keeps on the old one, and the CUDA
+ * backend leases a stream of the new context. A set cuda-device-id keeps its device. Posts the
+ * error and returns false when no stream can be had. Streaming thread, with no frame in flight. */
+bool follow_upstream_context (GstElement *element, int device_id, Route &route, const std::function<void ()> &release);
 
 }  // namespace cuv

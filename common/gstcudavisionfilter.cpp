@@ -354,6 +354,12 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
     return refuse ();
   if ((state->in_cuda_caps || state->out_cuda_caps) && !cuv::ensure_context (GST_ELEMENT (self), priv->device (), priv->route))
     return refuse ();
+  const auto release = [self, klass] {
+    if (klass->release)
+      klass->release (self);
+  };
+  if (state->in_cuda_caps && !cuv::follow_upstream_context (GST_ELEMENT (self), priv->device (), priv->route, release))
+    return refuse ();
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);
   priv->output.drop_pool ();

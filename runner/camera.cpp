@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runner/contexts.h"
 #include "runner/json.h"
 #include "runner/pipeline.h"
 #include "runner/results.h"
@@ -65,6 +66,7 @@ void Camera::start ()
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, this, nullptr);
   gst_object_unref (pad);
   g_signal_connect (p.queue, "overrun", G_CALLBACK (on_overrun), this);
+  share_cuda_contexts (pipeline_);
   GstBus *bus = gst_element_get_bus (pipeline_);
   bus_watch_ = gst_bus_add_watch (bus, on_bus, this);
   gst_object_unref (bus);

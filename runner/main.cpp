@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runner/camera.h"
+#include "runner/contexts.h"
 #include "runner/siteconfig.h"
 #include "runner/limits.h"
 #include "runner/metrics.h"
@@ -145,6 +146,7 @@ int run (const cuvrun::RunnerConfig &config, int shard, int shards)
   g_main_loop_run (loop);
   for (auto &c : cameras)
     c->stop ();
+  cuvrun::drop_cuda_contexts ();
   /* what is queued gets a moment to reach the broker */
   const uint64_t lost = publisher.stop (2000);
   if (lost)

@@ -150,7 +150,6 @@ inline void release_shared_cuda_context ()
   cuvtest::finish_plugin_work ();
 }
 
-/* @launch as a pipeline on the shared CUDA context (NULL when it does not parse). */
 /* The pipelines new_pipeline () made that are still alive. */
 inline std::vector<GstElement *> &live_pipelines ()
 {
@@ -164,12 +163,12 @@ inline std::mutex &live_pipelines_lock ()
   return lock;
 }
 
-inline GstElement *new_pipeline (const std::string &launch)
+inline GstElement *new_pipeline (const std::string &launch, bool shared_context = true)
 {
   GstElement *pipe = gst_parse_launch (launch.c_str (), nullptr);
   if (!pipe)
     return nullptr;
-  if (shared_cuda_context ())
+  if (shared_context && shared_cuda_context ())
     gst_element_set_context (pipe, shared_cuda_context ());
   std::lock_guard<std::mutex> lk (live_pipelines_lock ());
   live_pipelines ().push_back (pipe);

@@ -2,7 +2,9 @@
  * device, fed by cudaupload on that device, gives the bytes and the meta it gives on device 0,
  * and every CUDA buffer it pushes is memory of a context on that device. Exits 77 with fewer than
  * two devices. Where cudaupload is on device 0 and the element on the last, the frames are still
- * right and one warning says that they go through system memory. Speed on each device is
+ * right and one warning says that they go through system memory. With the default cuda-device-id
+ * after cudaupload on the last device, the element follows the memory there, without a warning.
+ * Speed on each device is
  * bench_pipelines --device N's job.
  *   test_multi_gpu            every element, RGBA and NV12
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -67,13 +69,15 @@ GstFlowReturn on_sample (GstElement *sink, gpointer data)
 
 /* The element on @device, CUDA memory on both its pads, fed by cudaupload on @upload_device (-1:
  * @device); no context is set on the pipeline, so every element finds or makes one for its
- * cuda-device-id. */
-void run_on (const char *element, const char *props, const char *format, int device, Run *run, int upload_device = -1)
+ * cuda-device-id. With @default_device the element's cuda-device-id is left at -1: it should
+ * follow cudaupload's memory to @device. */
+void run_on (const char *element, const char *props, const char *format, int device, Run *run, int upload_device = -1,
+    bool default_device = false)
 {
-  const std::string d = std::to_string (device);
+  const std::string d = default_device ? std::string () : " cuda-device-id=" + std::to_string (device);
   const std::string u = std::to_string (upload_device < 0 ? device : upload_device);
   const std::string launch = std::string ("videotestsrc num-buffers=8 pattern=ball ! video/x-raw,format=") + format +
-      ",width=320,height=240 ! cudaupload cuda-device-id=" + u + " ! " + element + " name=f backend=cuda cuda-device-id=" +
+      ",width=320,height=240 ! cudaupload cuda-device-id=" + u + " ! " + element + " name=f backend=cuda" +
       d + " " + props + " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=sink sync=false "
       "emit-signals=true";
   run->device = device;
@@ -183,6 +187,24 @@ int main (int argc, char **argv)
         c.expect (same_metas (first.frames[i], other.frames[i]), what + " frame " + std::to_string (i) + ": meta differs");
       }
     }
+  }
+  /* the default cuda-device-id after cudaupload on the last device: the element starts first, on
+   * device 0's context, and follows the memory that comes to the last device, without a warning */
+  for (const auto &e : cuvtest::kElements) {
+    const std::string what = std::string (e.name) + " " + e.props + " with the default cuda-device-id after cudaupload "
+        "on device " + std::to_string (last);
+    Run first, followed;
+    run_on (e.name, e.props, "NV12", 0, &first);
+    run_on (e.name, e.props, "NV12", last, &followed, last, true);
+    c.expect (first.error.empty () && followed.error.empty (), what + ": " + first.error + followed.error);
+    c.expect (followed.frames.size () == 8, what + ": not 8 frames");
+    c.expect (followed.cuda > 0 && followed.foreign == 0,
+        what + ": " + std::to_string (followed.foreign) + " of " + std::to_string (followed.cuda) +
+            " CUDA buffers pushed on another device");
+    c.expect (followed.warnings.empty (), what + ": a warning (" +
+        (followed.warnings.empty () ? std::string () : followed.warnings[0]) + ")");
+    for (size_t i = 0; i < std::min (first.frames.size (), followed.frames.size ()); i++)
+      c.expect (same_bytes (first.frames[i], followed.frames[i]), what + " frame " + std::to_string (i) + ": bytes differ");
   }
   /* neighbours that disagree: cudaupload on device 0, the element on the last device. The frames
    * go through system memory, still right, and one warning says so (never a silent slowdown). */
