@@ -142,6 +142,23 @@ cuv::open_backend (GstElement *element, int device_id, GstCudaVisionBackend back
 #endif
 }
 
+void
+cuv::take_context_early (GstElement *element, int device_id, GstCudaVisionBackend backend, Route &route)
+{
+#if CUV_HAVE_CUDA
+  int count = 0;
+  if (backend == GST_CUDA_VISION_BACKEND_CPU || route.context || cudaGetDeviceCount (&count) != cudaSuccess ||
+      device_id >= count || !gst_cuda_load_library ())
+    return;
+  cuv::ensure_shared_context (element, device_id, &route.context);
+#else
+  (void) element;
+  (void) device_id;
+  (void) backend;
+  (void) route;
+#endif
+}
+
 bool
 cuv::ensure_context (GstElement *element, int device_id, Route &route)
 {

@@ -35,6 +35,10 @@ namespace cuv {
 bool open_backend (GstElement *element, int device_id, GstCudaVisionBackend backend, Route &route,
     bool *cuda_memory_possible);
 
+/* At NULL to READY, before an element upstream asks for one: the context of open_backend, where
+ * @backend is not cpu and @device_id names a device; nothing is posted (start says what fails). */
+void take_context_early (GstElement *element, int device_id, GstCudaVisionBackend backend, Route &route);
+
 /* The CPU backend makes no CUDA context at start: it takes its neighbours' (or a new one) when a
  * pad negotiates CUDA memory, which it copies through the host. Posts the error and returns false
  * when none can be had. */

@@ -430,3 +430,16 @@ cuv::survive_refused_caps (GstBaseTransform *trans)
   }
   gst_pad_set_chain_function (trans->sinkpad, chain_surviving_refusals);
 }
+
+void
+cuv::add_pad_templates (GstElementClass *klass, const gchar *cuda_formats, const gchar *system_formats)
+{
+  gchar *str = g_strdup_printf (
+      GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "%s") "; " GST_VIDEO_CAPS_MAKE ("%s"),
+      cuda_formats, system_formats);
+  GstCaps *caps = gst_caps_from_string (str);
+  g_free (str);
+  gst_element_class_add_pad_template (klass, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (klass, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+}

@@ -99,6 +99,10 @@ bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
  *   caps while the query passes reads them twice, a moment apart, and answers nothing; the base
  *   asks once more. */
 void install_renegotiation (GstBaseTransformClass *klass);
+
+/* An element's sink and src templates: @cuda_formats in CUDA memory first, then @system_formats
+ * in system memory. */
+void add_pad_templates (GstElementClass *klass, const gchar *cuda_formats, const gchar *system_formats);
 void survive_refused_caps (GstBaseTransform *trans);
 bool caps_result_empty (GstQuery *query, GstPadDirection direction);
 

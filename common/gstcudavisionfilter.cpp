@@ -16,6 +16,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -56,6 +57,13 @@ struct GstCudaVisionFilterImpl {
     return device_id;
   }
 
+  /* the cuda-device-id and backend properties, read together */
+  std::pair<gint, GstCudaVisionBackend> device_and_backend ()
+  {
+    std::lock_guard<std::mutex> lk (lock);
+    return {device_id, backend};
+  }
+
   /* Whether this frame may stay in flight until the next is queued: max-frames-in-flight 1, or -1
    * with a source that is not live (where a frame's latency costs nothing) */
   bool frames_in_flight ()
@@ -83,14 +91,7 @@ void
 gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
     const gchar *system_formats)
 {
-  gchar *str = g_strdup_printf (
-      GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "%s") "; " GST_VIDEO_CAPS_MAKE ("%s"),
-      cuda_formats, system_formats);
-  GstCaps *caps = gst_caps_from_string (str);
-  g_free (str);
-  gst_element_class_add_pad_template (klass, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (klass, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref (caps);
+  cuv::add_pad_templates (klass, cuda_formats, system_formats);
 }
 
 gboolean
@@ -199,6 +200,19 @@ gst_cuda_vision_filter_set_context (GstElement *element, GstContext *context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+/* The context is taken at NULL to READY, before an element upstream (a decoder opens then) asks
+ * its neighbours for one (docs/design.md, "One CUDA context a device"). */
+static GstStateChangeReturn
+gst_cuda_vision_filter_change_state (GstElement *element, GstStateChange transition)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (element));
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    const auto [device_id, backend] = priv->device_and_backend ();
+    cuv::take_context_early (element, device_id, backend, priv->route);
+  }
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
 /* ---- frames in flight (cuvoutput.h) ---- */
 
 void
@@ -246,13 +260,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  gint device_id;
-  GstCudaVisionBackend backend;
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    device_id = priv->device_id;
-    backend = priv->backend;
-  }
+  const auto [device_id, backend] = priv->device_and_backend ();
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
@@ -564,6 +572,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   install_properties (gobject_class);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_context);
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_change_state);
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;
