@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/image.h"
+#include "kernels/regions.h"
 #include "kernels/results.h"
 
 #if CUV_HAVE_CUDA
@@ -199,6 +200,36 @@ CUV_HD constexpr int motion_vote_index (int dx, int dy)
 
 /* Adds @n vectors to @votes (the definition the kernel is held to). */
 void motion_votes_cpu (const MotionVector *vectors, int n, uint32_t threshold, MotionVotes *votes);
+
+/* The moving regions of a frame's @vectors (cuv::connected_regions over the units that move,
+ * motion_unit_moves), those of at least @min_area pixels, as boxes in pixels; @mask is the
+ * caller's scratch space. Region's x, y, width and height are in pixels here, `cells` in units. */
+std::vector<Region> motion_regions (const MotionVector *vectors, const MotionGrid &grid, uint32_t threshold,
+    uint32_t min_area, std::vector<uint8_t> *mask);
+
+/* The vector field as (dx, dy) pairs of signed bytes, unit by unit (cudamotionest's tensor). */
+std::vector<int8_t> motion_vector_field (const MotionVector *vectors, int n);
+
+/* The sums of cudamotionest's messages over an interval (docs/results.md): its units, the units
+ * that move, and a vote for each unit's vector. Summed from each frame's MotionVotes, so that the
+ * loop over a frame's units (518,400 at 3840x2160 with variable blocks) takes no square root. */
+struct MotionTally {
+  uint64_t units = 0;
+  uint64_t moving = 0;
+  std::vector<uint32_t> votes = std::vector<uint32_t> (kMotionVotesSide * kMotionVotesSide);
+};
+
+/* Adds a frame's @votes of search range @range to @tally: the votes of [-range, range)^2 (the
+ * others are not the frame's: motion_votes_cuda leaves them as they were) and `moving`; the
+ * caller adds the frame's units. */
+void motion_tally_add (MotionTally *tally, const MotionVotes &votes, int range);
+
+/* The summed length of the tally's vectors, in pixels: each candidate's length times its votes. */
+double motion_summed_magnitude (const MotionTally &tally);
+
+/* The most common vector of the tally; ties go to the candidate the search prefers
+ * (motion_tie_break); (0, 0) without votes. */
+void motion_global_vector (const MotionTally &tally, int *dx, int *dy);
 
 #if CUV_HAVE_CUDA
 /* The same on the device, for @n vectors of search range @range in device memory: the counts go

@@ -4,6 +4,7 @@
 #include "kernels/motion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace cuv {
@@ -121,6 +122,76 @@ void motion_votes_cpu (const MotionVector *vectors, int n, uint32_t threshold, M
     votes->votes[motion_vote_index (vectors[i].dx, vectors[i].dy)]++;
   }
   votes->moving += moving;
+}
+
+std::vector<Region> motion_regions (const MotionVector *vectors, const MotionGrid &grid, uint32_t threshold,
+    uint32_t min_area, std::vector<uint8_t> *mask)
+{
+  mask->resize (grid.count ());
+  for (int i = 0; i < grid.count (); i++)
+    (*mask)[i] = motion_unit_moves (vectors[i], threshold);
+  const int unit_pixels = grid.unit * grid.unit;
+  const int min_units = std::max (1, static_cast<int> ((min_area + unit_pixels - 1) / unit_pixels));
+  std::vector<Region> regions = connected_regions (mask->data (), grid.cols, grid.rows, min_units);
+  for (Region &r : regions) {
+    r.x *= grid.unit;
+    r.y *= grid.unit;
+    r.width *= grid.unit;
+    r.height *= grid.unit;
+  }
+  return regions;
+}
+
+std::vector<int8_t> motion_vector_field (const MotionVector *vectors, int n)
+{
+  std::vector<int8_t> field (2 * static_cast<size_t> (n));
+  for (int i = 0; i < n; i++) {
+    field[2 * i] = vectors[i].dx;
+    field[2 * i + 1] = vectors[i].dy;
+  }
+  return field;
+}
+
+void motion_tally_add (MotionTally *tally, const MotionVotes &votes, int range)
+{
+  for (int dy = -range; dy < range; dy++)
+    for (int dx = -range; dx < range; dx++)
+      tally->votes[motion_vote_index (dx, dy)] += votes.votes[motion_vote_index (dx, dy)];
+  tally->moving += votes.moving;
+}
+
+double motion_summed_magnitude (const MotionTally &tally)
+{
+  static const std::vector<double> length = [] {
+    std::vector<double> l (kMotionVotesSide * kMotionVotesSide);
+    for (int y = -kMotionMaxRange; y < kMotionMaxRange; y++)
+      for (int x = -kMotionMaxRange; x < kMotionMaxRange; x++)
+        l[motion_vote_index (x, y)] = std::sqrt (static_cast<double> (x * x + y * y));
+    return l;
+  }();
+  double sum = 0;
+  for (size_t k = 0; k < length.size (); k++)
+    sum += tally.votes[k] * length[k];
+  return sum;
+}
+
+void motion_global_vector (const MotionTally &tally, int *dx, int *dy)
+{
+  uint32_t best = 0;
+  uint32_t best_tb = UINT32_MAX;
+  *dx = *dy = 0;
+  for (int y = -kMotionMaxRange; y < kMotionMaxRange; y++) {
+    for (int x = -kMotionMaxRange; x < kMotionMaxRange; x++) {
+      const uint32_t c = tally.votes[motion_vote_index (x, y)];
+      const uint32_t tb = motion_tie_break (x, y);
+      if (c > best || (c == best && c > 0 && tb < best_tb)) {
+        best = c;
+        best_tb = tb;
+        *dx = x;
+        *dy = y;
+      }
+    }
+  }
 }
 
 }  // namespace cuv

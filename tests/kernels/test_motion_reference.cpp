@@ -1,10 +1,15 @@
 /* The motion search, luma and drawing CPU references against what the test computes directly:
  * the tie-break order, the grid of whole blocks, known shifts up to the window's edges for every
  * block mode, static scenes, a brute-force search with its own comparisons, the partition choice,
- * luma of every layout, the colour wheel and the arrows' pixels.
+ * luma of every layout, the colour wheel and the arrows' pixels, and the messages' statistics
+ * (votes, tally, mean length, global vector) against a count of the vectors themselves.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <random>
 #include <tuple>
 
 #include <hwy/targets.h>
@@ -444,6 +449,95 @@ void test_arrows (Checker &c)
       "arrows: line points round half away from zero");
 }
 
+/* An interval's statistics as cudamotionest's message gives them (units, moving, the mean length
+ * and the global vector), computed from the frames' vectors one by one with nothing of the
+ * kernels' but the vectors: a map of counts, a square root per vector, and the search's order of
+ * candidates written out (|dx| + |dy|, then dy, then dx). Frames of random sizes, ranges,
+ * thresholds and vector spreads, some in several bands as the element counts them. */
+void test_statistics (Checker &c)
+{
+  std::mt19937 rng (20261201);
+  for (int trial = 0; trial < 300; trial++) {
+    const int range = 1 + static_cast<int> (rng () % cuv::kMotionMaxRange);
+    const uint32_t threshold = rng () % 64;
+    const int frames = 1 + static_cast<int> (rng () % 4);
+    /* a small spread makes ties for the global vector likely */
+    const int spread = trial % 3 == 0 ? 2 : range;
+    cuv::MotionTally tally;
+    std::map<std::pair<int, int>, uint64_t> count;
+    uint64_t units = 0, moving = 0;
+    double length = 0;
+    for (int f = 0; f < frames; f++) {
+      const int n = static_cast<int> (rng () % (trial % 10 == 0 ? 70000 : 3000));
+      std::vector<cuv::MotionVector> v (n);
+      for (auto &m : v) {
+        const int lo = std::max (-range, -spread), hi = std::min (range - 1, spread - 1);
+        m.dx = static_cast<int8_t> (lo + static_cast<int> (rng () % (hi - lo + 1)));
+        m.dy = static_cast<int8_t> (lo + static_cast<int> (rng () % (hi - lo + 1)));
+        m.width = rng () % 2 ? 4 : 8;
+        m.height = rng () % 2 ? 4 : 8;
+        m.cost = rng () % (64u * m.width * m.height);
+        count[{m.dx, m.dy}]++;
+        moving += (m.dx != 0 || m.dy != 0) && m.cost < threshold * m.width * m.height;
+        length += std::sqrt (static_cast<double> (m.dx * m.dx + m.dy * m.dy));
+      }
+      units += n;
+      /* in bands, each with votes of its own, as the element's CPU backend counts them */
+      const int bands = 1 + static_cast<int> (rng () % 4);
+      for (int b = 0; b < bands; b++) {
+        const int begin = n * b / bands, end = n * (b + 1) / bands;
+        auto votes = std::make_unique<cuv::MotionVotes> ();
+        std::memset (votes.get (), 0, sizeof (cuv::MotionVotes));
+        cuv::motion_votes_cpu (v.data () + begin, end - begin, threshold, votes.get ());
+        cuv::motion_tally_add (&tally, *votes, range);
+      }
+      tally.units += n;
+    }
+    std::pair<int, int> best{0, 0};
+    uint64_t best_count = 0;
+    const auto order = [] (std::pair<int, int> v) {
+      return std::make_tuple (std::abs (v.first) + std::abs (v.second), v.second, v.first);
+    };
+    for (const auto &[vec, k] : count)
+      if (k > best_count || (k == best_count && order (vec) < order (best))) {
+        best = vec;
+        best_count = k;
+      }
+    bool votes_match = true;
+    for (int dy = -cuv::kMotionMaxRange; dy < cuv::kMotionMaxRange; dy++)
+      for (int dx = -cuv::kMotionMaxRange; dx < cuv::kMotionMaxRange; dx++) {
+        const auto it = count.find ({dx, dy});
+        votes_match = votes_match && tally.votes[cuv::motion_vote_index (dx, dy)] == (it == count.end () ? 0 : it->second);
+      }
+    int gdx, gdy;
+    cuv::motion_global_vector (tally, &gdx, &gdy);
+    const double summed = cuv::motion_summed_magnitude (tally);
+    const std::string what = "statistics: trial " + std::to_string (trial) + " (range " + std::to_string (range) +
+        ", threshold " + std::to_string (threshold) + ", " + std::to_string (units) + " units)";
+    c.expect (tally.units == units && tally.moving == moving, what + ": units and moving units");
+    c.expect (votes_match, what + ": a vote for each vector");
+    c.expect (std::abs (summed - length) <= 1e-9 * std::max (1.0, length), what + ": summed length " +
+        std::to_string (summed) + ", counted " + std::to_string (length));
+    c.expect (gdx == best.first && gdy == best.second, what + ": global vector (" + std::to_string (gdx) + ", " +
+        std::to_string (gdy) + "), counted (" + std::to_string (best.first) + ", " + std::to_string (best.second) + ")");
+  }
+  /* no vectors: no votes, (0, 0), length 0 */
+  cuv::MotionTally empty;
+  int gdx = 1, gdy = 1;
+  cuv::motion_global_vector (empty, &gdx, &gdy);
+  c.expect (gdx == 0 && gdy == 0 && cuv::motion_summed_magnitude (empty) == 0.0, "statistics: an empty interval");
+  /* the votes outside the frame's range are not the frame's (motion_votes_cuda leaves them) */
+  auto stale = std::make_unique<cuv::MotionVotes> ();
+  std::memset (stale.get (), 0, sizeof (cuv::MotionVotes));
+  stale->votes[cuv::motion_vote_index (5, 5)] = 7;
+  stale->votes[cuv::motion_vote_index (-1, 0)] = 2;
+  cuv::MotionTally t;
+  cuv::motion_tally_add (&t, *stale, 2);
+  cuv::motion_global_vector (t, &gdx, &gdy);
+  c.expect (t.votes[cuv::motion_vote_index (5, 5)] == 0 && gdx == -1 && gdy == 0,
+      "statistics: only the votes of the frame's range are added");
+}
+
 }  // namespace
 
 int main ()
@@ -474,5 +568,6 @@ int main ()
   test_put_pixel_422 (c);
   test_put_pixel_p010 (c);
   test_arrows (c);
+  test_statistics (c);
   return c.finish ("motion-reference");
 }
