@@ -20,10 +20,6 @@ cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, G
     return GST_FLOW_NOT_NEGOTIATED;
   }
   route.left_in_flight = false;
-  if (route.op.temporal && GST_BUFFER_IS_DISCONT (inbuf)) {
-    GST_DEBUG_OBJECT (self, "DISCONT: forgetting the previous frame");
-    state->previous.reset ();
-  }
 #if CUV_HAVE_CUDA
   if (route.use_cuda)
     return process_cuda (self, route, state, inbuf, outbuf);

@@ -5,6 +5,7 @@
 
 #include "common/cuvprevious.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <gst/cuda/gstcudamemory.h>
@@ -154,5 +155,92 @@ PreviousFrame::keep_device_copy (GstCudaContext *ctx, const Frame &view, cudaStr
   return err;
 }
 #endif
+
+bool
+PreviousLuma::shaped (int width, int height, bool device)
+{
+  if (planes_[0].data && width == width_ && height == height_ && device == device_)
+    return true;
+  release ();
+  width_ = width;
+  height_ = height;
+  device_ = device;
+  return false;
+}
+
+void
+PreviousLuma::hand_out (Plane *current, const Plane **previous)
+{
+  begun_ = true;
+  *current = planes_[current_];
+  previous_ = planes_[current_ ^ 1];
+  *previous = have_previous_ ? &previous_ : nullptr;
+}
+
+/* Rows aligned to 256 bytes, as the staging buffers' (cuvroute.cpp). */
+static int
+luma_pitch (int width)
+{
+  return (width + 255) / 256 * 256;
+}
+
+void
+PreviousLuma::begin_host (int width, int height, Plane *current, const Plane **previous)
+{
+  if (!shaped (width, height, false)) {
+    for (int i = 0; i < 2; i++) {
+      host_[i].resize (std::max<size_t> (1, static_cast<size_t> (luma_pitch (width)) * height));
+      planes_[i] = Plane{host_[i].data (), luma_pitch (width), width, height};
+    }
+  }
+  hand_out (current, previous);
+}
+
+#if CUV_HAVE_CUDA
+cudaError_t
+PreviousLuma::begin_device (GstCudaContext *ctx, int width, int height, Plane *current, const Plane **previous)
+{
+  if (!shaped (width, height, true)) {
+    for (int i = 0; i < 2; i++) {
+      const size_t bytes = std::max<size_t> (1, static_cast<size_t> (luma_pitch (width)) * height);
+      const cudaError_t err = device_planes_[i].allocate (ctx, CudaBuffer::Kind::Device, bytes);
+      if (err != cudaSuccess) {
+        release ();
+        return err;
+      }
+      planes_[i] = Plane{device_planes_[i].data (), luma_pitch (width), width, height};
+    }
+  }
+  hand_out (current, previous);
+  return cudaSuccess;
+}
+#endif
+
+void
+PreviousLuma::end (bool ok)
+{
+  if (!begun_)
+    return;
+  begun_ = false;
+  have_previous_ = ok;
+  if (ok)
+    current_ ^= 1;
+}
+
+void
+PreviousLuma::release ()
+{
+  for (int i = 0; i < 2; i++) {
+    host_[i] = std::vector<uint8_t> ();
+#if CUV_HAVE_CUDA
+    device_planes_[i].reset ();
+#endif
+    planes_[i] = Plane{};
+  }
+  width_ = height_ = 0;
+  current_ = 0;
+  begun_ = false;
+  have_previous_ = false;
+}
 
 }  // namespace cuv

@@ -1,4 +1,5 @@
-/* gst-cudavision: the previous input frame of a temporal element (docs/design.md, "Temporal elements").
+/* gst-cudavision: what a temporal element keeps of the previous input frame (docs/design.md,
+ * "Temporal elements"): the frame (PreviousFrame), or only its luma plane (PreviousLuma).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Kept the cheapest way the input allows:
@@ -71,6 +72,50 @@ class PreviousFrame {
   std::vector<uint8_t> host_;
 #if CUV_HAVE_CUDA
   CudaBuffer device_;
+#endif
+};
+
+/* The previous frame's luma plane, for an element that compares luma only (`temporal_luma`,
+ * gstcudavisionfilter.h): two planes of the frame's size that alternate, on the host for the CPU
+ * backend and on the device for the CUDA backend, which the element writes each frame's luma
+ * into. It never holds an upstream buffer, so the element may work in place. Forgotten where
+ * PreviousFrame is (the base class calls forget () from the same place). */
+class PreviousLuma {
+ public:
+  PreviousLuma () = default;
+  PreviousLuma (const PreviousLuma &) = delete;
+  PreviousLuma &operator= (const PreviousLuma &) = delete;
+
+  /* For this frame on the host: the plane its luma goes into (@current) and the previous
+   * frame's (@previous, NULL when there is none), @width x @height. */
+  void begin_host (int width, int height, Plane *current, const Plane **previous);
+#if CUV_HAVE_CUDA
+  /* The same on the device of @ctx (current), allocated on first use. */
+  cudaError_t begin_device (GstCudaContext *ctx, int width, int height, Plane *current, const Plane **previous);
+#endif
+  /* After the element's transform: with @ok, this frame's plane becomes the previous one. */
+  void end (bool ok);
+  /* Forgets the previous plane (the memory stays for the next frame). */
+  void forget () { have_previous_ = false; }
+  /* Frees the planes (a caps change of the frames, stop; the GPU is done with them). */
+  void release ();
+
+ private:
+  int width_ = 0;
+  int height_ = 0;
+  bool device_ = false;
+  int current_ = 0;
+  bool begun_ = false;
+  bool have_previous_ = false;
+  Plane planes_[2]{};
+  Plane previous_{};
+
+  /* the planes' shape for this frame: false when they must be made */
+  bool shaped (int width, int height, bool device);
+  void hand_out (Plane *current, const Plane **previous);
+  std::vector<uint8_t> host_[2];
+#if CUV_HAVE_CUDA
+  CudaBuffer device_planes_[2];
 #endif
 };
 

@@ -11,12 +11,6 @@
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
-/* Property ids above any subclass's own. */
-enum {
-  PROP_POST_MESSAGES = 0x1000,
-  PROP_INTERVAL,
-};
-
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
 
@@ -163,27 +157,28 @@ gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 
 /* ---- properties ---- */
 
-/* The analyser's properties are installed on each subclass (their blurbs name its message), so
- * GObject hands them to the subclass's set_property; class_set_results puts these in its place,
- * and they hand the subclass only its own ids. */
+/* Installed once, on this class (class_init): GObject hands them to these, and a subclass's own
+ * set_property/get_property see only its own properties. */
+enum {
+  PROP_0,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+};
+
 static void
 gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
+  std::lock_guard<std::mutex> lk (impl->lock);
   switch (prop_id) {
-    case PROP_POST_MESSAGES: {
-      std::lock_guard<std::mutex> lk (impl->lock);
+    case PROP_POST_MESSAGES:
       impl->post_messages = g_value_get_boolean (value);
       break;
-    }
-    case PROP_INTERVAL: {
-      std::lock_guard<std::mutex> lk (impl->lock);
+    case PROP_INTERVAL:
       impl->interval = g_value_get_uint64 (value);
       break;
-    }
     default:
-      GST_CUDA_VISION_ANALYSER_CLASS (g_type_class_peek (pspec->owner_type))->subclass_set_property (object, prop_id, value,
-          pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
@@ -192,50 +187,54 @@ static void
 gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
+  std::lock_guard<std::mutex> lk (impl->lock);
   switch (prop_id) {
-    case PROP_POST_MESSAGES: {
-      std::lock_guard<std::mutex> lk (impl->lock);
+    case PROP_POST_MESSAGES:
       g_value_set_boolean (value, impl->post_messages);
       break;
-    }
-    case PROP_INTERVAL: {
-      std::lock_guard<std::mutex> lk (impl->lock);
+    case PROP_INTERVAL:
       g_value_set_uint64 (value, impl->interval);
       break;
-    }
     default:
-      GST_CUDA_VISION_ANALYSER_CLASS (g_type_class_peek (pspec->owner_type))->subclass_get_property (object, prop_id, value,
-          pspec);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
 }
 
-void
-gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
-    const gchar *meta_name, const gchar *interval_detail)
+static void
+install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-      GST_PARAM_MUTABLE_PLAYING);
-  klass->message_name = message_name;
-  klass->meta_name = meta_name;
-  g_return_if_fail (gobject_class->set_property != gst_cuda_vision_analyser_set_property);
-  klass->subclass_set_property = gobject_class->set_property;
-  klass->subclass_get_property = gobject_class->get_property;
-  gobject_class->set_property = gst_cuda_vision_analyser_set_property;
-  gobject_class->get_property = gst_cuda_vision_analyser_get_property;
-  cuv::register_custom_meta (meta_name);
-
-  gchar *blurb = g_strdup_printf ("Post a '%s' element message on the bus every interval", message_name);
+  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  /**
+   * GstCudaVisionAnalyser:post-messages:
+   *
+   * Post an element message, named as the element, on the bus every #GstCudaVisionAnalyser:interval
+   * (the element's documentation lists its fields).
+   */
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages", blurb, DEFAULT_POST_MESSAGES, flags));
-  g_free (blurb);
-  blurb = g_strdup_printf ("Nanoseconds of stream between messages (0 = every frame); %s", interval_detail);
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message named as the element on the bus every interval", DEFAULT_POST_MESSAGES, flags));
+  /**
+   * GstCudaVisionAnalyser:interval:
+   *
+   * Nanoseconds of stream per message; 0 posts one per frame. A message's results cover the
+   * frames of its interval (the element's documentation says how each field sums them).
+   */
   /* at most G_MAXINT64 (292 years): "-1" deserializes to 2^64-1, which is then out of range and
    * a warning instead of a silent "never" */
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval", blurb, 0, G_MAXINT64, DEFAULT_INTERVAL, flags));
-  g_free (blurb);
+      g_param_spec_uint64 ("interval", "Interval",
+          "Nanoseconds of stream between messages (0 = every frame); a message's results cover the frames of its interval",
+          0, G_MAXINT64, DEFAULT_INTERVAL, flags));
+}
+
+void
+gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
+    const gchar *meta_name)
+{
+  klass->message_name = message_name;
+  klass->meta_name = meta_name;
+  cuv::register_custom_meta (meta_name);
 }
 
 /* ---- GObject ---- */
@@ -260,8 +259,12 @@ gst_cuda_vision_analyser_finalize (GObject *object)
 static void
 gst_cuda_vision_analyser_class_init (GstCudaVisionAnalyserClass *klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  G_OBJECT_CLASS (klass)->finalize = gst_cuda_vision_analyser_finalize;
+  gobject_class->finalize = gst_cuda_vision_analyser_finalize;
+  gobject_class->set_property = gst_cuda_vision_analyser_set_property;
+  gobject_class->get_property = gst_cuda_vision_analyser_get_property;
+  install_properties (gobject_class);
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_prepare_output_buffer);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_sink_event);

@@ -14,11 +14,11 @@
  *   klass->add_to_interval = my_add_to_interval;   // add this frame to the sums
  *   klass->interval_results = my_interval_results; // what writes the sums into the message
  *   klass->reset_interval = my_reset_interval;     // forget the sums
- *   gst_cuda_vision_analyser_class_set_results (klass, "cudafoo", "CudaFooMeta",
- *       "the counts sum the frames of an interval");
+ *   gst_cuda_vision_analyser_class_set_results (klass, "cudafoo", "CudaFooMeta");
  *
- * after setting its own set_property/get_property, which then see only its own ids: the base
- * installs `post-messages` and `interval` on the subclass and handles them itself. The operation
+ * Its own set_property/get_property see only its own properties: the base installs
+ * `post-messages` and `interval` once, on its own class, and GObject hands them to the base's
+ * set_property/get_property. The operation
  * itself is the base class's transform_cpu/transform_cuda, as for any element. */
 #pragma once
 
@@ -63,19 +63,15 @@ struct _GstCudaVisionAnalyserClass {
   /* set by gst_cuda_vision_analyser_class_set_results () */
   const gchar *message_name;
   const gchar *meta_name;
-  /* the subclass's own, which the base's set_property/get_property call for every id but its own */
-  void (*subclass_set_property) (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec);
-  void (*subclass_get_property) (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec);
 
   gpointer _gst_reserved[GST_PADDING];
 };
 
-/* In the subclass's class_init, after it set its set_property/get_property: the message's
- * structure name (the element's name), the custom meta's name (registered here), and what an
- * interval does with the frames' results, which ends the `interval` property's blurb. Installs
- * `post-messages` and `interval` on @klass and handles them (docs/design.md, "Analysers"). */
+/* In the subclass's class_init: the message's structure name (the element's name) and the custom
+ * meta's name (registered here). The base class installs `post-messages` and `interval` on
+ * itself, once, and handles them (docs/design.md, "Analysers"). */
 void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
-    const gchar *meta_name, const gchar *interval_detail);
+    const gchar *meta_name);
 
 /* Streaming thread, from begin_frame on: whether this frame adds to the interval and its messages
  * (`post-messages` as the frame took it), so that the element computes the interval's sums only

@@ -8,6 +8,7 @@
 #include "common/cuvoutput.h"
 #include "common/cuvdispatch.h"
 #include "common/cuvroute.h"
+#include "common/cuvtemporal.h"
 
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -49,6 +50,8 @@ struct GstCudaVisionFilterImpl {
   cuv::Route route;
   /* how frames leave: in order, in flight, into buffers of our own */
   cuv::Output output;
+  /* what a temporal element keeps of the previous frame, and where it is forgotten */
+  cuv::Temporal temporal;
 
   /* the cuda-device-id property */
   gint device ()
@@ -104,6 +107,13 @@ const cuv::Frame *
 gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self)
 {
   return gst_cuda_vision_filter_impl (self)->route.previous_view;
+}
+
+gboolean
+gst_cuda_vision_filter_luma_planes (GstCudaVisionFilter *self, cuv::Plane *current, const cuv::Plane **previous)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  return priv->temporal.luma_planes (GST_OBJECT (self), priv->route, current, previous);
 }
 
 GstCudaContext *
@@ -263,8 +273,9 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   const auto [device_id, backend] = priv->device_and_backend ();
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  priv->temporal.configure (klass->temporal, klass->temporal_luma);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
-      klass->frame_finished, klass->temporal != FALSE, klass->host_results != FALSE};
+      klass->frame_finished, priv->temporal.keeps_frames (), klass->host_results != FALSE};
 
   bool cuda_memory_possible = false;
   const bool ok = cuv::open_backend (GST_ELEMENT (trans), device_id, backend, priv->route, &cuda_memory_possible);
@@ -282,6 +293,7 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (trans);
   if (klass->release)
     klass->release (GST_CUDA_VISION_FILTER (trans));
+  priv->temporal.stop ();
   priv->output.drop_pool ();
   priv->route.close ();
   priv->cuda_memory_possible = true;
@@ -376,12 +388,7 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   std::shared_ptr<CapsState> old = priv->route.state ();
   priv->stream_continues = old && gst_video_info_is_equal (&old->in_info, &state->in_info) &&
       gst_video_info_is_equal (&old->out_info, &state->out_info);
-  if (klass->temporal && priv->stream_continues) {
-    GST_DEBUG_OBJECT (self, "new caps, the same frames: keeping the previous frame");
-    state->take_previous (*old);
-  } else if (klass->temporal && old) {
-    GST_DEBUG_OBJECT (self, "new caps: forgetting the previous frame");
-  }
+  priv->temporal.caps_changed (GST_OBJECT (self), priv->route, *state, old.get (), priv->stream_continues);
   old.reset ();
   priv->route.set_state (state);
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
@@ -405,7 +412,7 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   /* a temporal element holds the previous input buffer, and a frame in flight its input: ask
    * upstream's pool for as many more */
-  const guint held = (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal ? 1 : 0) + 1;
+  const guint held = (priv->temporal.keeps_frames () ? 1 : 0) + 1;
   /* in place or passthrough (no decide_query), the parent forwards the query downstream, and
    * upstream's buffers go on downstream: downstream's pool where it gave one, else ours (also
    * where downstream does not answer: a base sink without propose_allocation, appsink 1.22) */
@@ -425,7 +432,7 @@ gst_cuda_vision_filter_decide_allocation (GstBaseTransform *trans, GstQuery *que
 
 /* ---- processing ---- */
 
-/* A flush forgets a temporal element's previous frame (caps: the new state; DISCONT: process_frame). */
+/* A flush or a gap forgets a temporal element's previous frame (cuvtemporal.h). */
 static gboolean
 gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
@@ -435,12 +442,7 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
     priv->output.drop (GST_CUDA_VISION_FILTER (trans), priv->route);
   else if (GST_EVENT_IS_SERIALIZED (event))
     gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && GST_CUDA_VISION_FILTER_GET_CLASS (trans)->temporal) {
-    if (std::shared_ptr<CapsState> state = priv->route.state ()) {
-      GST_DEBUG_OBJECT (trans, "FLUSH_STOP: forgetting the previous frame");
-      state->previous.reset ();
-    }
-  }
+  priv->temporal.event (GST_OBJECT (trans), priv->route, event);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -457,7 +459,9 @@ gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, Gst
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  priv->temporal.begin_buffer (GST_OBJECT (self), priv->route, inbuf);
   GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, outbuf);
+  priv->temporal.end_buffer (ret == GST_FLOW_OK);
   if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
     cuv::Output::finished (self, priv->route, outbuf);
   return ret;
@@ -487,7 +491,10 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  GstFlowReturn ret = cuv::process_frame (self, priv->route, priv->output.input_of (buf), buf);
+  GstBuffer *inbuf = priv->output.input_of (buf);
+  priv->temporal.begin_buffer (GST_OBJECT (self), priv->route, inbuf);
+  GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, buf);
+  priv->temporal.end_buffer (ret == GST_FLOW_OK);
   if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
     cuv::Output::finished (self, priv->route, buf);
   return ret;

@@ -48,9 +48,16 @@ struct _GstCudaVisionFilterClass {
    * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
    * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. Acts in set_caps,
    * propose_allocation and sink_event (gstcudavisionfilter.cpp: the previous frame handed on,
-   * one buffer more asked of upstream, forgotten at a flush) and for each frame (cuvcpuroute.cpp,
+   * one buffer more asked of upstream, forgotten in one place, cuv::Temporal, at a caps change of
+   * the frames, FLUSH_STOP, a gap, a DISCONT buffer and stop) and for each frame (cuvcpuroute.cpp,
    * cuvcudaroute.cpp, cuvinflight.cpp: the previous frame kept, the host's wait, no queuing ahead). */
   gboolean temporal;
+
+  /* With temporal: what the base class keeps of the previous frame is its luma plane, which the
+   * transform writes for each frame (gst_cuda_vision_filter_luma_planes ()), instead of the
+   * frame itself: the element holds no upstream buffer and may work in place (cudamotionest).
+   * Forgotten where the previous frame is (docs/design.md, "Temporal elements"). */
+  gboolean temporal_luma;
 
   /* TRUE when the transform leaves results that the element reads on the host after the frame
    * (GstCudaVisionAnalyser sets it): the base class then always waits for the frame's stream
@@ -102,6 +109,13 @@ GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
  * same kind of memory as @in (host or device), with its layout and size; NULL for the first frame
  * after start, a flush, a caps change (not one of memory only) or a DISCONT buffer. */
 const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self);
+
+/* For a temporal_luma element, inside transform_cpu/transform_cuda: the plane this frame's luma
+ * goes into (@current: the input's size, on the host in transform_cpu and on the device in
+ * transform_cuda) and the previous frame's (@previous), NULL for the first frame after start, a
+ * flush, a gap, a caps change (not one of memory only) or a DISCONT buffer. The planes swap when
+ * the transform returns GST_FLOW_OK. FALSE (logged) when device memory could not be had. */
+gboolean gst_cuda_vision_filter_luma_planes (GstCudaVisionFilter *self, cuv::Plane *current, const cuv::Plane **previous);
 
 /* Inside set_info (and after the parent's set_caps): whether the new caps describe the frames
  * the last ones did, only in another memory on a pad (downstream switching between CUDA and

@@ -469,18 +469,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
       g_param_spec_double ("blend", "Blend",
           "Opacity of the heat map over the current frame (1 = heat map only, 0 = the frame)", 0.0, 1.0,
           kDefaults.blend, controllable));
-  /**
-   * GstCudaHeatmap:post-messages:
-   *
-   * Post a `cudaheatmap` element message every `interval`.
-   */
-  /**
-   * GstCudaHeatmap:interval:
-   *
-   * Nanoseconds of stream per message; 0 posts one per frame.
-   */
-  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudaheatmap", GST_CUDA_HEATMAP_META_NAME,
-      "mean-difference averages the interval, max-difference is its largest");
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudaheatmap", GST_CUDA_HEATMAP_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA heat map", "Filter/Analyzer/Video/Hardware",
       "The difference of each frame to the previous one as a colour-mapped heat map, computed on the GPU; "

@@ -486,19 +486,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
       g_param_spec_uint ("roi-height", "ROI height",
           "Height of the measured region in pixels (0 = to the bottom edge; clipped to the frame)", 0, G_MAXINT, 0,
           flags));
-  /**
-   * GstCudaHistogram:post-messages:
-   *
-   * Post a `cudahistogram` element message every `interval`.
-   */
-  /**
-   * GstCudaHistogram:interval:
-   *
-   * Nanoseconds of stream per message; 0 posts one per frame. Over several frames the histogram
-   * is summed and the means are averaged.
-   */
-  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudahistogram", GST_CUDA_HISTOGRAM_META_NAME,
-      "the histogram sums the frames of an interval and the means average them");
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudahistogram", GST_CUDA_HISTOGRAM_META_NAME);
   /**
    * GstCudaHistogram:overlay:
    *

@@ -498,18 +498,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
       g_param_spec_uint ("min-region-area", "Minimum region area",
           "With regions=true: the least changed pixels that a region needs to be attached", 0, G_MAXINT,
           kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
-  /**
-   * GstCudaNoisemap:post-messages:
-   *
-   * Post a `cudanoisemap` element message every `interval`.
-   */
-  /**
-   * GstCudaNoisemap:interval:
-   *
-   * Nanoseconds of stream per message; 0 posts one per frame.
-   */
-  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudanoisemap", GST_CUDA_NOISEMAP_META_NAME,
-      "the counts sum the frames of an interval");
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudanoisemap", GST_CUDA_NOISEMAP_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA noise map", "Filter/Analyzer/Video/Hardware",
       "Marks the pixels that changed by more than a threshold since the previous frame, as a map or over the frame, "

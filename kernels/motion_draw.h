@@ -36,6 +36,23 @@ std::vector<uint32_t> motion_color_table (int range, PixelLayout layout, double 
 /* The frame colour of (r, g, b) for @layout. */
 uint32_t motion_frame_color (PixelLayout layout, double kr, double kb, bool full_range, int r, int g, int b);
 
+/* What the drawings of one negotiated format use: the arrows' colours, black, and the colour
+ * wheel of the last range asked for. */
+struct MotionPalette {
+  PixelLayout layout = PixelLayout::RGBA;
+  double kr = 0, kb = 0;
+  bool full_range = false;
+  ArrowColors arrows{};
+  uint32_t black = 0;
+  std::vector<uint32_t> table; /* motion_color_table () of table_range; empty until asked for */
+  int table_range = 0;
+};
+
+/* The palette of @layout with its colour matrix (green lines, red heads, no wheel yet). */
+MotionPalette motion_palette (PixelLayout layout, double kr, double kb, bool full_range);
+/* Builds @p's colour wheel for @range where it holds another range's. */
+void motion_palette_wheel (MotionPalette *p, int range);
+
 /* @vectors: grid.count () vectors as motion_search_* () wrote them for @params.block. */
 void motion_arrows_cpu (const MotionVector *vectors, const MotionGrid &grid, const ArrowColors &colors,
     const Frame &frame);

@@ -18,6 +18,27 @@ uint32_t motion_frame_color (PixelLayout layout, double kr, double kb, bool full
   return static_cast<uint32_t> (y | u << 8 | v << 16);
 }
 
+MotionPalette motion_palette (PixelLayout layout, double kr, double kb, bool full_range)
+{
+  MotionPalette p;
+  p.layout = layout;
+  p.kr = kr;
+  p.kb = kb;
+  p.full_range = full_range;
+  p.arrows.line = motion_frame_color (layout, kr, kb, full_range, 0, 255, 0);
+  p.arrows.head = motion_frame_color (layout, kr, kb, full_range, 255, 0, 0);
+  p.black = motion_frame_color (layout, kr, kb, full_range, 0, 0, 0);
+  return p;
+}
+
+void motion_palette_wheel (MotionPalette *p, int range)
+{
+  if (p->table_range == range)
+    return;
+  p->table = motion_color_table (range, p->layout, p->kr, p->kb, p->full_range);
+  p->table_range = range;
+}
+
 std::vector<uint32_t> motion_color_table (int range, PixelLayout layout, double kr, double kb, bool full_range)
 {
   const int n = 2 * range;
