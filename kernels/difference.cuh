@@ -129,6 +129,12 @@ __device__ __forceinline__ void store16 (uint8_t *p, uint32_t a, uint32_t b, uin
   __stcs (reinterpret_cast<uint4 *> (p), make_uint4 (a, b, c, d));
 }
 
+/* The high bytes of four little-endian 16-bit samples (P010's 8-bit values) as one word, in order. */
+__device__ __forceinline__ uint32_t high_bytes (uint2 w)
+{
+  return __byte_perm (w.x, w.y, 0x7531);
+}
+
 __device__ __forceinline__ const uint8_t *row (const Plane &p, int y)
 {
   return p.data + static_cast<size_t> (y) * p.pitch;
@@ -165,6 +171,24 @@ __device__ __forceinline__ uint32_t nv12_groups (const Plane &uv, int x, int gy)
 __device__ __forceinline__ uint32_t i420_groups (const Plane &p, int gx, int gy)
 {
   return *reinterpret_cast<const uint16_t *> (row (p, gy) + gx);
+}
+
+/* P010: the tile's luma rows as tile_luma () gives NV12's, each row's four samples one 8-byte
+ * access, their high bytes in a word; two groups' chroma as nv12_groups () from luma column @x,
+ * one 8-byte access. */
+__device__ __forceinline__ void tile_luma_p010 (const Frame &cur, const Frame &prev, int x0, int y0,
+    uint32_t (&c)[kTileRows], uint32_t (&q)[kTileRows])
+{
+#pragma unroll
+  for (int r = 0; r < kTileRows; r++) {
+    c[r] = high_bytes (*reinterpret_cast<const uint2 *> (row (cur.planes[0], y0 + r) + 2 * x0));
+    q[r] = high_bytes (*reinterpret_cast<const uint2 *> (row (prev.planes[0], y0 + r) + 2 * x0));
+  }
+}
+
+__device__ __forceinline__ uint32_t p010_groups (const Plane &uv, int x, int gy)
+{
+  return high_bytes (*reinterpret_cast<const uint2 *> (row (uv, gy) + 2 * x));
 }
 
 /* I420's U and V bytes of two groups (i420_groups) in NV12's order, u0 v0 u1 v1. */

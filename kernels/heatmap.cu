@@ -3,7 +3,9 @@
  * The heat map in one pass: each thread reads a 4x2 tile of the current and the previous frame,
  * 16-byte accesses where all three views allow, looks d up in the colour table (3 KiB, L1
  * resident) and writes the tile. Statistics as difference.cuh describes. YUY2/UYVY: a tile row is
- * two pixel pairs, one 8-byte access, each pair's |dU| + |dV| shared by its two pixels. */
+ * two pixel pairs, one 8-byte access, each pair's |dU| + |dV| shared by its two pixels. P010: as
+ * NV12, a tile row's four luma samples and its two groups' chroma one 8-byte access each, their
+ * high bytes gathered into NV12's words (high_bytes). */
 #include "kernels/heatmap.h"
 
 #include "kernels/difference.cuh"
@@ -110,12 +112,17 @@ struct TileChroma {
   int u[2], v[2];
 };
 
-template <bool kNv12>
+/* The layouts the YUV kernel reads in words: NV12 (4-byte luma and chroma words), I420 (2-byte
+ * chroma pieces) and P010 (8-byte words of four samples, read as their high bytes). */
+enum class Yuv420 { Nv12, I420, P010 };
+
+template <Yuv420 K>
 __device__ __forceinline__ TileChroma tile_chroma (const Frame &cur, const Frame &prev, int gx, int gy)
 {
   TileChroma t;
-  if (kNv12) {
-    const uint32_t c = nv12_groups (cur.planes[1], 2 * gx, gy), q = nv12_groups (prev.planes[1], 2 * gx, gy);
+  if (K != Yuv420::I420) {
+    const uint32_t c = K == Yuv420::P010 ? p010_groups (cur.planes[1], 2 * gx, gy) : nv12_groups (cur.planes[1], 2 * gx, gy);
+    const uint32_t q = K == Yuv420::P010 ? p010_groups (prev.planes[1], 2 * gx, gy) : nv12_groups (prev.planes[1], 2 * gx, gy);
     const uint32_t ad = __vabsdiffu4 (c, q);
     t.d[0] = (ad & 0xff) + (ad >> 8 & 0xff);
     t.d[1] = (ad >> 16 & 0xff) + (ad >> 24);
@@ -131,7 +138,7 @@ __device__ __forceinline__ TileChroma tile_chroma (const Frame &cur, const Frame
   return t;
 }
 
-template <bool kVec, bool kBlend, bool kNv12>
+template <bool kVec, bool kBlend, Yuv420 K>
 __global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, DiffResults results)
 {
   const Walk w = walk ();
@@ -145,8 +152,11 @@ __global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, Dif
             heat_yuv_px (a, x, y, kBlend, sum, mx);
       } else {
         uint32_t cy[kTileRows], qy[kTileRows];
-        tile_luma (a.cur, a.prev, w.x0, y0, cy, qy);
-        const TileChroma ch = tile_chroma<kNv12> (a.cur, a.prev, w.x0 / 2, y0 / 2);
+        if (K == Yuv420::P010)
+          tile_luma_p010 (a.cur, a.prev, w.x0, y0, cy, qy);
+        else
+          tile_luma (a.cur, a.prev, w.x0, y0, cy, qy);
+        const TileChroma ch = tile_chroma<K> (a.cur, a.prev, w.x0 / 2, y0 / 2);
 #pragma unroll
         for (int r = 0; r < kTileRows; r++) {
           const uint32_t dy = __vabsdiffu4 (cy[r], qy[r]);
@@ -169,11 +179,11 @@ __global__ void __launch_bounds__ (kThreads) heatmap_yuv_kernel (HeatArgs a, Dif
   publish_stats (results);
 }
 
-template <bool kVec, bool kNv12>
+template <bool kVec, Yuv420 K>
 cudaError_t launch_yuv (const HeatArgs &a, bool blend, const DiffResults &results, cudaStream_t stream)
 {
-  return blend ? launch (heatmap_yuv_kernel<kVec, true, kNv12>, a, results, stream)
-               : launch (heatmap_yuv_kernel<kVec, false, kNv12>, a, results, stream);
+  return blend ? launch (heatmap_yuv_kernel<kVec, true, K>, a, results, stream)
+               : launch (heatmap_yuv_kernel<kVec, false, K>, a, results, stream);
 }
 
 }  // namespace
@@ -192,12 +202,11 @@ cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out,
     return blend ? launch (heatmap_rgb_kernel<false, true>, a, results, stream)
                  : launch (heatmap_rgb_kernel<false, false>, a, results, stream);
   }
-  /* P010, and YUY2/UYVY in views not aligned for the packed kernel's 8- and 16-byte accesses:
-   * every pixel through heat_yuv_px, the YUV kernel's narrow path, which takes any YUV layout */
+  /* YUY2/UYVY in views not aligned for the packed kernel's 8- and 16-byte accesses: every pixel
+   * through heat_yuv_px, the YUV kernel's narrow path, which takes any YUV layout */
   const bool packed = layout_is_packed422 (cur.layout);
-  if (layout_is_16bit (cur.layout) || (packed && !(out16 && aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8))))
-    return blend ? launch (heatmap_yuv_kernel<false, true, false>, a, results, stream)
-                 : launch (heatmap_yuv_kernel<false, false, false>, a, results, stream);
+  if (packed && !(out16 && aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8)))
+    return launch_yuv<false, Yuv420::I420> (a, blend, results, stream);
   if (packed) {
     if (cur.layout == PixelLayout::UYVY)
       return blend ? launch (heatmap_422_kernel<true, true>, a, results, stream)
@@ -205,16 +214,20 @@ cudaError_t heatmap_cuda (const Frame &cur, const Frame &prev, const Frame &out,
     return blend ? launch (heatmap_422_kernel<true, false>, a, results, stream)
                  : launch (heatmap_422_kernel<false, false>, a, results, stream);
   }
-  const bool nv12 = cur.layout == PixelLayout::NV12;
-  const int chroma_align = nv12 ? 4 : 2;
-  bool vec = out16 && aligned (cur.planes[0], 4) && aligned (prev.planes[0], 4);
+  const bool p010 = layout_is_16bit (cur.layout);
+  const bool semiplanar = layout_is_semiplanar (cur.layout);
+  /* the luma and chroma words: 4 and 4 bytes (NV12), 4 and 2 (I420), 8 and 8 (P010) */
+  const int luma_align = p010 ? 8 : 4, chroma_align = p010 ? 8 : semiplanar ? 4 : 2;
+  bool vec = out16 && aligned (cur.planes[0], luma_align) && aligned (prev.planes[0], luma_align);
   for (int p = 1; p < cur.n_planes; p++)
     vec = vec && aligned (cur.planes[p], chroma_align) && aligned (prev.planes[p], chroma_align);
-  if (nv12)
-    return vec ? launch_yuv<true, true> (a, blend, results, stream)
-               : launch_yuv<false, true> (a, blend, results, stream);
-  return vec ? launch_yuv<true, false> (a, blend, results, stream)
-             : launch_yuv<false, false> (a, blend, results, stream);
+  /* the narrow path, pixel by pixel, is the same for every layout */
+  if (!vec)
+    return launch_yuv<false, Yuv420::I420> (a, blend, results, stream);
+  if (p010)
+    return launch_yuv<true, Yuv420::P010> (a, blend, results, stream);
+  return semiplanar ? launch_yuv<true, Yuv420::Nv12> (a, blend, results, stream)
+                    : launch_yuv<true, Yuv420::I420> (a, blend, results, stream);
 }
 
 }  // namespace cuv

@@ -3,7 +3,9 @@
  * The noise map in one pass, shaped as heatmap.cu: a 4x2 tile per thread, byte-parallel
  * compares (__vabsdiffu4, __vcmpgtu4) and byte-parallel painting (blend_px under a byte mask).
  * YUY2/UYVY: a tile row is two pixel pairs, one 8-byte access, each pair's word compared and
- * painted at once. */
+ * painted at once. P010: as NV12 on the samples' high bytes (a tile row's four luma samples and
+ * its two groups' chroma one 8-byte access each), the painted bytes written back as v << 8 and
+ * an unpainted sample in overlay mode as it came (wide_out). */
 #include "kernels/noisemap.h"
 
 #include "kernels/difference.cuh"
@@ -121,7 +123,20 @@ __device__ __forceinline__ uint32_t select_bytes (uint32_t mask, uint32_t paint,
   return (paint & mask) | (below & ~mask);
 }
 
-template <bool kVec, bool kNv12>
+/* The 4:2:0 layouts the YUV kernel reads in words: NV12 (4-byte luma and chroma words), I420 (2-byte
+ * chroma pieces) and P010 (8-byte words of four samples, read as their high bytes). */
+enum class Yuv420 { Nv12, I420, P010 };
+
+/* Four 8-bit output values @v as P010 samples, v << 8; where @keep has a byte set (overlay mode,
+ * not painted) the sample @orig as it came. */
+__device__ __forceinline__ uint2 wide_out (uint32_t v, uint32_t keep, uint2 orig)
+{
+  const uint2 w = make_uint2 (__byte_perm (v, 0, 0x1404), __byte_perm (v, 0, 0x3424));
+  const uint2 k = make_uint2 (__byte_perm (keep, 0, 0x1100), __byte_perm (keep, 0, 0x3322));
+  return make_uint2 ((orig.x & k.x) | (w.x & ~k.x), (orig.y & k.y) | (w.y & ~k.y));
+}
+
+template <bool kVec, Yuv420 K>
 __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, DiffResults results)
 {
   const Walk w = walk ();
@@ -137,11 +152,18 @@ __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, D
         for (int g = gx; g < min (gx + 2, a.cur.planes[1].width); g++)
           changed += noisemap_group (a.cur, a.prev, a.out, a.p, g, gy);
       } else {
+        constexpr bool kWide = K == Yuv420::P010;
         uint32_t cy[kTileRows], qy[kTileRows];
-        tile_luma (a.cur, a.prev, w.x0, y0, cy, qy);
+        if (kWide)
+          tile_luma_p010 (a.cur, a.prev, w.x0, y0, cy, qy);
+        else
+          tile_luma (a.cur, a.prev, w.x0, y0, cy, qy);
         /* chroma as u0 v0 u1 v1 (NV12's order) */
         uint32_t cuv, quv;
-        if (kNv12) {
+        if (kWide) {
+          cuv = p010_groups (a.cur.planes[1], w.x0, gy);
+          quv = p010_groups (a.prev.planes[1], w.x0, gy);
+        } else if (K == Yuv420::Nv12) {
           cuv = nv12_groups (a.cur.planes[1], w.x0, gy);
           quv = nv12_groups (a.prev.planes[1], w.x0, gy);
         } else {
@@ -160,14 +182,24 @@ __global__ void __launch_bounds__ (kThreads) noisemap_yuv_kernel (NoiseArgs a, D
           any |= mask;
           const uint32_t below = p.overlay ? cy[r] : black4;
           const uint32_t out = mask ? select_bytes (mask, blend_px (y4, below, p.alpha), below) : below;
-          *reinterpret_cast<uint32_t *> (row_w (a.out.planes[0], y0 + r) + w.x0) = out;
+          if (kWide) {
+            uint8_t *o = row_w (a.out.planes[0], y0 + r) + 2 * w.x0;
+            /* overlay keeps an unpainted sample's 16 bits: the input's, read again */
+            *reinterpret_cast<uint2 *> (o) = wide_out (out, p.overlay ? ~mask : 0,
+                *reinterpret_cast<const uint2 *> (row (a.cur.planes[0], y0 + r) + 2 * w.x0));
+          } else {
+            *reinterpret_cast<uint32_t *> (row_w (a.out.planes[0], y0 + r) + w.x0) = out;
+          }
         }
         /* chroma: painted per group when any of its four pixels is noisy */
         const uint32_t gpaint = (any & 0x0000ffffu ? 0x0000ffffu : 0) | (any & 0xffff0000u ? 0xffff0000u : 0);
         const uint32_t below_uv = p.overlay ? cuv : 0x80808080u;
         const uint32_t paint_uv = p.yuv[1] | p.yuv[2] << 8 | p.yuv[1] << 16 | p.yuv[2] << 24;
         const uint32_t ouv = gpaint ? select_bytes (gpaint, blend_px (paint_uv, below_uv, p.alpha), below_uv) : below_uv;
-        if (kNv12) {
+        if (kWide) {
+          *reinterpret_cast<uint2 *> (row_w (a.out.planes[1], gy) + 2 * w.x0) = wide_out (ouv, p.overlay ? ~gpaint : 0,
+              *reinterpret_cast<const uint2 *> (row (a.cur.planes[1], gy) + 2 * w.x0));
+        } else if (K == Yuv420::Nv12) {
           *reinterpret_cast<uint32_t *> (row_w (a.out.planes[1], gy) + w.x0) = ouv;
         } else {
           *reinterpret_cast<uint16_t *> (row_w (a.out.planes[1], gy) + gx) = static_cast<uint16_t> (__byte_perm (ouv, 0, 0x7720));
@@ -207,12 +239,18 @@ __device__ __forceinline__ int noisy_of_four (const Frame &cur, const Frame &pre
     return (__popc (noisy_bytes_422 (c.x, q.x, threshold4, cur.layout) & ys) +
                __popc (noisy_bytes_422 (c.y, q.y, threshold4, cur.layout) & ys)) >> 3;
   }
-  const uint32_t cy = *reinterpret_cast<const uint32_t *> (row (cur.planes[0], y) + x0);
-  const uint32_t qy = *reinterpret_cast<const uint32_t *> (row (prev.planes[0], y) + x0);
+  const bool wide = layout_is_16bit (cur.layout);
+  const uint32_t cy = wide ? high_bytes (*reinterpret_cast<const uint2 *> (row (cur.planes[0], y) + 2 * x0))
+                           : *reinterpret_cast<const uint32_t *> (row (cur.planes[0], y) + x0);
+  const uint32_t qy = wide ? high_bytes (*reinterpret_cast<const uint2 *> (row (prev.planes[0], y) + 2 * x0))
+                           : *reinterpret_cast<const uint32_t *> (row (prev.planes[0], y) + x0);
   /* the two chroma groups as u0 v0 u1 v1 */
   uint32_t cuv, quv;
   const int gy = y / 2;
-  if (cur.layout == PixelLayout::NV12) {
+  if (wide) {
+    cuv = p010_groups (cur.planes[1], x0, gy);
+    quv = p010_groups (prev.planes[1], x0, gy);
+  } else if (cur.layout == PixelLayout::NV12) {
     cuv = nv12_groups (cur.planes[1], x0, gy);
     quv = nv12_groups (prev.planes[1], x0, gy);
   } else {
@@ -265,14 +303,14 @@ cudaError_t noisemap_tiles_cuda (const Frame &cur, const Frame &prev, int thresh
     vec = aligned (cur.planes[0], 16) && aligned (prev.planes[0], 16);
   } else if (layout_is_packed422 (cur.layout)) {
     vec = aligned (cur.planes[0], 8) && aligned (prev.planes[0], 8);
-  } else if (layout_is_16bit (cur.layout)) {
-    /* P010: each pixel through the definition */
-    vec = false;
   } else {
-    const int chroma_align = cur.layout == PixelLayout::NV12 ? 4 : 2;
+    /* the luma and chroma words: 4 and 4 bytes (NV12), 4 and 2 (I420), 8 and 8 (P010) */
+    const bool p010 = layout_is_16bit (cur.layout);
+    const int luma_align = p010 ? 8 : 4, chroma_align = p010 ? 8 : cur.layout == PixelLayout::NV12 ? 4 : 2;
     vec = true;
     for (int p = 0; p < cur.n_planes; p++)
-      vec = vec && aligned (cur.planes[p], p == 0 ? 4 : chroma_align) && aligned (prev.planes[p], p == 0 ? 4 : chroma_align);
+      vec = vec && aligned (cur.planes[p], p == 0 ? luma_align : chroma_align) &&
+          aligned (prev.planes[p], p == 0 ? luma_align : chroma_align);
   }
   const dim3 grid (div_up (noise_tile_cols (cur.width), kTilesPerBlock), noise_tile_rows (cur.height));
   const dim3 block (kTileThreadsX, kNoiseTile);
@@ -299,19 +337,21 @@ cudaError_t noisemap_cuda (const Frame &cur, const Frame &prev, const Frame &out
     return vec ? launch (noisemap_rgb_kernel<true>, a, results, stream)
                : launch (noisemap_rgb_kernel<false>, a, results, stream);
   }
-  const bool nv12 = layout_is_semiplanar (cur.layout);
-  const int chroma_align = nv12 ? 4 : 2;
-  /* P010: each group through the definition */
-  bool vec = !layout_is_16bit (cur.layout);
+  const bool p010 = layout_is_16bit (cur.layout), semiplanar = layout_is_semiplanar (cur.layout);
+  /* the luma and chroma words: 4 and 4 bytes (NV12), 4 and 2 (I420), 8 and 8 (P010) */
+  const int luma_align = p010 ? 8 : 4, chroma_align = p010 ? 8 : semiplanar ? 4 : 2;
+  bool vec = true;
   for (int p = 0; p < cur.n_planes; p++) {
-    const int al = p == 0 ? 4 : chroma_align;
+    const int al = p == 0 ? luma_align : chroma_align;
     vec = vec && aligned (cur.planes[p], al) && aligned (prev.planes[p], al) && aligned (out.planes[p], al);
   }
-  if (nv12)
-    return vec ? launch (noisemap_yuv_kernel<true, true>, a, results, stream)
-               : launch (noisemap_yuv_kernel<false, true>, a, results, stream);
-  return vec ? launch (noisemap_yuv_kernel<true, false>, a, results, stream)
-             : launch (noisemap_yuv_kernel<false, false>, a, results, stream);
+  /* the narrow path, group by group through the definition, is the same for every layout */
+  if (!vec)
+    return launch (noisemap_yuv_kernel<false, Yuv420::I420>, a, results, stream);
+  if (p010)
+    return launch (noisemap_yuv_kernel<true, Yuv420::P010>, a, results, stream);
+  return semiplanar ? launch (noisemap_yuv_kernel<true, Yuv420::Nv12>, a, results, stream)
+                    : launch (noisemap_yuv_kernel<true, Yuv420::I420>, a, results, stream);
 }
 
 }  // namespace cuv

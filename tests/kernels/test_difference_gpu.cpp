@@ -66,7 +66,9 @@ void compare (Checker &c, DeviceStats &stats, const Case &k, cuv::PixelLayout ou
   c.expect (stats.rearmed (), name + ": the accumulator or the ticket was not zeroed for the next frame");
 }
 
-/* YUY2 and UYVY in even widths */
+/* YUY2 and UYVY in even widths. Besides the shared sizes and strides, frames whose pitches (a pad
+ * of 16 on widths of four pixels' multiples) let every plane take the kernels' widest words, P010's
+ * 8-byte ones included, with a last tile row cut by the height: the word paths beside their edges. */
 std::vector<Case> cases ()
 {
   std::vector<Case> v;
@@ -76,6 +78,8 @@ std::vector<Case> cases ()
       for (Stride st : strides_for (s))
         v.push_back ({l, even_for (l, s), st, false});
     v.push_back ({l, even_for (l, {641, 479}), {0, 0}, true});
+    for (Size s : {Size{20, 5}, Size{644, 479}})
+      v.push_back ({l, s, {16, 0}, false});
   }
   return v;
 }
