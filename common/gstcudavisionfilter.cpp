@@ -8,13 +8,14 @@
 #include "common/cuvoutput.h"
 #include "common/cuvdispatch.h"
 #include "common/cuvroute.h"
+#include "common/cuvsettings.h"
 #include "common/cuvtemporal.h"
 
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
 
-#include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -34,12 +35,17 @@ enum {
 #define DEFAULT_MAX_FRAMES_IN_FLIGHT -1
 #define DEFAULT_N_THREADS 0
 
-struct GstCudaVisionFilterImpl {
-  std::mutex lock; /* the properties */
+/* the properties' values, under GstCudaVisionFilterImpl's lock */
+struct FilterSettings {
   gint device_id = DEFAULT_DEVICE_ID;
   GstCudaVisionBackend backend = DEFAULT_BACKEND;
   gint max_frames_in_flight = DEFAULT_MAX_FRAMES_IN_FLIGHT;
-  std::atomic<guint> n_threads{DEFAULT_N_THREADS};
+  guint n_threads = DEFAULT_N_THREADS;
+};
+
+struct GstCudaVisionFilterImpl {
+  std::mutex lock; /* the properties */
+  FilterSettings settings;
   /* streaming thread: whether upstream is live (asked at each caps event) */
   bool upstream_live = true;
   /* streaming thread: whether the last caps change kept the frames as they were (another memory) */
@@ -57,14 +63,14 @@ struct GstCudaVisionFilterImpl {
   gint device ()
   {
     std::lock_guard<std::mutex> lk (lock);
-    return device_id;
+    return settings.device_id;
   }
 
   /* the cuda-device-id and backend properties, read together */
   std::pair<gint, GstCudaVisionBackend> device_and_backend ()
   {
     std::lock_guard<std::mutex> lk (lock);
-    return {device_id, backend};
+    return {settings.device_id, settings.backend};
   }
 
   /* Whether this frame may stay in flight until the next is queued: max-frames-in-flight 1, or -1
@@ -72,7 +78,7 @@ struct GstCudaVisionFilterImpl {
   bool frames_in_flight ()
   {
     std::lock_guard<std::mutex> lk (lock);
-    return max_frames_in_flight == 1 || (max_frames_in_flight < 0 && !upstream_live);
+    return settings.max_frames_in_flight == 1 || (settings.max_frames_in_flight < 0 && !upstream_live);
   }
 };
 
@@ -152,28 +158,19 @@ gst_cuda_vision_filter_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* each property's field in FilterSettings, by id */
+static const cuv::SettingsField kFields[] = {{0}, {offsetof (FilterSettings, device_id)},
+    {offsetof (FilterSettings, backend)}, {offsetof (FilterSettings, max_frames_in_flight)},
+    {offsetof (FilterSettings, n_threads)}};
+static_assert (sizeof (GstCudaVisionBackend) == sizeof (gint), "enum properties are int fields");
+
 static void
 gst_cuda_vision_filter_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object));
   std::lock_guard<std::mutex> lk (priv->lock);
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      priv->device_id = g_value_get_int (value);
-      break;
-    case PROP_BACKEND:
-      priv->backend = static_cast<GstCudaVisionBackend> (g_value_get_enum (value));
-      break;
-    case PROP_MAX_FRAMES_IN_FLIGHT:
-      priv->max_frames_in_flight = g_value_get_int (value);
-      break;
-    case PROP_N_THREADS:
-      priv->n_threads = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_0 || prop_id >= G_N_ELEMENTS (kFields) || !cuv::set_settings_field (&priv->settings, kFields[prop_id], value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -181,23 +178,8 @@ gst_cuda_vision_filter_get_property (GObject *object, guint prop_id, GValue *val
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object));
   std::lock_guard<std::mutex> lk (priv->lock);
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, priv->device_id);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, priv->backend);
-      break;
-    case PROP_MAX_FRAMES_IN_FLIGHT:
-      g_value_set_int (value, priv->max_frames_in_flight);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, priv->n_threads);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_0 || prop_id >= G_N_ELEMENTS (kFields) || !cuv::get_settings_field (&priv->settings, kFields[prop_id], value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 /* ---- context ---- */
@@ -609,5 +591,7 @@ gint
 gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self)
 {
   /* the property's range ends at G_MAXINT */
-  return static_cast<gint> (gst_cuda_vision_filter_impl (self)->n_threads.load ());
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  std::lock_guard<std::mutex> lk (priv->lock);
+  return static_cast<gint> (priv->settings.n_threads);
 }
