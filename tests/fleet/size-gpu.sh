@@ -70,7 +70,8 @@ print(f"{n} cameras of 1920x1080 H.264 at 30 fps, {secs} s measured after {secs}
 print(f"  frames a second per camera: lowest {rates[0]:.1f}, median {statistics.median(rates):.1f}, all {sum(rates):.0f}")
 print(f"  frames dropped before the analysis: {dropped:.0f} ({dropped / max(1, sum(f1[c] - f0.get(c, 0) for c in f1) + dropped) * 100:.2f}%)")
 print(f"  results published: {pub / (t1 - t0):.0f} a second; dropped in all: {single(m1, 'cudavision_results_dropped_total'):.0f}; queued now: {single(m1, 'cudavision_results_queued'):.0f}")
-print(f"  CPU: runner {(r1 - r0) / hz / (t1 - t0) * 100:.0f}% of one core, camera server {(s1 - s0) / hz / (t1 - t0) * 100:.0f}%")
+frames = sum(f1[c] - f0.get(c, 0) for c in f1)
+print(f"  CPU: runner {(r1 - r0) / hz / (t1 - t0) * 100:.0f}% of one core ({(r1 - r0) / hz / max(frames, 1) * 1e3:.2f} ms a frame), camera server {(s1 - s0) / hz / (t1 - t0) * 100:.0f}%")
 if util:
     print(f"  GPU: {statistics.mean(util):.0f}% busy, decoders {statistics.mean(dec):.0f}% (nvidia-smi, mean of {len(util)} samples), memory {gpu[-1][2].strip()}")
 PY
