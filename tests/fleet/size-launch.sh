@@ -37,7 +37,7 @@ cpu () { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rendered () { python3 - "$dir/launch.log" <<'PY'
 import re, sys
 last = {}
-for m in re.finditer(r'/(c\d+)\.GstPipeline:\S*last-message = rendered: (\d+)', open(sys.argv[1], errors='replace').read()):
+for m in re.finditer(r'GstFPSDisplaySink:(c\d+): last-message = rendered: (\d+)', open(sys.argv[1], errors='replace').read()):
     last[m.group(1)] = int(m.group(2))
 print(" ".join(f"{k}={v}" for k, v in last.items()))
 PY
