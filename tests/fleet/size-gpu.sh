@@ -2,7 +2,7 @@
 # One runner, N RTSP cameras of one shared 1080p30 H.264 stream (tests/fleet/rtsp-camera, a single
 # encoder), decoded by nvh264dec, through a chain of our elements, every result to a Mosquitto
 # broker; for the sizing in docs/fleet.md. Prints, after SECONDS of warm-up and SECONDS measured:
-# the cameras' frame rates (lowest, median), frames dropped before the analysis, the results
+# the cameras' frame rates (lowest, median), a frame's age at the sink, frames dropped before the analysis, the results
 # published and dropped, the CPU time of the runner and of the camera server, the GPU's and its
 # decoders' load.
 #   tests/fleet/size-gpu.sh BUILD_DIR N [SECONDS] [PIPELINE]
@@ -74,5 +74,8 @@ frames = sum(f1[c] - f0.get(c, 0) for c in f1)
 print(f"  CPU: runner {(r1 - r0) / hz / (t1 - t0) * 100:.0f}% of one core ({(r1 - r0) / hz / max(frames, 1) * 1e3:.2f} ms a frame), camera server {(s1 - s0) / hz / (t1 - t0) * 100:.0f}%")
 if util:
     print(f"  GPU: {statistics.mean(util):.0f}% busy, decoders {statistics.mean(dec):.0f}% (nvidia-smi, mean of {len(util)} samples), memory {gpu[-1][2].strip()}")
+age = sorted(values(m1, "cudavision_camera_latency_seconds").values())
+if age:
+    print(f"  a frame's age at the sink (cudavision_camera_latency_seconds, each camera's smoothed): median camera {statistics.median(age) * 1e3:.0f} ms, worst {age[-1] * 1e3:.0f} ms")
 PY
 grep -m3 -i "error\|warn" "$dir/runner.log" || true
