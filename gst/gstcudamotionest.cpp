@@ -58,11 +58,11 @@
 
 #include "gst/gstcudamotionest.h"
 
+#include "gst/gstcudamotionestframe.h"
 #include "gst/gstcudamotionmeta.h"
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <gst/video/video.h>
 #include <memory>
 #include <mutex>
@@ -70,26 +70,15 @@
 #include <vector>
 
 #include "common/cuvanalytics.h"
-#include "common/cuvbytespool.h"
 #include "common/cuvcolor.h"
 #include "common/cuvcpupool.h"
-#include "common/cuvcuda.h"
 #include "common/cuvenum.h"
-#include "common/cuvresults.h"
 #include "common/cuvsettings.h"
-#include "kernels/copy.h"
-#include "kernels/luma.h"
 #include "kernels/motion.h"
 #include "kernels/motion_draw.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_motionest_debug);
+GST_DEBUG_CATEGORY (gst_cuda_motionest_debug);
 #define GST_CAT_DEFAULT gst_cuda_motionest_debug
-
-typedef enum {
-  GST_CUDA_MOTIONEST_DRAW_NONE,
-  GST_CUDA_MOTIONEST_DRAW_ARROWS,
-  GST_CUDA_MOTIONEST_DRAW_COLOR,
-} GstCudaMotionestDraw;
 
 #define GST_TYPE_CUDA_MOTIONEST_DRAW (gst_cuda_motionest_draw_get_type ())
 static GType gst_cuda_motionest_draw_get_type (void);
@@ -97,57 +86,8 @@ static GType gst_cuda_motionest_draw_get_type (void);
 #define GST_TYPE_CUDA_MOTIONEST_BLOCK_SIZE (gst_cuda_motionest_block_size_get_type ())
 static GType gst_cuda_motionest_block_size_get_type (void);
 
-struct MotionSettings {
-  cuv::MotionBlock block = cuv::MotionBlock::Variable;
-  guint range = 16;
-  guint penalty = 16;
-  guint motion_threshold = 16;
-  GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
-  bool regions = false;
-  guint min_region_area = 256;
-  bool tensor_meta = false;
-};
-
-/* votes for the global vector: one per candidate of the largest range */
-constexpr int kVotesSide = cuv::kMotionVotesSide;
-/* the units a band of the interval's statistics counts (count_vectors) */
+/* the units a band of the interval's statistics counts (gst_cuda_motionest_add_to_interval) */
 constexpr int kVoteBandUnits = 1 << 16;
-/* blocks of vectors in metas downstream at once before the element copies instead */
-constexpr unsigned kVectorBlocksOut = 8;
-
-struct GstCudaMotionestImpl {
-  std::mutex lock;
-  MotionSettings settings;
-
-  /* streaming thread only */
-  MotionSettings frame;
-  cuv::MotionGrid grid{};
-  int width = 0;
-  int height = 0;
-  cuv::MotionPalette palette;
-  bool first_frame = false;                   /* searched against itself: no previous frame */
-  const cuv::MotionVector *vectors = nullptr; /* this frame's, on the host once processed */
-  bool processed = false;                     /* vectors are this frame's (NULL for an empty grid) */
-  /* host blocks the vectors land in and the meta takes without a copy (page-locked for CUDA) */
-  cuv::BytesTarget vector_target;
-  std::vector<cuv::MotionVector> cpu_vectors;
-  cuv::MotionReference cpu_reference; /* the previous luma plane with its edges repeated */
-#if CUV_HAVE_CUDA
-  cuv::CudaBuffer device_vectors;
-  cuv::CudaBuffer pinned_vectors;
-  cuv::CudaBuffer device_table;
-  cuv::CudaBuffer pinned_table;
-  int device_table_range = 0;
-  /* the frame's votes, counted on the GPU where the frame adds to the interval */
-  cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
-#endif
-  const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
-  /* the message interval's sums (each interval has its own: a message may still read the last
-   * one's on the messages' thread), and whether a frame went in */
-  std::shared_ptr<cuv::MotionTally> count = std::make_shared<cuv::MotionTally> ();
-  bool count_used = false;
-  std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
-};
 
 struct _GstCudaMotionest {
   GstCudaVisionAnalyser parent;
@@ -207,185 +147,18 @@ gst_cuda_motionest_block_size_get_type (void)
   return cuv::enum_type (&type, "GstCudaMotionestBlockSize", values);
 }
 
-/* ---- per frame ---- */
-
-static cuv::MotionParams
-motion_params (const GstCudaMotionestImpl *impl)
-{
-  return cuv::MotionParams{impl->frame.block, static_cast<int> (impl->frame.range), static_cast<int> (impl->frame.penalty)};
-}
-
-/* Where this frame's vectors go on the host: a block the meta takes without a copy (page-locked
- * memory of @ctx, or plain memory without one; sized for 4x4 units, the densest grid), or
- * @fallback while all blocks are downstream. NULL when a block's memory could not be had. */
-static uint8_t *
-vector_target (GstCudaMotionestImpl *impl, GstCudaContext *ctx, uint8_t *fallback)
-{
-  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
-  const size_t bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
-  return impl->vector_target.acquire (ctx, bytes, kVectorBlocksOut, fallback);
-}
-
-/* After the search: the vectors are this frame's (on the host once the frame is finished). */
-static GstFlowReturn
-searched (GstCudaMotionestImpl *impl, const cuv::MotionVector *vectors, const cuv::Plane *prev)
-{
-  impl->vectors = vectors;
-  impl->processed = true;
-  impl->first_frame = prev == nullptr;
-  return GST_FLOW_OK;
-}
-
-/* Without a previous frame the frame is searched against itself: (0, 0) at cost 0 everywhere. */
 static GstFlowReturn
 gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
-  cuv::Plane cur;
-  const cuv::Plane *prev;
-  gst_cuda_vision_filter_luma_planes (filter, &cur, &prev);
-  cuv::luma_plane_cpu (*in, cur);
-  /* a buffer of our own for a shared input (common/cuvoutput.cpp): the frame first */
-  if (in->planes[0].data != out->planes[0].data)
-    cuv::copy_frame_cpu (*in, *out);
-  impl->cpu_vectors.resize (std::max (1, impl->grid.count ()));
-  auto *vectors = reinterpret_cast<cuv::MotionVector *> (
-      vector_target (impl, nullptr, reinterpret_cast<uint8_t *> (impl->cpu_vectors.data ())));
-  const cuv::MotionParams params = motion_params (impl);
-  cuv::motion_prepare_reference (prev ? *prev : cur, params.range, &impl->cpu_reference);
-  cuv::parallel_bands (cuv::motion_search_block_rows (params.block, cur.height),
-      gst_cuda_vision_filter_get_n_threads (filter), [&] (int begin, int end) {
-        cuv::motion_search_rows_cpu (cur, impl->cpu_reference, params, vectors, begin, end);
-      });
-  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
-    cuv::motion_arrows_cpu (vectors, impl->grid, impl->palette.arrows, *out);
-  } else if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR) {
-    cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame.range));
-    const cuv::MotionPalette &p = impl->palette;
-    cuv::motion_wheel_cpu (vectors, impl->grid, p.table.data (), p.table_range, p.black, *out);
-  }
-  return searched (impl, vectors, prev);
+  return motionest::search_cpu (filter, GST_CUDA_MOTIONEST (filter)->impl, in, out);
 }
 
 #if CUV_HAVE_CUDA
-/* Device buffers for this caps: the vectors (sized for 4x4 units, the densest grid) and their
- * pinned copy, the colour table. */
-static cudaError_t
-gst_cuda_motionest_ensure_buffers (GstCudaMotionestImpl *impl, GstCudaContext *ctx)
-{
-  if (impl->device_vectors)
-    return cudaSuccess;
-  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
-  const size_t vector_bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
-  const size_t table_bytes = static_cast<size_t> (kVotesSide) * kVotesSide * sizeof (uint32_t);
-  cudaError_t err = impl->device_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Device, vector_bytes);
-  if (err == cudaSuccess)
-    err = impl->pinned_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, vector_bytes);
-  if (err == cudaSuccess)
-    err = impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device, table_bytes);
-  if (err == cudaSuccess)
-    err = impl->pinned_table.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, table_bytes);
-  impl->device_table_range = 0;
-  return err;
-}
-#endif
-
-/* Frees what the element keeps for this caps (caps change, stop). */
-static void
-gst_cuda_motionest_release_buffers (GstCudaMotionestImpl *impl)
-{
-#if CUV_HAVE_CUDA
-  impl->device_vectors.reset ();
-  impl->pinned_vectors.reset ();
-  impl->device_table.reset ();
-  impl->pinned_table.reset ();
-  impl->device_table_range = 0;
-  impl->votes.reset ();
-  impl->frame_votes = nullptr;
-#endif
-  impl->vector_target.release ();
-}
-
-#if CUV_HAVE_CUDA
-/* The colour table on the device. The pinned copy is rewritten only after the base class has
- * synchronized the stream of the frame that last uploaded it. */
-static cudaError_t
-gst_cuda_motionest_upload_table (GstCudaMotionestImpl *impl, cudaStream_t stream)
-{
-  cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame.range));
-  const cuv::MotionPalette &p = impl->palette;
-  if (impl->device_table_range == p.table_range)
-    return cudaSuccess;
-  const size_t bytes = p.table.size () * sizeof (uint32_t);
-  memcpy (impl->pinned_table.data (), p.table.data (), bytes);
-  impl->device_table_range = p.table_range;
-  return cudaMemcpyAsync (impl->device_table.data (), impl->pinned_table.data (), bytes, cudaMemcpyHostToDevice, stream);
-}
-
-/* The drawing on the device, as draw says. */
-static bool
-draw_cuda (GstCudaMotionest *self, const cuv::MotionVector *dvec, const cuv::Frame &out, cudaStream_t stream)
-{
-  GstCudaMotionestImpl *impl = self->impl;
-  const cuv::MotionPalette &p = impl->palette;
-  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS)
-    return CUV_CUDA_OK (self, cuv::motion_arrows_cuda (dvec, impl->grid, p.arrows, out, stream));
-  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR)
-    return CUV_CUDA_OK (self, gst_cuda_motionest_upload_table (impl, stream)) &&
-        CUV_CUDA_OK (self, cuv::motion_wheel_cuda (dvec, impl->grid, reinterpret_cast<const uint32_t *> (impl->device_table.data ()),
-                               p.table_range, p.black, out, stream));
-  return true;
-}
-
-/* The interval's votes on the GPU, only for frames that add to it: counting every unit's vector
- * on the host took most of the frame's time with messages on (docs/performance.md). */
-static bool
-count_votes_cuda (GstCudaMotionest *self, const cuv::MotionVector *dvec, cudaStream_t stream)
-{
-  GstCudaMotionestImpl *impl = self->impl;
-  impl->frame_votes = nullptr;
-  if (impl->grid.count () == 0 || !gst_cuda_vision_analyser_frame_posts_messages (GST_CUDA_VISION_ANALYSER (self)))
-    return true;
-  if (!CUV_CUDA_OK (self, impl->votes.ensure (gst_cuda_vision_filter_get_context (GST_CUDA_VISION_FILTER (self)), stream)) ||
-      !CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
-                              impl->frame.motion_threshold, impl->votes.to (), stream)))
-    return false;
-  impl->frame_votes = &impl->votes.host ();
-  return true;
-}
-
 static GstFlowReturn
 gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
     cudaStream_t stream)
 {
-  GstCudaMotionest *self = GST_CUDA_MOTIONEST (filter);
-  GstCudaMotionestImpl *impl = self->impl;
-  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
-  cuv::Plane cur;
-  const cuv::Plane *prev;
-  if (!CUV_CUDA_OK (self, gst_cuda_motionest_ensure_buffers (impl, ctx)) ||
-      !gst_cuda_vision_filter_luma_planes (filter, &cur, &prev)) {
-    gst_cuda_motionest_release_buffers (impl);
-    return GST_FLOW_ERROR;
-  }
-  auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
-  const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
-  uint8_t *host_vectors = vector_target (impl, ctx, impl->pinned_vectors.data ());
-  if (!host_vectors) {
-    /* the base class posts the error message */
-    GST_ERROR_OBJECT (self, "no page-locked memory for the motion vectors (%" G_GSIZE_FORMAT " bytes)",
-        impl->vector_target.block_size ());
-    return GST_FLOW_ERROR;
-  }
-  if ((in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream))) ||
-      !CUV_CUDA_OK (self, cuv::luma_plane_cuda (*in, cur, stream)) ||
-      !CUV_CUDA_OK (self, cuv::motion_search_cuda (cur, prev ? *prev : cur, motion_params (impl), dvec, stream)) ||
-      (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (host_vectors, dvec, vector_bytes, cudaMemcpyDeviceToHost,
-                            stream))) ||
-      !count_votes_cuda (self, dvec, stream) || !draw_cuda (self, dvec, *out, stream))
-    return GST_FLOW_ERROR;
-  /* the base class waits for the stream once, after this; then the vectors are on the host */
-  return searched (impl, reinterpret_cast<const cuv::MotionVector *> (host_vectors), prev);
+  return motionest::search_cuda (filter, GST_CUDA_MOTIONEST (filter)->impl, in, out, stream);
 }
 #endif
 
@@ -542,7 +315,7 @@ gst_cuda_motionest_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
   impl->height = GST_VIDEO_INFO_HEIGHT (in_info);
   const cuv::ColorMatrix m = cuv::color_matrix (in_info);
   impl->palette = cuv::motion_palette (layout, m.kr, m.kb, m.full_range);
-  gst_cuda_motionest_release_buffers (impl);
+  motionest::release_buffers (impl);
   return TRUE;
 }
 
@@ -551,7 +324,7 @@ static void
 gst_cuda_motionest_release (GstCudaVisionFilter *filter)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
-  gst_cuda_motionest_release_buffers (impl);
+  motionest::release_buffers (impl);
   impl->processed = false;
 }
 

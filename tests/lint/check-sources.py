@@ -26,7 +26,7 @@ import sys
 
 # The files still over 600 lines, each with the size it may not reach (docs/design.md, "Layers"):
 # it only shrinks, and goes once the file is under 600.
-OVER_THE_SIZE = {"gst/gstcudamotionest.cpp": 951}
+OVER_THE_SIZE = {}
 
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
 os.chdir(root)
@@ -124,10 +124,10 @@ elements = sorted(set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open
 
 
 def element_of(f):
-    m = re.match(r"gst/gst(cuda\w+?)(meta)?\.(h|cpp)$", f)
+    m = re.match(r"gst/gst(cuda\w+?)(meta|frame)?\.(h|cpp)$", f)
     if not m:
         return None
-    if not m.group(2):
+    if m.group(2) != "meta":
         return m.group(1) if m.group(1) in elements else None
     return next((e for e in elements if e.startswith(m.group(1))), None)
 

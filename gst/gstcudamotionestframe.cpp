@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * cudamotionest's frame on both backends (gstcudamotionestframe.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gst/gstcudamotionestframe.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/cuvcpupool.h"
+#include "kernels/copy.h"
+#include "kernels/luma.h"
+
+#define GST_CAT_DEFAULT gst_cuda_motionest_debug
+
+namespace {
+
+/* votes for the global vector: one per candidate of the largest range */
+constexpr int kVotesSide = cuv::kMotionVotesSide;
+/* blocks of vectors in metas downstream at once before the element copies instead */
+constexpr unsigned kVectorBlocksOut = 8;
+
+cuv::MotionParams
+motion_params (const GstCudaMotionestImpl *impl)
+{
+  return cuv::MotionParams{impl->frame.block, static_cast<int> (impl->frame.range), static_cast<int> (impl->frame.penalty)};
+}
+
+/* Where this frame's vectors go on the host: a block the meta takes without a copy (page-locked
+ * memory of @ctx, or plain memory without one; sized for 4x4 units, the densest grid), or
+ * @fallback while all blocks are downstream. NULL when a block's memory could not be had. */
+uint8_t *
+vector_target (GstCudaMotionestImpl *impl, GstCudaContext *ctx, uint8_t *fallback)
+{
+  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
+  const size_t bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
+  return impl->vector_target.acquire (ctx, bytes, kVectorBlocksOut, fallback);
+}
+
+/* After the search: the vectors are this frame's (on the host once the frame is finished). */
+GstFlowReturn
+searched (GstCudaMotionestImpl *impl, const cuv::MotionVector *vectors, const cuv::Plane *prev)
+{
+  impl->vectors = vectors;
+  impl->processed = true;
+  impl->first_frame = prev == nullptr;
+  return GST_FLOW_OK;
+}
+
+}  // namespace
+
+/* Without a previous frame the frame is searched against itself: (0, 0) at cost 0 everywhere. */
+GstFlowReturn
+motionest::search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
+    const cuv::Frame *out)
+{
+  cuv::Plane cur;
+  const cuv::Plane *prev;
+  gst_cuda_vision_filter_luma_planes (filter, &cur, &prev);
+  cuv::luma_plane_cpu (*in, cur);
+  /* a buffer of our own for a shared input (common/cuvoutput.cpp): the frame first */
+  if (in->planes[0].data != out->planes[0].data)
+    cuv::copy_frame_cpu (*in, *out);
+  impl->cpu_vectors.resize (std::max (1, impl->grid.count ()));
+  auto *vectors = reinterpret_cast<cuv::MotionVector *> (
+      vector_target (impl, nullptr, reinterpret_cast<uint8_t *> (impl->cpu_vectors.data ())));
+  const cuv::MotionParams params = motion_params (impl);
+  cuv::motion_prepare_reference (prev ? *prev : cur, params.range, &impl->cpu_reference);
+  cuv::parallel_bands (cuv::motion_search_block_rows (params.block, cur.height),
+      gst_cuda_vision_filter_get_n_threads (filter), [&] (int begin, int end) {
+        cuv::motion_search_rows_cpu (cur, impl->cpu_reference, params, vectors, begin, end);
+      });
+  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
+    cuv::motion_arrows_cpu (vectors, impl->grid, impl->palette.arrows, *out);
+  } else if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR) {
+    cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame.range));
+    const cuv::MotionPalette &p = impl->palette;
+    cuv::motion_wheel_cpu (vectors, impl->grid, p.table.data (), p.table_range, p.black, *out);
+  }
+  return searched (impl, vectors, prev);
+}
+
+#if CUV_HAVE_CUDA
+/* Device buffers for this caps: the vectors (sized for 4x4 units, the densest grid) and their
+ * pinned copy, the colour table. */
+static cudaError_t
+gst_cuda_motionest_ensure_buffers (GstCudaMotionestImpl *impl, GstCudaContext *ctx)
+{
+  if (impl->device_vectors)
+    return cudaSuccess;
+  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
+  const size_t vector_bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
+  const size_t table_bytes = static_cast<size_t> (kVotesSide) * kVotesSide * sizeof (uint32_t);
+  cudaError_t err = impl->device_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Device, vector_bytes);
+  if (err == cudaSuccess)
+    err = impl->pinned_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, vector_bytes);
+  if (err == cudaSuccess)
+    err = impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device, table_bytes);
+  if (err == cudaSuccess)
+    err = impl->pinned_table.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, table_bytes);
+  impl->device_table_range = 0;
+  return err;
+}
+#endif
+
+void
+motionest::release_buffers (GstCudaMotionestImpl *impl)
+{
+#if CUV_HAVE_CUDA
+  impl->device_vectors.reset ();
+  impl->pinned_vectors.reset ();
+  impl->device_table.reset ();
+  impl->pinned_table.reset ();
+  impl->device_table_range = 0;
+  impl->votes.reset ();
+  impl->frame_votes = nullptr;
+#endif
+  impl->vector_target.release ();
+}
+
+#if CUV_HAVE_CUDA
+/* The colour table on the device. The pinned copy is rewritten only after the base class has
+ * synchronized the stream of the frame that last uploaded it. */
+static cudaError_t
+gst_cuda_motionest_upload_table (GstCudaMotionestImpl *impl, cudaStream_t stream)
+{
+  cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame.range));
+  const cuv::MotionPalette &p = impl->palette;
+  if (impl->device_table_range == p.table_range)
+    return cudaSuccess;
+  const size_t bytes = p.table.size () * sizeof (uint32_t);
+  memcpy (impl->pinned_table.data (), p.table.data (), bytes);
+  impl->device_table_range = p.table_range;
+  return cudaMemcpyAsync (impl->device_table.data (), impl->pinned_table.data (), bytes, cudaMemcpyHostToDevice, stream);
+}
+
+/* The drawing on the device, as draw says. */
+static bool
+draw_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::MotionVector *dvec, const cuv::Frame &out,
+    cudaStream_t stream)
+{
+  const cuv::MotionPalette &p = impl->palette;
+  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS)
+    return CUV_CUDA_OK (self, cuv::motion_arrows_cuda (dvec, impl->grid, p.arrows, out, stream));
+  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR)
+    return CUV_CUDA_OK (self, gst_cuda_motionest_upload_table (impl, stream)) &&
+        CUV_CUDA_OK (self, cuv::motion_wheel_cuda (dvec, impl->grid, reinterpret_cast<const uint32_t *> (impl->device_table.data ()),
+                               p.table_range, p.black, out, stream));
+  return true;
+}
+
+/* The interval's votes on the GPU, only for frames that add to it: counting every unit's vector
+ * on the host took most of the frame's time with messages on (docs/performance.md). */
+static bool
+count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::MotionVector *dvec, cudaStream_t stream)
+{
+  impl->frame_votes = nullptr;
+  if (impl->grid.count () == 0 || !gst_cuda_vision_analyser_frame_posts_messages (GST_CUDA_VISION_ANALYSER (self)))
+    return true;
+  if (!CUV_CUDA_OK (self, impl->votes.ensure (gst_cuda_vision_filter_get_context (self), stream)) ||
+      !CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
+                              impl->frame.motion_threshold, impl->votes.to (), stream)))
+    return false;
+  impl->frame_votes = &impl->votes.host ();
+  return true;
+}
+
+GstFlowReturn
+motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
+    const cuv::Frame *out, cudaStream_t stream)
+{
+  GstCudaVisionFilter *self = filter;
+  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+  cuv::Plane cur;
+  const cuv::Plane *prev;
+  if (!CUV_CUDA_OK (self, gst_cuda_motionest_ensure_buffers (impl, ctx)) ||
+      !gst_cuda_vision_filter_luma_planes (filter, &cur, &prev)) {
+    release_buffers (impl);
+    return GST_FLOW_ERROR;
+  }
+  auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
+  const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
+  uint8_t *host_vectors = vector_target (impl, ctx, impl->pinned_vectors.data ());
+  if (!host_vectors) {
+    /* the base class posts the error message */
+    GST_ERROR_OBJECT (self, "no page-locked memory for the motion vectors (%" G_GSIZE_FORMAT " bytes)",
+        impl->vector_target.block_size ());
+    return GST_FLOW_ERROR;
+  }
+  if ((in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream))) ||
+      !CUV_CUDA_OK (self, cuv::luma_plane_cuda (*in, cur, stream)) ||
+      !CUV_CUDA_OK (self, cuv::motion_search_cuda (cur, prev ? *prev : cur, motion_params (impl), dvec, stream)) ||
+      (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (host_vectors, dvec, vector_bytes, cudaMemcpyDeviceToHost,
+                            stream))) ||
+      !count_votes_cuda (self, impl, dvec, stream) || !draw_cuda (self, impl, dvec, *out, stream))
+    return GST_FLOW_ERROR;
+  /* the base class waits for the stream once, after this; then the vectors are on the host */
+  return searched (impl, reinterpret_cast<const cuv::MotionVector *> (host_vectors), prev);
+}
+#endif
+

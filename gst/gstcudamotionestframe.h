@@ -1,0 +1,88 @@
+/* gst-cudavision: cudamotionest's state and its frame on both backends, the luma plane searched
+ * against the previous one's, the vectors on the host, drawn as `draw` says and, where the frame
+ * adds to a message, counted on the GPU (the element, gstcudamotionest.cpp, holds the
+ * properties, the results and the caps). Not installed.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common/cuvbytespool.h"
+#include "common/cuvcuda.h"
+#include "common/cuvresults.h"
+#include "common/gstcudavisionanalyser.h"
+#include "kernels/motion.h"
+#include "kernels/motion_draw.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_motionest_debug);
+
+typedef enum {
+  GST_CUDA_MOTIONEST_DRAW_NONE,
+  GST_CUDA_MOTIONEST_DRAW_ARROWS,
+  GST_CUDA_MOTIONEST_DRAW_COLOR,
+} GstCudaMotionestDraw;
+
+struct MotionSettings {
+  cuv::MotionBlock block = cuv::MotionBlock::Variable;
+  guint range = 16;
+  guint penalty = 16;
+  guint motion_threshold = 16;
+  GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
+  bool regions = false;
+  guint min_region_area = 256;
+  bool tensor_meta = false;
+};
+
+struct GstCudaMotionestImpl {
+  std::mutex lock;
+  MotionSettings settings;
+
+  /* streaming thread only */
+  MotionSettings frame;
+  cuv::MotionGrid grid{};
+  int width = 0;
+  int height = 0;
+  cuv::MotionPalette palette;
+  bool first_frame = false;                   /* searched against itself: no previous frame */
+  const cuv::MotionVector *vectors = nullptr; /* this frame's, on the host once processed */
+  bool processed = false;                     /* vectors are this frame's (NULL for an empty grid) */
+  /* host blocks the vectors land in and the meta takes without a copy (page-locked for CUDA) */
+  cuv::BytesTarget vector_target;
+  std::vector<cuv::MotionVector> cpu_vectors;
+  cuv::MotionReference cpu_reference; /* the previous luma plane with its edges repeated */
+#if CUV_HAVE_CUDA
+  cuv::CudaBuffer device_vectors;
+  cuv::CudaBuffer pinned_vectors;
+  cuv::CudaBuffer device_table;
+  cuv::CudaBuffer pinned_table;
+  int device_table_range = 0;
+  /* the frame's votes, counted on the GPU where the frame adds to the interval */
+  cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
+#endif
+  const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
+  /* the message interval's sums (each interval has its own: a message may still read the last
+   * one's on the messages' thread), and whether a frame went in */
+  std::shared_ptr<cuv::MotionTally> count = std::make_shared<cuv::MotionTally> ();
+  bool count_used = false;
+  std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
+};
+
+namespace motionest {
+
+/* The frame's search on the CPU backend (a frame without a previous one is searched against
+ * itself: (0, 0) at cost 0 everywhere), then the drawing. */
+GstFlowReturn search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
+    const cuv::Frame *out);
+
+#if CUV_HAVE_CUDA
+/* The same on @stream; the vectors are on the host once the base class has waited for it. */
+GstFlowReturn search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
+    const cuv::Frame *out, cudaStream_t stream);
+#endif
+
+/* Frees what the element keeps for the caps (a caps change, stop). */
+void release_buffers (GstCudaMotionestImpl *impl);
+
+}  // namespace motionest
