@@ -2,7 +2,8 @@
  * a moving test pattern in H.264, made anew for each client, or with CUV_CAMERA_SHARED=1 one
  * stream that every client shares (many cameras from one encoder, for the GPU sizing of
  * docs/fleet.md). CUV_CAMERA_ENCODER names the encoder (default x264enc; openh264enc where the
- * GStreamer at hand has no x264enc). With CUV_CAMERA_USER and CUV_CAMERA_PASSWORD the server asks
+ * GStreamer at hand has no x264enc; x265enc for H.265 cameras), CUV_CAMERA_FORMAT the raw format
+ * it encodes (default I420; I420_10LE with x265enc for 10-bit Main10 cameras). With CUV_CAMERA_USER and CUV_CAMERA_PASSWORD the server asks
  * for them (HTTP Basic, as cameras do) and serves nobody else.
  *   rtsp-camera PORT [WIDTH HEIGHT FPS]
  * SPDX-License-Identifier: LGPL-2.1-or-later */
@@ -25,12 +26,17 @@ main (int argc, char **argv)
   g_object_set (server, "address", "127.0.0.1", "service", argv[1], NULL);
   GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new ();
   const char *encoder = g_getenv ("CUV_CAMERA_ENCODER");
+  const char *format = g_getenv ("CUV_CAMERA_FORMAT") ? g_getenv ("CUV_CAMERA_FORMAT") : "I420";
   const gboolean x264 = !encoder || g_str_equal (encoder, "x264enc");
-  gchar *encode = x264 ? g_strdup_printf ("x264enc tune=zerolatency speed-preset=ultrafast key-int-max=%d", fps)
-                       : g_strdup_printf ("%s gop-size=%d", encoder, fps);
+  const gboolean x265 = encoder && g_str_equal (encoder, "x265enc");
+  gchar *encode = x264 || x265
+      ? g_strdup_printf ("%s tune=zerolatency speed-preset=ultrafast key-int-max=%d", x265 ? "x265enc" : "x264enc", fps)
+      : g_strdup_printf ("%s gop-size=%d", encoder, fps);
+  const char *codec = x265 ? "h265" : "h264";
   gchar *launch = g_strdup_printf ("( videotestsrc is-live=true pattern=ball motion=sweep ! "
-      "video/x-raw,width=%d,height=%d,framerate=%d/1 ! %s ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=1 )",
-      width, height, fps, encode);
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=%d/1 ! %s ! %sparse ! rtp%spay name=pay0 pt=96 "
+      "config-interval=1 )",
+      format, width, height, fps, encode, codec, codec);
   g_free (encode);
   gst_rtsp_media_factory_set_shared (factory, g_strcmp0 (g_getenv ("CUV_CAMERA_SHARED"), "1") == 0);
   gst_rtsp_media_factory_set_launch (factory, launch);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One runner, N RTSP cameras of one shared 1080p30 H.264 stream (tests/fleet/rtsp-camera, a single
-# encoder), decoded by nvh264dec, through a chain of our elements, every result to a Mosquitto
+# encoder; H.265 with CUV_CAMERA_ENCODER=x265enc, 10-bit with CUV_CAMERA_FORMAT=I420_10LE as well),
+# decoded by nvh264dec (nvh265dec), through a chain of our elements, every result to a Mosquitto
 # broker; for the sizing in docs/fleet.md. Prints, after SECONDS of warm-up and SECONDS measured:
 # the cameras' frame rates (lowest, median), a frame's age at the sink, frames dropped before the analysis, the results
 # published and dropped, the CPU time of the runner and of the camera server, the GPU's and its
 # decoders' load.
 #   tests/fleet/size-gpu.sh BUILD_DIR N [SECONDS] [PIPELINE]
-# Needs mosquitto, rtspsrc and nvh264dec where it runs (the GPU machine: see docs/fleet.md).
+# Needs mosquitto, rtspsrc and nvh264dec (nvh265dec, x265enc) where it runs (the GPU machine: see docs/fleet.md).
 set -eu
 build=$(cd "$1" && pwd)
 n=${2:?cameras}
@@ -30,7 +31,7 @@ pids+=($server)
   done
 } > "$dir/site.conf"
 sleep 1
-GST_PLUGIN_FEATURE_RANK=${GST_PLUGIN_FEATURE_RANK:-nvh264dec:MAX} "$build/runner/cudavision-run" "$dir/site.conf" \
+GST_PLUGIN_FEATURE_RANK=${GST_PLUGIN_FEATURE_RANK:-nvh264dec:MAX,nvh265dec:MAX} "$build/runner/cudavision-run" "$dir/site.conf" \
   > "$dir/runner.log" 2>&1 &
 runner=$!
 pids+=($runner)
@@ -66,7 +67,11 @@ pub = single(m1, "cudavision_results_published_total") - single(m0, "cudavision_
 gpu = [l.split(",") for l in open(sys.argv[10]) if "%" in l]
 util = [float(g[0].strip(" %")) for g in gpu]
 dec = [float(g[1].strip(" %")) for g in gpu]
-print(f"{n} cameras of 1920x1080 H.264 at 30 fps, {secs} s measured after {secs} s:")
+import os
+codec = "H.265" if os.environ.get("CUV_CAMERA_ENCODER") == "x265enc" else "H.264"
+if "10LE" in os.environ.get("CUV_CAMERA_FORMAT", ""):
+    codec += " 10-bit"
+print(f"{n} cameras of 1920x1080 {codec} at 30 fps, {secs} s measured after {secs} s:")
 print(f"  frames a second per camera: lowest {rates[0]:.1f}, median {statistics.median(rates):.1f}, all {sum(rates):.0f}")
 print(f"  frames dropped before the analysis: {dropped:.0f} ({dropped / max(1, sum(f1[c] - f0.get(c, 0) for c in f1) + dropped) * 100:.2f}%)")
 print(f"  results published: {pub / (t1 - t0):.0f} a second; dropped in all: {single(m1, 'cudavision_results_dropped_total'):.0f}; queued now: {single(m1, 'cudavision_results_queued'):.0f}")

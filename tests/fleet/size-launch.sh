@@ -28,7 +28,7 @@ for i in $(seq 0 $((n - 1))); do
     fpsdisplaysink "name=c$i" video-sink=fakesink sync=false text-overlay=false fps-update-interval=1000)
 done
 sleep 1
-GST_PLUGIN_PATH=$build/gst GST_PLUGIN_FEATURE_RANK=${GST_PLUGIN_FEATURE_RANK:-nvh264dec:MAX} \
+GST_PLUGIN_PATH=$build/gst GST_PLUGIN_FEATURE_RANK=${GST_PLUGIN_FEATURE_RANK:-nvh264dec:MAX,nvh265dec:MAX} \
   gst-launch-1.0 -v "${branches[@]}" > "$dir/launch.log" 2>&1 &
 launch=$!
 pids+=($launch)
@@ -58,7 +58,11 @@ f0, f1 = (dict((kv.split("=")[0], int(kv.split("=")[1])) for kv in a.split()) fo
 rates = sorted((f1.get(c, 0) - f0.get(c, 0)) / (t1 - t0) for c in (f"c{i}" for i in range(n)))
 frames = sum(rates) * (t1 - t0)
 gpu = [l.split(",") for l in open(sys.argv[10]) if "%" in l]
-print(f"{n} cameras of 1920x1080 H.264 at 30 fps in one gst-launch-1.0, {secs} s measured after {secs} s:")
+import os
+codec = "H.265" if os.environ.get("CUV_CAMERA_ENCODER") == "x265enc" else "H.264"
+if "10LE" in os.environ.get("CUV_CAMERA_FORMAT", ""):
+    codec += " 10-bit"
+print(f"{n} cameras of 1920x1080 {codec} at 30 fps in one gst-launch-1.0, {secs} s measured after {secs} s:")
 print(f"  frames a second per camera: lowest {rates[0]:.1f}, median {statistics.median(rates):.1f}, all {sum(rates):.0f}")
 cpu = (l1 - l0) / hz
 print(f"  CPU: gst-launch {cpu / (t1 - t0) * 100:.0f}% of one core ({cpu / max(frames, 1) * 1e3:.2f} ms a frame), camera server {(s1 - s0) / hz / (t1 - t0) * 100:.0f}%")
