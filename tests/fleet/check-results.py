@@ -10,6 +10,7 @@
   check-results.py FILE none CAM              no result from CAM arrived
   check-results.py FILE topic TOPIC STATE     a message on TOPIC says "state": STATE (the runner's own)
   check-results.py FILE prefix PREFIX         no message at all on a topic under PREFIX/
+  check-results.py FILE elements CAM E...     CAM has results from each element E
 Prints what it found; exits 1 when a claim does not hold.
 """
 import json, sys
@@ -89,5 +90,12 @@ elif what == "prefix":
     if n:
         fail(f"{n} messages under {args[0]}/")
     print(f"nothing under {args[0]}/")
+elif what == "elements":
+    cam, names = args[0], args[1:]
+    seen = {m.get("element") for m in results if m["camera"] == cam}
+    missing = [e for e in names if e not in seen]
+    if missing:
+        fail(f"{cam}: no results from {', '.join(missing)}")
+    print(f"{cam}: results from each of {', '.join(names)}")
 else:
     fail(f"unknown claim {what}")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The camera fleet with real parts only, on the CPU backend (docs/fleet.md): a Mosquitto broker on a
 # loopback port, eight RTSP cameras (tests/fleet/rtsp-camera, H.264), two cudavision-run with
-# --shard 0/2 and 1/2 and a subscriber. Then: a runner killed with SIGKILL and started again, one
+# --shard 0/2 and 1/2 and a subscriber, and a camera through every analyser the plugin registers (a
+# new analyser's results must reach the broker with no change to the runner). Then: a runner killed with SIGKILL and started again, one
 # camera's server gone for 3 s, the broker restarted, a camera that does not exist, a config with
 # an error. Every camera's results are checked by tests/fleet/check-results.py.
 #   tests/fleet/test-fleet.sh BUILD_DIR
@@ -22,6 +23,11 @@ CONF
 broker
 cams=()
 for i in 0 1 2 3 4 5 6 7; do start_camera $i; cams+=(cam$i); done
+# every analyser the plugin registers (its klass says Analyzer), whatever their number
+analysers=$(gst-inspect-1.0 cudavision 2>/dev/null | sed -n 's/^ *\(cuda[a-z0-9]*\): .*/\1/p' | while read -r e; do
+  if gst-inspect-1.0 "$e" | grep -q '^ *Klass .*Analyzer'; then echo "$e"; fi; done)
+[ -n "$analysers" ] || fail "gst-inspect-1.0 found no analyser in the plugin"
+every=$(for e in $analysers; do printf '%s interval=200000000%s ! ' "$e" "$backend"; done)
 # a persistent session: what is published while the broker restarts reaches it afterwards
 mosquitto_sub -h 127.0.0.1 -p $broker_port -t 'cudavision/#' -v -q 1 -c -i cuv-fleet-test > "$dir/results.txt" 2>&1 &
 pids+=($!)
@@ -41,6 +47,10 @@ pids+=($!)
   echo "[camera ghost]"
   echo "uri=rtsp://127.0.0.1:$((base + 19))/cam"
   echo "pipeline=cudanoisemap$backend"
+  # after ghost, so that the shards keep the cameras the checks below name
+  echo "[camera every]"
+  echo "uri=rtsp://127.0.0.1:$((base + 1))/cam"
+  echo "pipeline=${every% ! }"
 } > "$dir/site.conf"
 start_runner () {
   sed "s/^\[runner\]$/[runner]\nmetrics-port=$((base + 10 + $1))/" "$dir/site.conf" > "$dir/site$1.conf"
@@ -55,6 +65,7 @@ start_runner 1
 echo "== two runners, eight cameras"
 wait_for 30 all "${cams[@]}" || fail "not every camera's results arrived"
 wait_for 15 state ghost failing || fail "the camera that does not exist was not reported failing"
+wait_for 30 elements every $analysers || fail "not every analyser's results reached the broker"
 metrics=$($py -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$((base + 10))/metrics').read().decode())")
 grep -q '^cudavision_camera_up{camera="cam0"} 1' <<<"$metrics" || fail "runner 0's metrics do not show cam0 up"
 grep -q '^cudavision_camera_failing{camera="ghost"} 1' <<<"$metrics" || fail "runner 0's metrics do not show ghost failing"
