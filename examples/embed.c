@@ -1,7 +1,8 @@
 /* Embedding cudavision elements in an application: a pipeline whose cudaenhance saturation is
  * changed while it plays, and whose frames are counted at the sink. An application may run as
- * many such pipelines as it likes: our elements share one CUDA context a device across them
- * (docs/design.md, "One CUDA context a device"), so nothing needs setting for that.
+ * many such pipelines as it likes: our elements share one CUDA context a device across them, and a
+ * decoder such as nvh264dec upstream of them in each pipeline takes it too (docs/design.md, "One
+ * CUDA context a device"), so nothing needs setting for that.
  *   GST_PLUGIN_PATH=build/gst build/examples/cudavision-embed
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
