@@ -262,6 +262,9 @@ GstPadProbeReturn Camera::on_frame (GstPad *pad, GstPadProbeInfo *info, gpointer
       const double age = static_cast<double> (now - base - rt) / GST_SECOND;
       const double prev = c->latency_s_;
       c->latency_s_ = prev == 0.0 ? age : 0.9 * prev + 0.1 * age;
+      const size_t bucket = std::lower_bound (kAgeBuckets.begin (), kAgeBuckets.end (), age) - kAgeBuckets.begin ();
+      c->age_buckets_[bucket]++;
+      c->age_sum_ns_ += now - base - rt;
     }
   }
   if (seg_event)
@@ -378,6 +381,12 @@ CameraStats Camera::stats () const
       g_get_monotonic_time () - last_frame_us_ < static_cast<gint64> (runner_.stall_ms) * 1000;
   s.failing = failures_in_a_row_ >= runner_.failing_after && frames_ == frames_at_start_;
   s.latency_s = latency_s_;
+  s.age_count = 0;
+  for (size_t i = 0; i < age_buckets_.size (); i++) {
+    s.age_buckets[i] = age_buckets_[i];
+    s.age_count += s.age_buckets[i];
+  }
+  s.age_sum_s = static_cast<double> (age_sum_ns_.load ()) / GST_SECOND;
   return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <set>
@@ -13,6 +14,9 @@
 #include "runner/publisher.h"
 
 namespace cuvrun {
+
+/* The upper bounds of the frame age histogram's buckets, in seconds (a last one, +Inf, follows). */
+constexpr std::array<double, 10> kAgeBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0};
 
 struct CameraStats {
   uint64_t frames;
@@ -26,6 +30,11 @@ struct CameraStats {
   bool ended;        /* a source that is not live reached its end (loop=false) */
   bool live;
   double latency_s;  /* a frame's age at the sink (live sources), smoothed */
+  /* every frame's age at the sink: how many fell in each bucket (not cumulative; the last is
+   * over the largest bound), their count and their sum */
+  std::array<uint64_t, kAgeBuckets.size () + 1> age_buckets;
+  uint64_t age_count;
+  double age_sum_s;
   std::string reason; /* why the pipeline last stopped */
   std::map<std::string, std::string> backends; /* element's topic level -> "cuda" or "cpu" */
 };
@@ -74,6 +83,8 @@ class Camera {
   std::atomic<uint64_t> frames_{0}, dropped_{0};
   std::atomic<gint64> last_frame_us_{0};
   std::atomic<double> latency_s_{0.0};
+  std::array<std::atomic<uint64_t>, kAgeBuckets.size () + 1> age_buckets_{};
+  std::atomic<uint64_t> age_sum_ns_{0};
   uint64_t frames_at_start_ = 0;
   uint64_t restarts_ = 0, loops_ = 0, results_ = 0, warnings_ = 0, seq_ = 0;
   int failures_in_a_row_ = 0;

@@ -28,20 +28,29 @@ Family::Family (std::string &out, const char *name, const char *type, const char
   out_ += std::string ("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
 
-void Family::sample (const Labels &labels, double v)
+std::string number (double v)
 {
-  if (std::isnan (v) || std::isinf (v)) {
-    line (labels, std::isnan (v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
-    return;
-  }
+  if (std::isnan (v) || std::isinf (v))
+    return std::isnan (v) ? "NaN" : v > 0 ? "+Inf" : "-Inf";
   char buf[64];
   const auto r = std::to_chars (buf, buf + sizeof (buf), v);
-  line (labels, std::string (buf, r.ptr));
+  return std::string (buf, r.ptr);
 }
 
-void Family::line (const Labels &labels, const std::string &value)
+void Family::sample (const Labels &labels, double v)
+{
+  line (labels, number (v));
+}
+
+void Family::sample (const char *suffix, const Labels &labels, double v)
+{
+  line (labels, number (v), suffix);
+}
+
+void Family::line (const Labels &labels, const std::string &value, const char *suffix)
 {
   out_ += name_;
+  out_ += suffix;
   if (!labels.empty ()) {
     out_ += '{';
     for (size_t i = 0; i < labels.size (); i++)

@@ -12,6 +12,10 @@ namespace cuvrun {
 
 using Labels = std::vector<std::pair<const char *, std::string>>;
 
+/* @v as the exposition writes a number: the shortest text that reads back as the same double,
+ * NaN, +Inf or -Inf. */
+std::string number (double v);
+
 /* A label value with backslash, double quote and line feed escaped. */
 std::string escape_label (const std::string &value);
 
@@ -25,9 +29,12 @@ class Family {
   void sample (const Labels &labels, int64_t v) { line (labels, std::to_string (v)); }
   void sample (const Labels &labels, int v) { line (labels, std::to_string (v)); }
   void sample (const Labels &labels, double v);
+  /* A sample named the family's name and @suffix (a histogram's _bucket, _sum and _count). */
+  void sample (const char *suffix, const Labels &labels, uint64_t v) { line (labels, std::to_string (v), suffix); }
+  void sample (const char *suffix, const Labels &labels, double v);
 
  private:
-  void line (const Labels &labels, const std::string &value);
+  void line (const Labels &labels, const std::string &value, const char *suffix = "");
   std::string &out_;
   const char *name_;
 };

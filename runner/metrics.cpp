@@ -50,6 +50,27 @@ gboolean Metrics::sample (gpointer self)
   return G_SOURCE_CONTINUE;
 }
 
+namespace {
+
+/* Every frame's age at the sink, a histogram a camera (Prometheus' cumulative buckets). */
+void age_histogram (std::string &out, const std::vector<std::unique_ptr<Camera>> &cameras, const std::vector<CameraStats> &s)
+{
+  Family f (out, "cudavision_camera_frame_age_seconds", "histogram",
+      "Each frame's age when it leaves the pipeline: the clock against the time the frame is for (live sources).");
+  for (size_t i = 0; i < cameras.size (); i++) {
+    const std::string &name = cameras[i]->config ().name;
+    uint64_t below = 0;
+    for (size_t b = 0; b < s[i].age_buckets.size (); b++) {
+      below += s[i].age_buckets[b];
+      f.sample ("_bucket", {{"camera", name}, {"le", b < kAgeBuckets.size () ? number (kAgeBuckets[b]) : "+Inf"}}, below);
+    }
+    f.sample ("_sum", {{"camera", name}}, s[i].age_sum_s);
+    f.sample ("_count", {{"camera", name}}, s[i].age_count);
+  }
+}
+
+}  // namespace
+
 std::string Metrics::text ()
 {
   std::vector<CameraStats> s;
@@ -81,6 +102,7 @@ std::string Metrics::text ()
       [&] (size_t i) { return s[i].live ? 1 : 0; });
   per_camera ("cudavision_camera_latency_seconds", "gauge",
       "A frame's age when it leaves the pipeline (live sources), smoothed.", [&] (size_t i) { return s[i].latency_s; });
+  age_histogram (out, cameras_, s);
   per_camera ("cudavision_camera_results_total", "counter", "Analyser results the camera published.",
       [&] (size_t i) { return s[i].results; });
   per_camera ("cudavision_camera_warnings_total", "counter", "GStreamer warnings from the camera's pipeline (logged).",

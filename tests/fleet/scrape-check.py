@@ -29,7 +29,12 @@ if claims == ["--sample"]:
               "sample_frames_total", json.dumps({"camera": "café", "element": "h-1"}), "-3",
               "sample_fps", json.dumps({"camera": "a"}), "29.97002997002997",
               "sample_fps", json.dumps({"camera": "b"}), "1e-09",
-              "sample_fps", json.dumps({"camera": "c"}), "0.1"]
+              "sample_fps", json.dumps({"camera": "c"}), "0.1",
+              "sample_age_seconds_bucket", json.dumps({"camera": "a", "le": "0.005"}), "3",
+              "sample_age_seconds_bucket", json.dumps({"camera": "a", "le": "0.1"}), "9",
+              "sample_age_seconds_bucket", json.dumps({"camera": "a", "le": "+Inf"}), "10",
+              "sample_age_seconds_sum", json.dumps({"camera": "a"}), "0.75",
+              "sample_age_seconds_count", json.dumps({"camera": "a"}), "10"]
 for i in range(0, len(claims), 3):
     name, labels, want = claims[i], json.loads(claims[i + 1]), claims[i + 2]
     key = (name, tuple(sorted(labels.items())))

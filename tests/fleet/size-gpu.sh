@@ -82,5 +82,18 @@ if util:
 age = sorted(values(m1, "cudavision_camera_latency_seconds").values())
 if age:
     print(f"  a frame's age at the sink (cudavision_camera_latency_seconds, each camera's smoothed): median camera {statistics.median(age) * 1e3:.0f} ms, worst {age[-1] * 1e3:.0f} ms")
+# every frame's age in the window, all cameras: the bucket that holds the 99th percentile
+def buckets(text):
+    out = {}
+    for m in re.finditer(r'^cudavision_camera_frame_age_seconds_bucket\{camera="[^"]+",le="([^"]+)"\} (\S+)', text, re.M):
+        out[m.group(1)] = out.get(m.group(1), 0) + float(m.group(2))
+    return out
+b0, b1 = buckets(m0), buckets(m1)
+les = sorted(b1, key=lambda le: float("inf") if le == "+Inf" else float(le))
+total = b1.get("+Inf", 0) - b0.get("+Inf", 0)
+if total:
+    p99 = next(le for le in les if b1[le] - b0.get(le, 0) >= 0.99 * total)
+    within = (b1["0.1"] - b0.get("0.1", 0)) / total * 100 if "0.1" in b1 else float("nan")
+    print(f"  every frame's age at the sink ({total:.0f} frames, cudavision_camera_frame_age_seconds): p99 at most {p99} s, {within:.2f}% within 100 ms")
 PY
 grep -m3 -i "error\|warn" "$dir/runner.log" || true

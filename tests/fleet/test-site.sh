@@ -176,6 +176,11 @@ if [ "$want_backend" = cpu ] && [ -z "${CUV_FLEET_BACKEND:-}" ]; then
   grep -q "camera cam0: warning from cudahistogram: .*running on the CPU" runner.log ||
     fail "the CPU fallback's warning is not logged with its camera"
 fi
+# cam0 is live: its frames' ages are counted, and its +Inf bucket holds them all
+age_count=$(sed -n 's/^cudavision_camera_frame_age_seconds_count{camera="cam0"} //p' scrape.txt)
+age_inf=$(sed -n 's/^cudavision_camera_frame_age_seconds_bucket{camera="cam0",le="+Inf"} //p' scrape.txt)
+[ -n "$age_count" ] && [ "$age_count" -gt 0 ] && [ "$age_count" = "$age_inf" ] ||
+  fail "cam0's frame ages are not in the scrape: $(grep frame_age scrape.txt | head -n 3)"
 "$build/tests/exposition-sample" > sample.txt
 # promtool and prometheus_client are tools/deps.sh's; the GPU machine's bundle has neither
 if command -v promtool >/dev/null; then
