@@ -7,6 +7,7 @@
 # published and dropped, the CPU time of the runner and of the camera server, the GPU's and its
 # decoders' load.
 #   tests/fleet/size-gpu.sh BUILD_DIR N [SECONDS] [PIPELINE]
+# CUV_SIZE_WARMUP=S: S seconds of warm-up instead of SECONDS (the cameras' start-up backlog drains).
 # Needs mosquitto, rtspsrc and nvh264dec (nvh265dec, x265enc) where it runs (the GPU machine: see docs/fleet.md).
 set -eu
 build=$(cd "$1" && pwd)
@@ -37,7 +38,7 @@ runner=$!
 pids+=($runner)
 metrics () { python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:$((port + 2))/metrics').read().decode())"; }
 cpu () { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-sleep "$seconds"
+sleep "${CUV_SIZE_WARMUP:-$seconds}"
 m0=$(metrics)
 r0=$(cpu $runner) s0=$(cpu $server) t0=$(date +%s.%N)
 nvidia-smi --query-gpu=utilization.gpu,utilization.decoder,memory.used --format=csv,noheader -lms 1000 > "$dir/gpu.csv" 2>&1 &
@@ -71,7 +72,7 @@ import os
 codec = "H.265" if os.environ.get("CUV_CAMERA_ENCODER") == "x265enc" else "H.264"
 if "10LE" in os.environ.get("CUV_CAMERA_FORMAT", ""):
     codec += " 10-bit"
-print(f"{n} cameras of 1920x1080 {codec} at 30 fps, {secs} s measured after {secs} s:")
+print(f"{n} cameras of 1920x1080 {codec} at 30 fps, {secs} s measured after {os.environ.get('CUV_SIZE_WARMUP', secs)} s:")
 print(f"  frames a second per camera: lowest {rates[0]:.1f}, median {statistics.median(rates):.1f}, all {sum(rates):.0f}")
 print(f"  frames dropped before the analysis: {dropped:.0f} ({dropped / max(1, sum(f1[c] - f0.get(c, 0) for c in f1) + dropped) * 100:.2f}%)")
 print(f"  results published: {pub / (t1 - t0):.0f} a second; dropped in all: {single(m1, 'cudavision_results_dropped_total'):.0f}; queued now: {single(m1, 'cudavision_results_queued'):.0f}")
