@@ -62,9 +62,10 @@ void Camera::start ()
     set_device (pipeline_, cam_.cuda_device_id);
   topics_ = element_topics (pipeline_);
   cpu_fallbacks_.clear ();
-  GstPad *pad = gst_element_get_static_pad (p.sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, this, nullptr);
-  gst_object_unref (pad);
+  /* each frame as the sink renders it: after its clock wait where it syncs (a loop), so that its
+   * age is the one a viewer would see */
+  g_object_set (p.sink, "signal-handoffs", TRUE, nullptr);
+  g_signal_connect (p.sink, "handoff", G_CALLBACK (on_frame), this);
   g_signal_connect (p.queue, "overrun", G_CALLBACK (on_overrun), this);
   share_cuda_contexts (pipeline_);
   GstBus *bus = gst_element_get_bus (pipeline_);
@@ -243,37 +244,38 @@ gboolean Camera::on_watchdog (gpointer self)
   return G_SOURCE_CONTINUE;
 }
 
-GstPadProbeReturn Camera::on_frame (GstPad *pad, GstPadProbeInfo *info, gpointer self)
+void Camera::on_frame (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer self)
 {
   auto *c = static_cast<Camera *> (self);
   c->frames_++;
   c->last_frame_us_ = g_get_monotonic_time ();
-  /* the frame's age: the clock now against the time the pipeline says the frame is for */
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GstElement *sink = GST_ELEMENT (gst_pad_get_parent (pad));
-  GstClock *clock = sink ? gst_element_get_clock (sink) : nullptr;
+  /* the frame's age: the clock now against the time the pipeline says the frame is for; only
+   * where that time is a camera's (a live source, a file that loops at its own rate): a file
+   * analysed as fast as it goes has no age */
+  if (!c->live_ && !c->cam_.loop)
+    return;
+  GstClock *clock = gst_element_get_clock (sink);
   GstEvent *seg_event = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
   if (clock && seg_event && GST_BUFFER_PTS_IS_VALID (buf)) {
     const GstSegment *seg;
     gst_event_parse_segment (seg_event, &seg);
     const GstClockTime rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
     const GstClockTime now = gst_clock_get_time (clock), base = gst_element_get_base_time (sink);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && now >= base + rt) {
-      const double age = static_cast<double> (now - base - rt) / GST_SECOND;
+    if (GST_CLOCK_TIME_IS_VALID (rt)) {
+      /* a frame rendered ahead of its time (a live source's clock a little behind) is 0 old */
+      const GstClockTime age_ns = now >= base + rt ? now - base - rt : 0;
+      const double age = static_cast<double> (age_ns) / GST_SECOND;
       const double prev = c->latency_s_;
       c->latency_s_ = prev == 0.0 ? age : 0.9 * prev + 0.1 * age;
       const size_t bucket = std::lower_bound (kAgeBuckets.begin (), kAgeBuckets.end (), age) - kAgeBuckets.begin ();
       c->age_buckets_[bucket]++;
-      c->age_sum_ns_ += now - base - rt;
+      c->age_sum_ns_ += age_ns;
     }
   }
   if (seg_event)
     gst_event_unref (seg_event);
   if (clock)
     gst_object_unref (clock);
-  if (sink)
-    gst_object_unref (sink);
-  return GST_PAD_PROBE_OK;
 }
 
 void Camera::on_overrun (GstElement *, gpointer self)

@@ -56,7 +56,7 @@ class Camera {
 
  private:
   static gboolean on_bus (GstBus *, GstMessage *m, gpointer self);
-  static GstPadProbeReturn on_frame (GstPad *, GstPadProbeInfo *info, gpointer self);
+  static void on_frame (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer self);
   static void on_overrun (GstElement *, gpointer self);
   static gboolean on_watchdog (gpointer self);
   void fail (const std::string &why);
