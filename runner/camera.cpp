@@ -249,10 +249,10 @@ void Camera::on_frame (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer s
   auto *c = static_cast<Camera *> (self);
   c->frames_++;
   c->last_frame_us_ = g_get_monotonic_time ();
-  /* the frame's age: the clock now against the time the pipeline says the frame is for; only
-   * where that time is a camera's (a live source, a file that loops at its own rate): a file
-   * analysed as fast as it goes has no age */
-  if (!c->live_ && !c->cam_.loop)
+  /* the frame's age: the clock now against the time the pipeline says the frame is for; only a
+   * live source's (a camera's). A file analysed as fast as it goes has no age, and a looping
+   * file's running times after its seeks did not give one on GStreamer 1.26 (docs/fleet.md) */
+  if (!c->live_)
     return;
   GstClock *clock = gst_element_get_clock (sink);
   GstEvent *seg_event = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);

@@ -56,7 +56,7 @@ namespace {
 void age_histogram (std::string &out, const std::vector<std::unique_ptr<Camera>> &cameras, const std::vector<CameraStats> &s)
 {
   Family f (out, "cudavision_camera_frame_age_seconds", "histogram",
-      "Each frame's age when it leaves the pipeline: the clock against the time the frame is for (live sources, loop=true files).");
+      "Each frame's age when it leaves the pipeline: the clock against the time the frame is for (live sources).");
   for (size_t i = 0; i < cameras.size (); i++) {
     const std::string &name = cameras[i]->config ().name;
     uint64_t below = 0;
@@ -101,7 +101,7 @@ std::string Metrics::text ()
   per_camera ("cudavision_camera_live", "gauge", "1 when the camera's source is live (its queue drops frames, never waits).",
       [&] (size_t i) { return s[i].live ? 1 : 0; });
   per_camera ("cudavision_camera_latency_seconds", "gauge",
-      "A frame's age when it leaves the pipeline (live sources, loop=true files), smoothed.", [&] (size_t i) { return s[i].latency_s; });
+      "A frame's age when it leaves the pipeline (live sources), smoothed.", [&] (size_t i) { return s[i].latency_s; });
   age_histogram (out, cameras_, s);
   per_camera ("cudavision_camera_results_total", "counter", "Analyser results the camera published.",
       [&] (size_t i) { return s[i].results; });
