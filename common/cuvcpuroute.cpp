@@ -65,6 +65,7 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   /* the copies below run on the legacy default stream, which does not wait for other streams */
+  cuv::before_others_read (inbuf);
   if (in_dev)
     cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0), nullptr, nullptr);
   if (!in_dev || copy_planes (self, mapped.in, fin, cudaMemcpyDeviceToHost)) {

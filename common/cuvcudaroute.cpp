@@ -6,6 +6,9 @@
 #include "config.h"
 #endif
 
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <utility>
 
 #include "common/cuvcudaroute.h"
@@ -110,7 +113,8 @@ struct CudaFrame {
 };
 
 /* The stream this frame runs on (upstream's rule, 1.24+): the output memory's, else the input
- * memory's, else ours. On 1.22 memory carries no stream: always ours. */
+ * memory's, else ours. On 1.22 memory carries no stream: the one an element of ours wrote the
+ * input on, when it pushed the frame unfinished (cuvsync.h: stream_of_writer), else ours. */
 void
 choose_stream (CudaFrame &f)
 {
@@ -122,6 +126,8 @@ choose_stream (CudaFrame &f)
   if (!f.run_on)
     f.run_on = f.route.stream.gst_stream ();
   f.stream = f.run_on ? cuv::stream_handle (f.run_on) : f.route.stream.get ();
+  if (cudaStream_t writer = f.in_dev ? cuv::stream_of_writer (f.inbuf, f.route.stream) : nullptr)
+    f.stream = writer;
 }
 
 /* What the element keeps between frames (staging, previous frame, tables) is ordered on one
@@ -138,6 +144,34 @@ follow_last_frame (CudaFrame &f)
   route.last_stream = f.stream;
   cuv::replace_stream (&route.last_gst_stream, f.run_on);
   return true;
+}
+
+/* CUV_TEST_DELAY=NAME:MICROSECONDS, for tests (read once): the element named NAME holds its stream
+ * that long before each frame's operation, on the stream (a host function that sleeps), so that a
+ * test sees whether what follows waits for the frame or reads it early (test_stream_model_gpu). */
+struct TestDelay {
+  std::string element;
+  gulong us = 0;
+};
+
+const TestDelay test_delay = [] {
+  TestDelay d;
+  const char *v = g_getenv ("CUV_TEST_DELAY");
+  const char *colon = v ? strrchr (v, ':') : nullptr;
+  if (colon) {
+    d.element.assign (v, colon - v);
+    d.us = strtoul (colon + 1, nullptr, 10);
+  }
+  return d;
+}();
+
+bool
+delay_for_tests (CudaFrame &f)
+{
+  if (!test_delay.us || test_delay.element != GST_OBJECT_NAME (f.self))
+    return true;
+  auto sleep = [] (void *) { g_usleep (test_delay.us); };
+  return CUV_CUDA_OK (f.self, cudaLaunchHostFunc (f.stream, sleep, nullptr));
 }
 
 }  // namespace
@@ -252,8 +286,10 @@ download (CudaFrame &f, const cuv::Frame &out_view)
   const bool ok = ensure_host_staging (f.self, route, stage) &&
       CUV_CUDA_OK (f.self, cuv::copy_planes_async (stage.device_frame, stage.host_frame, cudaMemcpyDeviceToHost, f.stream)) &&
       CUV_CUDA_OK (f.self, cuv::finish_before_push (f.stream, route.stream.event ()));
-  if (ok)
+  if (ok) {
+    cuv::frame_passed (f.outbuf, f.inbuf, f.stream);
     cuv::copy_out_staged (stage.host_frame, out_view);
+  }
   f.waited = ok;
   return ok;
 }
@@ -272,9 +308,13 @@ finish (CudaFrame &f, bool ok)
    * is read on the host: the memory then says that work may be pending on its stream (our write
    * map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and a consumer on another stream waits for it
    * (docs/design.md). */
-  const bool consumer_waits =
-      ok && f.in_dev && f.out_dev && f.out_stream && f.out_stream == f.run_on && !route.op.host_results && !temporal;
-  if (consumer_waits || f.waited)
+  const bool on_gpu_only = ok && f.in_dev && f.out_dev && !route.op.host_results && !temporal;
+  const bool consumer_waits = on_gpu_only && f.out_stream && f.out_stream == f.run_on;
+  /* 1.22: the next element is ours and runs after this frame on its stream (cuvsync.h) */
+  const bool consumer_follows = on_gpu_only && route.consumer_follows.load (std::memory_order_relaxed);
+  if (consumer_follows && !consumer_waits)
+    cuv::hand_on_unfinished (f.outbuf, f.inbuf, route.stream, f.stream);
+  if (consumer_waits || consumer_follows || f.waited)
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
       route.may_leave_in_flight ? " when the next frame is queued" : " before the push", f.in_dev ? "CUDA" : "system",
@@ -305,8 +345,11 @@ cuv::process_cuda (GstCudaVisionFilter *self, Route &route, const std::shared_pt
   const bool in_dev = cuv::is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : cuv::is_device_buffer (route, outbuf);
   CudaFrame f{self, route, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::writes_frame (route, self, in_place)};
-  if (!in_dev)
+  if (!in_dev) {
     warn_other_context (self, route, inbuf);
+    /* read on the host, or by another context */
+    cuv::before_others_read (inbuf);
+  }
   if (!out_dev && !in_place)
     warn_other_context (self, route, outbuf);
   choose_stream (f);
@@ -322,7 +365,7 @@ cuv::process_cuda (GstCudaVisionFilter *self, Route &route, const std::shared_pt
   cuv::MappedFrames mapped (self, *state, inbuf, outbuf, f.writes, in_dev, out_dev);
   if (!mapped.ok ())
     return GST_FLOW_ERROR;
-  const bool ok = upload (f, mapped.in) && run (f, mapped.out) && download (f, mapped.out);
+  const bool ok = upload (f, mapped.in) && delay_for_tests (f) && run (f, mapped.out) && download (f, mapped.out);
   return finish (f, ok);
 }
 #endif

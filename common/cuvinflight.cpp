@@ -20,10 +20,13 @@ cuv::end_frame (GstCudaVisionFilter *self, Route &route, const Route::InFlight &
   if (wait != Wait::None) {
     const cudaError_t err =
         wait == Wait::InFlight ? cuv::finish_in_flight (f.done) : cuv::finish_before_push (f.stream, route.stream.event ());
-    if (!CUV_CUDA_OK (self, err))
+    if (!CUV_CUDA_OK (self, err)) {
       ok = false;
-    else if (f.out_dev)
-      cuv::mark_finished (gst_buffer_peek_memory (f.outbuf, 0));
+    } else {
+      if (f.out_dev)
+        cuv::mark_finished (gst_buffer_peek_memory (f.outbuf, 0));
+      cuv::frame_passed (f.outbuf, f.inbuf, f.stream);
+    }
   }
   if (route.op.temporal) {
     st.previous.end ();

@@ -4,6 +4,7 @@
 #endif
 
 #include "common/cuvnegotiation.h"
+#include "common/cuvsync.h"
 #include "common/cuvpinned.h"
 
 #include <gst/cuda/gstcudabufferpool.h>
@@ -291,14 +292,18 @@ cuv::caps_state_for (GstElement *element, GstCaps *incaps, GstCaps *outcaps)
 }
 
 bool
-cuv::propose_allocation (const Route &route, GstQuery *query, guint held)
+cuv::propose_allocation (const Route &route, GstQuery *query, guint held, bool passthrough)
 {
 #if CUV_HAVE_CUDA
+  /* passed through, a frame is not ours to order: downstream's answer stands */
+  if (!passthrough)
+    offer_to_follow_writers (query);
   GstCudaStream *stream = route.pool_stream ();
   const bool ok = propose_allocation (route.context, query, held, stream, route.use_cuda);
   replace_stream (&stream, nullptr);
   return ok;
 #else
+  (void) passthrough;
   return propose_allocation (route.context, query, held, nullptr, false);
 #endif
 }
@@ -311,6 +316,7 @@ cuv::decide_allocation (GstObject *element, Route &route, GstQuery *query)
   const bool decided =
       decide_allocation (element, route.context, query, 1, route.use_cuda, route.stream.gst_stream (), &downstream);
   route.set_downstream_stream (downstream);
+  route.consumer_follows = decided && route.use_cuda && consumer_follows_writers (query);
   replace_stream (&downstream, nullptr);
   return decided;
 #else

@@ -78,8 +78,10 @@ bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *q
 /* propose_allocation and decide_allocation for the element whose @route it is: its context, and
  * on the CUDA backend (page-locked system memory) its stream, which travels upstream with the
  * pool (1.24+, cuvsync.h), or downstream's, which the element then runs on
- * (Route::set_downstream_stream). */
-bool propose_allocation (const Route &route, GstQuery *query, guint held);
+ * (Route::set_downstream_stream). Unless @passthrough, the element offers to follow its writer on
+ * the GPU (1.22: cuvsync.h, offer_to_follow_writers), and decide_allocation notes whether its
+ * consumer does (Route::consumer_follows). */
+bool propose_allocation (const Route &route, GstQuery *query, guint held, bool passthrough);
 bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
 
 /* Renegotiation while frames flow (docs/design.md, "Renegotiation"): an element that can give

@@ -106,6 +106,12 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
     }
   }
 
+#if CUV_HAVE_CUDA
+  /* passed through as it is, to whatever follows: finished first where an element of ours pushed
+   * it unfinished (1.22, cuvsync.h) */
+  if (gst_base_transform_is_passthrough (trans))
+    before_others_read (trans->queued_buf);
+#endif
   const bool earlier_in_flight = has_frame_in_flight (route);
   GstBuffer *current = nullptr;
   route.may_leave_in_flight = in_flight;

@@ -9,6 +9,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -92,6 +93,9 @@ struct Route {
    * to it, which keeps a neighbour's stream alive until we have waited for it */
   cudaStream_t last_stream = nullptr;
   GstCudaStream *last_gst_stream = nullptr;
+  /* decided in decide_allocation: what reads our CUDA output is an element of ours that orders
+   * itself after our stream on the GPU (1.22, cuvsync.h: consumer_follows_writers) */
+  std::atomic<bool> consumer_follows{false};
 #endif
   /* streaming thread: the previous frame's view while a temporal transform runs */
   const Frame *previous_view = nullptr;

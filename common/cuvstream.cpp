@@ -11,6 +11,8 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudamemory.h>
 
+#include <atomic>
+
 namespace cuv {
 
 namespace {
@@ -18,7 +20,18 @@ const HostWait host_wait_mode = [] {
   const char *v = g_getenv ("CUV_HOST_WAIT");
   return v && g_str_equal (v, "block") ? HostWait::Block : v && g_str_equal (v, "yield") ? HostWait::Yield : HostWait::Spin;
 }();
+std::atomic<long> host_waits{0};
 }  // namespace
+
+void count_host_wait ()
+{
+  host_waits.fetch_add (1, std::memory_order_relaxed);
+}
+
+long host_wait_count ()
+{
+  return host_waits.load ();
+}
 
 GstCudaStream *memory_stream (GstMemory *mem)
 {

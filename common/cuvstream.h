@@ -42,6 +42,9 @@ void replace_stream (GstCudaStream **slot, GstCudaStream *s);
  * whether the work is done and yield the core between two questions (cuvsync.h). */
 enum class HostWait { Spin, Block, Yield };
 HostWait host_wait ();
+/* Counts one host wait for a stream (cuv_host_waits, for tests), and the count so far. */
+void count_host_wait ();
+long host_wait_count ();
 
 /* The flags of the events that mark the ends of frames in flight: they sleep where
  * finish_before_push () would (CUV_HOST_WAIT). */

@@ -48,6 +48,8 @@ class StreamLease {
    * records them) */
   cudaEvent_t done_event (unsigned i) const { return s_.done[i & 1]; }
   explicit operator bool () const { return s_.handle != nullptr; }
+  /* the pool the stream came from (the context's) */
+  const std::shared_ptr<StreamPool> &pool () const { return pool_; }
   void release ();
 
  private:
@@ -68,6 +70,7 @@ class StreamPool : public std::enable_shared_from_this<StreamPool> {
   /* A free stream and its event, or new ones (a non-blocking stream); an empty lease (and the
    * CUDA error) on failure. */
   StreamLease acquire (cudaError_t *err);
+  GstCudaContext *context () const { return ctx_; }
 
  private:
   friend class StreamLease;

@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "common/cuvcuda.h"
+#include "common/cuvstreammeta.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -31,11 +32,66 @@ wait_yielding (Query query)
   return err;
 }
 
-/* the host's waits for a stream, for tests (cuv_host_waits), and for frames in flight
- * (cuv_in_flight_waits) */
-std::atomic<long> host_waits{0};
+/* the host's waits for frames in flight (cuv_in_flight_waits); the others are counted with
+ * count_host_wait () (cuvstream.h) */
 std::atomic<long> in_flight_waits{0};
 }  // namespace
+
+void offer_to_follow_writers (GstQuery *query)
+{
+#if CUV_HAVE_STREAM_MODEL
+  (void) query;
+#else
+  add_stream_meta_to_query (query);
+#endif
+}
+
+bool consumer_follows_writers (GstQuery *query)
+{
+#if CUV_HAVE_STREAM_MODEL
+  (void) query;
+  return false;
+#else
+  return query_reads_stream_meta (query);
+#endif
+}
+
+cudaStream_t stream_of_writer (GstBuffer *inbuf, const StreamLease &ours)
+{
+#if CUV_HAVE_STREAM_MODEL
+  (void) inbuf;
+  (void) ours;
+  return nullptr;
+#else
+  return carried_stream (inbuf, ours.pool ());
+#endif
+}
+
+void before_others_read (GstBuffer *buf)
+{
+#if CUV_HAVE_STREAM_MODEL
+  (void) buf;
+#else
+  wait_for_stream_meta (buf);
+#endif
+}
+
+void hand_on_unfinished (GstBuffer *outbuf, GstBuffer *inbuf, const StreamLease &ours, cudaStream_t stream)
+{
+  GST_LOG ("frame on stream %p goes on unfinished to an element that follows it on the GPU", stream);
+  hand_on_stream (outbuf, inbuf, ours.pool (), stream);
+}
+
+void frame_passed (GstBuffer *outbuf, GstBuffer *inbuf, cudaStream_t stream)
+{
+#if CUV_HAVE_STREAM_MODEL
+  (void) outbuf;
+  (void) inbuf;
+  (void) stream;
+#else
+  stream_meta_finished (outbuf, inbuf, stream);
+#endif
+}
 
 cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event)
 {
@@ -49,7 +105,7 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
     return err != cudaSuccess ? err : cudaStreamWaitEvent (stream_handle (reader), event, 0);
   }
   GST_LOG ("the host waits for stream %p before a host copy", writer);
-  host_waits.fetch_add (1, std::memory_order_relaxed);
+  count_host_wait ();
   gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
 #else
   (void) mem;
@@ -61,7 +117,7 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
 
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event)
 {
-  host_waits.fetch_add (1, std::memory_order_relaxed);
+  count_host_wait ();
   if (host_wait () == HostWait::Yield)
     return wait_yielding ([stream] { return cudaStreamQuery (stream); });
   if (host_wait () != HostWait::Block || !event)
@@ -105,7 +161,7 @@ void mark_finished (GstMemory *mem)
  * tests, as cuv_cuda_checked_calls. */
 extern "C" G_MODULE_EXPORT long cuv_host_waits ()
 {
-  return cuv::host_waits.load ();
+  return cuv::host_wait_count ();
 }
 
 /* The host's waits for frames in flight so far in this process (finish_in_flight): each one for a

@@ -10,12 +10,31 @@
 
 #include "common/cuvcuda.h"
 #include "common/cuvstream.h"
+#include "common/cuvstreampool.h"
 
 #if CUV_HAVE_CUDA
 
 namespace cuv {
 
+/* ---- negotiation: whether a frame may leave before it is finished ---- */
+
+/* In propose_allocation: this element orders its work after a frame's writer on the GPU. On 1.22
+ * the query says so (cuvstreammeta.h); on 1.24+ the pools carry streams instead, and this does
+ * nothing. */
+void offer_to_follow_writers (GstQuery *query);
+/* In decide_allocation: whether what reads our output (downstream's answer in @query) follows its
+ * writer on the GPU (1.22; on 1.24+ false: the memory's stream tells). */
+bool consumer_follows_writers (GstQuery *query);
+
 /* ---- per frame ---- */
+
+/* The stream @inbuf's frame was written on by one of our elements, which pushed it without a host
+ * wait (1.22: the stream meta, when it is one of @ours's pool), else NULL (and always on 1.24+,
+ * where memory carries its stream). The frame then runs on it. */
+cudaStream_t stream_of_writer (GstBuffer *inbuf, const StreamLease &ours);
+/* Before the host, or a stream other than the one it carries, reads @buf (1.22): waits for the
+ * writer that pushed it unfinished. Nothing on 1.24+ (wait_for_writer). */
+void before_others_read (GstBuffer *buf);
 
 /* Before @reader reads @mem, CUDA memory of our context that another element wrote. Since
  * GStreamer 1.24 the memory carries the stream it was written on and may still be in flight
@@ -25,6 +44,16 @@ namespace cuv {
  * elements do. On @reader itself, stream order suffices. On 1.22 the writer finished before it
  * pushed. Returns the CUDA error of the GPU-side wait. */
 cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event);
+
+/* 1.22, instead of finish_before_push (): @outbuf (CUDA memory, writable) leaves before its frame,
+ * queued on @stream of @ours's pool, is finished; it carries @stream to the next element of ours,
+ * which runs on it, and holds @inbuf until a host wait passes it. Whether the consumer follows is
+ * consumer_follows_writers ()'s answer. */
+void hand_on_unfinished (GstBuffer *outbuf, GstBuffer *inbuf, const StreamLease &ours, cudaStream_t stream);
+/* After a host wait for @stream (finish_before_push, finish_in_flight): @outbuf's frame and the
+ * frames it read (@inbuf when out of place, and those before it) are finished, so the buffers
+ * their metas hold may go back to their pools without a wait (1.22). */
+void frame_passed (GstBuffer *outbuf, GstBuffer *inbuf, cudaStream_t stream);
 
 /* Before a buffer leaves the element: the element's work on @stream is complete, so any reader,
  * on any stream or on the host, sees the whole frame (GStreamer 1.22's contract).

@@ -2,13 +2,18 @@
  * cross from one element to the next without a host wait on GStreamer 1.24+ arrive whole, byte
  * for byte as the CPU backend makes them, wherever they go next:
  * - a chain of our elements in CUDA memory, and how often the host waits in it (none between our
- *   elements on 1.24+; two a frame on 1.22, where every element waits before its push, or, with a
- *   frame in flight, when the next frame has been queued);
+ *   elements on 1.24+, where the memory carries its stream; on 1.22 one a frame, at the chain's
+ *   end, where cudaenhance waits before its push, or, with a frame in flight, when the next frame
+ *   has been queued: cudasobel hands its frame on unfinished with its stream in a meta);
+ * - a first element whose stream is held up on the GPU (CUV_TEST_DELAY), into the next: the
+ *   next one reads the finished frame, also with a leaky queue that drops frames between them;
  * - a tee into two of our elements and into cudadownload;
  * - nvh264dec's frames (another element's stream) into the chain.
  * The same tests run under compute-sanitizer's racecheck and synccheck (tools/gpu-run.sh).
  * Exits 77 without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <algorithm>
+
 #include "tests/check/cuvcheck.h"
 #include "tests/common/cuvplugin.h"
 
@@ -86,10 +91,67 @@ GST_START_TEST (test_chain_waits_only_where_the_version_says)
       fail_unless_equals_int (waits, 0);
       fail_unless_equals_int (late, 0);
 #else
-      fail_unless_equals_int (waits, in_flight ? 0 : 2 * frames);
-      fail_unless_equals_int (late, in_flight ? 2 * frames : 0);
+      fail_unless_equals_int (waits, in_flight ? 0 : frames);
+      fail_unless_equals_int (late, in_flight ? frames : 0);
 #endif
     }
+  }
+}
+GST_END_TEST;
+
+/* Each frame's own PTS picks its reference (a leaky queue drops some): every frame that came out
+ * equals the reference frame of its timestamp. */
+void expect_each_as_its_reference (std::vector<GstBuffer *> &got, std::vector<GstBuffer *> &ref, const GstVideoInfo &info,
+    const std::string &what)
+{
+  fail_unless (!got.empty (), "%s: no frame came out", what.c_str ());
+  for (GstBuffer *g : got) {
+    auto match = std::find_if (ref.begin (), ref.end (), [g] (GstBuffer *r) { return GST_BUFFER_PTS (r) == GST_BUFFER_PTS (g); });
+    fail_unless (match != ref.end (), "%s: a frame at %" GST_TIME_FORMAT " has no reference", what.c_str (),
+        GST_TIME_ARGS (GST_BUFFER_PTS (g)));
+    fail_unless_equals_int (buffer_diff (g, *match, info, what + " at " + std::to_string (GST_BUFFER_PTS (g))), 0);
+  }
+  for (GstBuffer *b : got)
+    gst_buffer_unref (b);
+  for (GstBuffer *b : ref)
+    gst_buffer_unref (b);
+  got.clear ();
+  ref.clear ();
+}
+
+/* cudasobel named "slow" holds its stream 20 ms before each frame's kernel (main () sets
+ * CUV_TEST_DELAY), then hands its frame on unfinished (on 1.22, with its stream in a meta; on
+ * 1.24+ in memory that carries its stream): cudaenhance must read each frame once it is written,
+ * not the pool's last one. The pipelines take no context by hand, as an application's do. */
+GST_START_TEST (test_next_element_reads_a_slow_writers_frame)
+{
+  const int frames = 12;
+  for (const char *format : {"RGBA", "NV12"}) {
+    GstVideoInfo info = info_for (gst_video_format_from_string (format), 320, 240);
+    auto ref = collect (source (format, frames, 320, 240) + chain ("cpu") + " ! video/x-raw ! appsink name=sink sync=false");
+    for (const char *between : {"", "queue ! ", "queue leaky=downstream max-size-buffers=1 ! "}) {
+      const std::string launch = source (format, frames, 320, 240) +
+          "cudaupload ! cudasobel name=slow backend=cuda ! " + between +
+          "cudaenhance contrast=1.4 saturation=1.3 backend=cuda ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+          "video/x-raw ! appsink name=sink sync=false";
+      GstElement *pipe = new_pipeline (launch, false);
+      fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+      auto got = pull_all (sink);
+      gst_object_unref (sink);
+      gst_element_set_state (pipe, GST_STATE_NULL);
+      gst_object_unref (pipe);
+      g_printerr ("%s, slow cudasobel ! %scudaenhance: %zu of %d frames\n", format, between, got.size (), frames);
+      if (!*between || g_str_equal (between, "queue ! "))
+        fail_unless_equals_int (got.size (), frames);
+      std::vector<GstBuffer *> refs;
+      for (GstBuffer *r : ref)
+        refs.push_back (gst_buffer_ref (r));
+      expect_each_as_its_reference (got, refs, info, std::string ("slow writer, ") + format + ", " + between);
+    }
+    for (GstBuffer *r : ref)
+      gst_buffer_unref (r);
   }
 }
 GST_END_TEST;
@@ -139,6 +201,7 @@ stream_model_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_chain_waits_only_where_the_version_says);
+  tcase_add_test (tc, test_next_element_reads_a_slow_writers_frame);
   tcase_add_test (tc, test_tee_into_our_elements_and_cudadownload);
   tcase_add_test (tc, test_decoder_into_chain);
   return s;
@@ -147,5 +210,7 @@ stream_model_suite (void)
 int
 main (int argc, char **argv)
 {
+  /* read when the plugin loads: the element named "slow" holds its stream 20 ms a frame */
+  g_setenv ("CUV_TEST_DELAY", "slow:20000", TRUE);
   return run_gpu_suite (argc, argv, stream_model_suite, "stream_model_gpu", __FILE__);
 }
