@@ -107,6 +107,7 @@ struct CudaFrame {
   bool in_locked = false;              /* the input's pages are locked (cuvpinned.h) */
   bool hold = false;                   /* a temporal element keeps the input buffer itself */
   bool waited = false;                 /* the host has waited for the frame already */
+  bool handed_on = false;              /* the output leaves unfinished, its stream in a meta (1.22) */
   cuv::Frame fin{}, fout{};            /* the device frames the operation reads and writes */
 
   CapsState &st () const { return *state; }
@@ -312,8 +313,7 @@ finish (CudaFrame &f, bool ok)
   const bool consumer_waits = on_gpu_only && f.out_stream && f.out_stream == f.run_on;
   /* 1.22: the next element is ours and runs after this frame on its stream (cuvsync.h) */
   const bool consumer_follows = on_gpu_only && route.consumer_follows.load (std::memory_order_relaxed);
-  if (consumer_follows && !consumer_waits)
-    cuv::hand_on_unfinished (f.outbuf, f.inbuf, route.stream, f.stream);
+  f.handed_on = consumer_follows && !consumer_waits;
   if (consumer_waits || consumer_follows || f.waited)
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
@@ -361,11 +361,18 @@ cuv::process_cuda (GstCudaVisionFilter *self, Route &route, const std::shared_pt
   }
   if (!follow_last_frame (f))
     return GST_FLOW_ERROR;
-  /* the mapped frames' views: device views of CUDA memory, host views of system memory */
-  cuv::MappedFrames mapped (self, *state, inbuf, outbuf, f.writes, in_dev, out_dev);
-  if (!mapped.ok ())
-    return GST_FLOW_ERROR;
-  const bool ok = upload (f, mapped.in) && delay_for_tests (f) && run (f, mapped.out) && download (f, mapped.out);
-  return finish (f, ok);
+  GstFlowReturn ret;
+  {
+    /* the mapped frames' views: device views of CUDA memory, host views of system memory */
+    cuv::MappedFrames mapped (self, *state, inbuf, outbuf, f.writes, in_dev, out_dev);
+    if (!mapped.ok ())
+      return GST_FLOW_ERROR;
+    const bool ok = upload (f, mapped.in) && delay_for_tests (f) && run (f, mapped.out) && download (f, mapped.out);
+    ret = finish (f, ok);
+  }
+  /* unmapped, the output is writable again (a mapped video frame holds a reference) */
+  if (f.handed_on)
+    cuv::hand_on_unfinished (outbuf, inbuf, route.stream, f.stream);
+  return ret;
 }
 #endif
