@@ -292,9 +292,13 @@ cuv::caps_state_for (GstElement *element, GstCaps *incaps, GstCaps *outcaps)
 }
 
 bool
-cuv::propose_allocation (const Route &route, GstQuery *query, guint held, bool passthrough)
+cuv::propose_allocation (Route &route, GstQuery *query, guint held, bool passthrough, bool forwarded)
 {
 #if CUV_HAVE_CUDA
+  /* in place, GstBaseTransform decides no allocation of its own: upstream's buffers go on, and
+   * downstream's answer, forwarded in @query, says whether what reads them follows their writer */
+  if (forwarded && !passthrough)
+    route.consumer_follows = route.use_cuda && consumer_follows_writers (query);
   /* passed through, a frame is not ours to order: downstream's answer stands */
   if (!passthrough)
     offer_to_follow_writers (query);
@@ -304,6 +308,7 @@ cuv::propose_allocation (const Route &route, GstQuery *query, guint held, bool p
   return ok;
 #else
   (void) passthrough;
+  (void) forwarded;
   return propose_allocation (route.context, query, held, nullptr, false);
 #endif
 }

@@ -79,9 +79,10 @@ bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *q
  * on the CUDA backend (page-locked system memory) its stream, which travels upstream with the
  * pool (1.24+, cuvsync.h), or downstream's, which the element then runs on
  * (Route::set_downstream_stream). Unless @passthrough, the element offers to follow its writer on
- * the GPU (1.22: cuvsync.h, offer_to_follow_writers), and decide_allocation notes whether its
- * consumer does (Route::consumer_follows). */
-bool propose_allocation (const Route &route, GstQuery *query, guint held, bool passthrough);
+ * the GPU (1.22: cuvsync.h, offer_to_follow_writers); whether its own consumer does
+ * (Route::consumer_follows) decide_allocation notes, or in place, where GStreamer decides no
+ * allocation and @query was @forwarded downstream first, this. */
+bool propose_allocation (Route &route, GstQuery *query, guint held, bool passthrough, bool forwarded);
 bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
 
 /* Renegotiation while frames flow (docs/design.md, "Renegotiation"): an element that can give

@@ -400,7 +400,7 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
    * where downstream does not answer: a base sink without propose_allocation, appsink 1.22) */
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans, decide_query, query) && decide_query)
     return FALSE;
-  return cuv::propose_allocation (priv->route, query, held, gst_base_transform_is_passthrough (trans));
+  return cuv::propose_allocation (priv->route, query, held, gst_base_transform_is_passthrough (trans), !decide_query);
 }
 
 static gboolean

@@ -5,6 +5,7 @@
  *   elements on 1.24+, where the memory carries its stream; on 1.22 one a frame, at the chain's
  *   end, where cudaenhance waits before its push, or, with a frame in flight, when the next frame
  *   has been queued: cudasobel hands its frame on unfinished with its stream in a meta);
+ * - the chain of four, where only its two analysers wait (they read results on the host);
  * - a first element whose stream is held up on the GPU (CUV_TEST_DELAY), into the next: the
  *   next one reads the finished frame, also with a leaky queue that drops frames between them;
  * - a tee into two of our elements and into cudadownload;
@@ -96,6 +97,38 @@ GST_START_TEST (test_chain_waits_only_where_the_version_says)
 #endif
     }
   }
+}
+GST_END_TEST;
+
+/* The chain of four (docs/performance.md), in place where the caps allow: cudaenhance works in
+ * place, where GStreamer decides no allocation for it, and hands its frame on unfinished to
+ * cudahistogram all the same (1.22: downstream's answer forwarded to its ALLOCATION query); the
+ * analysers read their results on the host, so the host waits twice a frame, on every version. */
+GST_START_TEST (test_chain_of_four_waits_at_the_analysers_only)
+{
+  const int frames = 30;
+  const std::string four = std::string ("cudasobel backend=%s max-frames-in-flight=0 ! ") +
+      "cudaenhance contrast=1.4 backend=%s max-frames-in-flight=0 ! cudahistogram backend=%s max-frames-in-flight=0 ! " +
+      "cudaheatmap backend=%s max-frames-in-flight=0";
+  auto chain_on = [&] (const char *backend) {
+    std::string c = four;
+    for (size_t at; (at = c.find ("%s")) != std::string::npos;)
+      c.replace (at, 2, backend);
+    return c;
+  };
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 641, 479);
+  auto ref = collect (source ("NV12", frames, 641, 479) + chain_on ("cpu") + " ! video/x-raw ! appsink name=sink sync=false");
+  const long before = host_waits (), before_in_flight = in_flight_waits ();
+  auto got = collect (source ("NV12", frames, 641, 479) + "cudaupload ! " + chain_on ("cuda") +
+      " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! appsink name=sink sync=false");
+  const long waits = host_waits () - before, late = in_flight_waits () - before_in_flight;
+  g_printerr ("chain of four, NV12: %ld host waits before a push and %ld for a frame in flight over %d frames\n", waits,
+      late, frames);
+  for (size_t i = 0; i < got.size () && i < ref.size (); i++)
+    fail_unless (same_meta (got[i], ref[i], "CudaHistogramMeta"), "chain of four frame %zu: histogram meta differs", i);
+  expect_same (got, ref, frames, info, "chain of four");
+  fail_unless_equals_int (waits, 2 * frames);
+  fail_unless_equals_int (late, 0);
 }
 GST_END_TEST;
 
@@ -201,6 +234,7 @@ stream_model_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_chain_waits_only_where_the_version_says);
+  tcase_add_test (tc, test_chain_of_four_waits_at_the_analysers_only);
   tcase_add_test (tc, test_next_element_reads_a_slow_writers_frame);
   tcase_add_test (tc, test_tee_into_our_elements_and_cudadownload);
   tcase_add_test (tc, test_decoder_into_chain);
