@@ -116,7 +116,8 @@ GST_START_TEST (test_chain_of_four_waits_at_the_analysers_only)
       c.replace (at, 2, backend);
     return c;
   };
-  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 641, 479);
+  /* cudaheatmap writes RGBA for NV12 */
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 641, 479);
   auto ref = collect (source ("NV12", frames, 641, 479) + chain_on ("cpu") + " ! video/x-raw ! appsink name=sink sync=false");
   const long before = host_waits (), before_in_flight = in_flight_waits ();
   auto got = collect (source ("NV12", frames, 641, 479) + "cudaupload ! " + chain_on ("cuda") +
