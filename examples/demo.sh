@@ -23,7 +23,7 @@ w=640
 h=480
 # complete caps: the mosaic fixes its output from the first tile that negotiates, and a later tile
 # whose caps leave interlace-mode or pixel-aspect-ratio open is then refused (textoverlay checks a subset)
-tile="video/x-raw,format=RGBA,width=$w,height=$h,interlace-mode=progressive,pixel-aspect-ratio=1/1"
+tile="video/x-raw,format=I420,width=$((w / 2)),height=$((h / 2)),interlace-mode=progressive,pixel-aspect-ratio=1/1"
 # the elements see YUY2, what a webcam gives (the test scene too, converted to it)
 frame="video/x-raw,format=YUY2,width=$w,height=$h,interlace-mode=progressive,pixel-aspect-ratio=1/1"
 
@@ -43,25 +43,27 @@ labels=("input" "cudasobel" "cudaenhance" "cudahistogram" "cudaheatmap" "cudanoi
   "cudamotionest color")
 pads=""
 branches=""
-# each tile at half size in the mosaic (the elements see the whole frame)
+# each tile at half size in the mosaic (the elements see the whole frame), scaled as it is converted
+# (one pass over its pixels, and the label drawn on the smaller tile), in I420 as the encoder takes it:
+# the mosaic neither scales nor converts, and the encoder's input needs no conversion
 tw=$((w / 2))
 th=$((h / 2))
 for i in "${!elements[@]}"; do
   pads="$pads sink_$i::xpos=$(( i % 4 * tw )) sink_$i::ypos=$(( i / 4 * th )) sink_$i::width=$tw sink_$i::height=$th"
   branches="$branches
-    in. ! queue ! ${elements[$i]} ! videoconvert ! $tile ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold $((h / 20))\" ! mosaic.sink_$i"
+    in. ! queue ! ${elements[$i]} ! videoconvertscale ! $tile ! textoverlay text=\"${labels[$i]}\" valignment=top halignment=left shaded-background=true font-desc=\"Sans Bold $((th / 20))\" ! mosaic.sink_$i"
 done
 
 if cuv_have_display; then
   show="autovideosink"
   shown="a window"
 else
-  show="vp8enc deadline=1 ! webmmux ! filesink location=$out/mosaic.webm"
+  show="vp8enc deadline=1 cpu-used=16 threads=2 ! webmmux ! filesink location=$out/mosaic.webm"
   shown="$out/mosaic.webm"
 fi
 
 pipeline="$source
-  compositor name=mosaic $pads ! video/x-raw,width=$((4 * tw)),height=$((2 * th)),framerate=30/1 ! tee name=out
+  compositor name=mosaic $pads ! video/x-raw,format=I420,width=$((4 * tw)),height=$((2 * th)),framerate=30/1 ! tee name=out
     out. ! queue leaky=downstream max-size-buffers=1 ! videorate drop-only=true max-rate=2 ! videoconvert ! pngenc ! multifilesink max-files=1 location=$out/mosaic-%05d.png
     out. ! queue ! videoconvert ! $show $branches"
 log=$(mktemp)
