@@ -23,7 +23,8 @@ struct StreamMeta {
   GstMeta meta;
   std::shared_ptr<StreamPool> pool; /* keeps the stream (and its context) alive */
   cudaStream_t stream;
-  GstBuffer *reads;               /* the buffer the frame read, held until the stream has passed it */
+  /* the buffer the frame read, held until a host wait has passed it (then let go of at once) */
+  std::atomic<GstBuffer *> reads;
   std::atomic<bool> finished;     /* a host wait has passed the frame's work */
 };
 
@@ -33,14 +34,19 @@ find (GstBuffer *buf)
   return buf ? reinterpret_cast<StreamMeta *> (gst_buffer_get_meta (buf, stream_meta_api_type ())) : nullptr;
 }
 
-/* A host wait for @stream has passed @m's frame, and the frames before it on @stream that it
- * holds the buffers of. */
+/* A host wait for @stream has passed @m's frame, and the frames before it on @stream whose buffers
+ * it holds: those go back at once (not when @m's buffer does: a temporal element keeps its
+ * previous frame, and a decoder's pool may be small). Two branches of a tee may pass the same
+ * meta: the exchanges let one of them have each. */
 void
 mark_passed (StreamMeta *m, cudaStream_t stream)
 {
-  for (; m && m->stream == stream; m = find (m->reads))
-    if (m->finished.exchange (true, std::memory_order_acq_rel))
-      break;
+  if (!m || m->stream != stream || m->finished.exchange (true, std::memory_order_acq_rel))
+    return;
+  if (GstBuffer *read = m->reads.exchange (nullptr, std::memory_order_acq_rel)) {
+    mark_passed (find (read), stream);
+    gst_buffer_unref (read);
+  }
 }
 
 /* Waits on the host for the meta's stream, where the frame's work may still be pending. */
@@ -63,7 +69,7 @@ meta_init (GstMeta *meta, gpointer, GstBuffer *)
   StreamMeta *m = reinterpret_cast<StreamMeta *> (meta);
   new (&m->pool) std::shared_ptr<StreamPool> ();
   m->stream = nullptr;
-  m->reads = nullptr;
+  new (&m->reads) std::atomic<GstBuffer *> (nullptr);
   new (&m->finished) std::atomic<bool> (true);
   return TRUE;
 }
@@ -75,9 +81,11 @@ meta_free (GstMeta *meta, GstBuffer *)
 {
   StreamMeta *m = reinterpret_cast<StreamMeta *> (meta);
   finish_on_host (m);
-  gst_clear_buffer (&m->reads);
+  if (GstBuffer *read = m->reads.exchange (nullptr))
+    gst_buffer_unref (read);
   m->pool.~shared_ptr ();
   m->finished.~atomic ();
+  m->reads.~atomic ();
 }
 
 const GstMetaInfo *
@@ -131,10 +139,11 @@ hand_on_stream (GstBuffer *outbuf, GstBuffer *inbuf, const std::shared_ptr<Strea
     m = reinterpret_cast<StreamMeta *> (gst_buffer_add_meta (outbuf, meta_info (), nullptr));
   if (!m)
     return;
-  if (inbuf != outbuf && m->reads != inbuf) {
+  if (inbuf != outbuf && m->reads.load () != inbuf) {
     /* what the meta held before (a buffer of a pool that kept metas) */
     finish_on_host (m);
-    gst_buffer_replace (&m->reads, inbuf);
+    if (GstBuffer *old = m->reads.exchange (gst_buffer_ref (inbuf)))
+      gst_buffer_unref (old);
   }
   if (m->pool != pool)
     m->pool = pool;
