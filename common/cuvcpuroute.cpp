@@ -65,7 +65,6 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
 
   GstFlowReturn ret = GST_FLOW_ERROR;
   /* the copies below run on the legacy default stream, which does not wait for other streams */
-  cuv::before_others_read (inbuf);
   if (in_dev)
     cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0), nullptr, nullptr);
   if (!in_dev || copy_planes (self, mapped.in, fin, cudaMemcpyDeviceToHost)) {
@@ -84,6 +83,8 @@ cuv::process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuf
 {
 #if CUV_HAVE_CUDA
   {
+    /* read on the host, whatever memory it is in */
+    cuv::before_others_read (inbuf);
     const bool in_dev = cuv::is_device_buffer (route, inbuf);
     const bool out_dev = inbuf == outbuf ? in_dev : cuv::is_device_buffer (route, outbuf);
     if (in_dev || out_dev)

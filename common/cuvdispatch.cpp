@@ -20,6 +20,7 @@ cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, G
     return GST_FLOW_NOT_NEGOTIATED;
   }
   route.left_in_flight = false;
+  route.processed = true;
 #if CUV_HAVE_CUDA
   if (route.use_cuda)
     return process_cuda (self, route, state, inbuf, outbuf);

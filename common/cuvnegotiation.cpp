@@ -297,7 +297,7 @@ cuv::propose_allocation (Route &route, GstQuery *query, guint held, bool passthr
 #if CUV_HAVE_CUDA
   /* in place, GstBaseTransform decides no allocation of its own: upstream's buffers go on, and
    * downstream's answer, forwarded in @query, says whether what reads them follows their writer */
-  if (forwarded && !passthrough)
+  if (forwarded)
     route.consumer_follows = route.use_cuda && consumer_follows_writers (query);
   /* passed through, a frame is not ours to order: downstream's answer stands */
   if (!passthrough)

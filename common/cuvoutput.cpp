@@ -106,17 +106,20 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
     }
   }
 
-#if CUV_HAVE_CUDA
-  /* passed through as it is, to whatever follows: finished first where an element of ours pushed
-   * it unfinished (1.22, cuvsync.h) */
-  if (gst_base_transform_is_passthrough (trans))
-    before_others_read (trans->queued_buf);
-#endif
   const bool earlier_in_flight = has_frame_in_flight (route);
   GstBuffer *current = nullptr;
+  GstBuffer *const input = trans->queued_buf;
   route.may_leave_in_flight = in_flight;
+  route.processed = false;
   ret = parent (trans, &current);
   route.may_leave_in_flight = false;
+#if CUV_HAVE_CUDA
+  /* passed through as it is (passthrough, which the application may switch on at any moment), to
+   * whatever follows: finished first where an element of ours pushed it unfinished (1.22,
+   * cuvsync.h) */
+  if (current && current == input && !route.processed)
+    before_others_read (current);
+#endif
   /* the route holds the frame in flight */
   if (current && route.left_in_flight)
     gst_clear_buffer (&current);

@@ -26,6 +26,7 @@ cuv::Route::close ()
 #if CUV_HAVE_CUDA
   forget_streams ();
   stream.release ();
+  consumer_follows = false;
 #endif
   gst_clear_object (&context);
   use_cuda = false;

@@ -104,6 +104,9 @@ struct Route {
   bool may_leave_in_flight = false;
   /* streaming thread: whether the last process_frame () left its frame in flight */
   bool left_in_flight = false;
+  /* streaming thread: whether process_frame () ran since the output step began (not: the frame
+   * was passed through) */
+  bool processed = false;
   /* streaming thread: whether CUDA memory of another context was warned about (once a start) */
   bool warned_other_context = false;
 #if CUV_HAVE_CUDA

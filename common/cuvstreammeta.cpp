@@ -88,12 +88,36 @@ meta_free (GstMeta *meta, GstBuffer *)
   m->reads.~atomic ();
 }
 
+const GstMetaInfo *meta_info ();
+
+/* A copy of the buffer that shares its memory (gst_buffer_copy: a tee's frame made writable, one
+ * that videorate repeats) is the same frame on the same stream: the copy carries the stream too,
+ * and holds the buffer it was copied from until a host wait passes them. A deep copy, whose memory
+ * is copied, drops the meta (GST_META_TAG_MEMORY_REFERENCE). */
+gboolean
+meta_transform (GstBuffer *dest, GstMeta *meta, GstBuffer *src, GQuark type, gpointer)
+{
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  const StreamMeta *from = reinterpret_cast<const StreamMeta *> (meta);
+  StreamMeta *to = reinterpret_cast<StreamMeta *> (gst_buffer_add_meta (dest, meta_info (), nullptr));
+  if (!to)
+    return FALSE;
+  to->pool = from->pool;
+  to->stream = from->stream;
+  if (!from->finished.load (std::memory_order_acquire)) {
+    to->reads.store (gst_buffer_ref (src), std::memory_order_release);
+    to->finished.store (false, std::memory_order_release);
+  }
+  return TRUE;
+}
+
 const GstMetaInfo *
 meta_info ()
 {
   static const GstMetaInfo *info = [] {
     return gst_meta_register (stream_meta_api_type (), "CuvStreamMeta", sizeof (StreamMeta), meta_init, meta_free,
-        nullptr);
+        meta_transform);
   }();
   return info;
 }
@@ -104,8 +128,9 @@ GType
 stream_meta_api_type ()
 {
   static GType type = [] {
-    /* the meta says where the memory's content is written: one that replaces the memory drops it */
-    static const gchar *tags[] = {GST_META_TAG_MEMORY_STR, nullptr};
+    /* the meta says where the memory's content is written: an element that replaces the memory
+     * drops it, and so does a deep copy */
+    static const gchar *tags[] = {GST_META_TAG_MEMORY_STR, GST_META_TAG_MEMORY_REFERENCE_STR, nullptr};
     return gst_meta_api_type_register ("CuvStreamMetaAPI", tags);
   }();
   return type;

@@ -190,6 +190,49 @@ GST_START_TEST (test_next_element_reads_a_slow_writers_frame)
 }
 GST_END_TEST;
 
+/* The slow writer's frames through a tee into cudahistogram, which only reads (GStreamer makes the
+ * tee's shared buffer writable with a copy that shares its memory: the copy carries the stream
+ * too), and into cudaenhance: each branch equals the CPU backend's, the histogram's meta too. On
+ * 1.22 both branches follow their writer, so cudasobel hands its frames on: the host waits only in
+ * the two branches. */
+GST_START_TEST (test_tee_of_a_slow_writer_into_our_elements)
+{
+  const int frames = 12;
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 320, 240);
+  auto launch = [&] (const char *backend) {
+    const bool cuda = g_str_equal (backend, "cuda");
+    const std::string down = cuda ? " ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw" : " ! video/x-raw";
+    return source ("RGBA", frames, 320, 240) + (cuda ? "cudaupload ! " : "") + "cudasobel name=slow backend=" +
+        backend + " max-frames-in-flight=0 ! tee name=t t. ! queue ! cudahistogram max-frames-in-flight=0 backend=" +
+        backend + down + " ! appsink name=sink sync=false t. ! queue ! cudaenhance contrast=1.4 max-frames-in-flight=0 backend=" +
+        backend + down + " ! appsink name=sink2 sync=false";
+  };
+  auto ref = collect_sinks (launch ("cpu"), {"sink", "sink2"});
+  const long before = host_waits ();
+  GstElement *pipe = new_pipeline (launch ("cuda"), false);
+  fail_unless (pipe != nullptr);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<std::vector<GstBuffer *>> got (2);
+  const char *sinks[] = {"sink", "sink2"};
+  for (int b = 0; b < 2; b++) {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), sinks[b]);
+    got[b] = pull_all (sink);
+    gst_object_unref (sink);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  const long waits = host_waits () - before;
+  g_printerr ("slow cudasobel ! tee into cudahistogram and cudaenhance: %ld host waits over %d frames\n", waits, frames);
+  for (size_t i = 0; i < got[0].size () && i < ref[0].size (); i++)
+    fail_unless (same_meta (got[0][i], ref[0][i], "CudaHistogramMeta"), "tee -> cudahistogram frame %zu: meta differs", i);
+  expect_same (got[0], ref[0], frames, info, "slow writer, tee -> cudahistogram");
+  expect_same (got[1], ref[1], frames, info, "slow writer, tee -> cudaenhance");
+#if !GST_CHECK_VERSION(1, 24, 0)
+  fail_unless_equals_int (waits, 2 * frames);
+#endif
+}
+GST_END_TEST;
+
 /* One frame into cudaenhance, into cudahistogram (in place, reading) and into cudadownload at
  * once: each branch equals its CPU reference, and the tee's frame is not changed by the branch
  * that writes. */
@@ -237,6 +280,7 @@ stream_model_suite (void)
   tcase_add_test (tc, test_chain_waits_only_where_the_version_says);
   tcase_add_test (tc, test_chain_of_four_waits_at_the_analysers_only);
   tcase_add_test (tc, test_next_element_reads_a_slow_writers_frame);
+  tcase_add_test (tc, test_tee_of_a_slow_writer_into_our_elements);
   tcase_add_test (tc, test_tee_into_our_elements_and_cudadownload);
   tcase_add_test (tc, test_decoder_into_chain);
   return s;
