@@ -58,7 +58,7 @@ if cuv_have_display; then
   show="autovideosink"
   shown="a window"
 else
-  show="vp8enc deadline=1 cpu-used=16 threads=2 ! webmmux ! filesink location=$out/mosaic.webm"
+  show="vp8enc deadline=1 cpu-used=16 ! webmmux ! filesink location=$out/mosaic.webm"
   shown="$out/mosaic.webm"
 fi
 
