@@ -303,18 +303,32 @@ finish (CudaFrame &f, bool ok)
   cuv::Route &route = f.route;
   const bool temporal = route.op.temporal;
   cuv::Route::InFlight frame{f.state, f.in_place ? nullptr : f.inbuf, f.outbuf, f.stream, nullptr, f.in_dev, f.out_dev,
-      f.hold};
+      f.hold, {}};
   /* The host waits before the push, unless it has waited already (a staged download), or
    * (1.24+) the frame went from CUDA memory into CUDA memory whose stream it ran on, and nothing
    * is read on the host: the memory then says that work may be pending on its stream (our write
    * map set GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), and a consumer on another stream waits for it
    * (docs/design.md). */
-  const bool on_gpu_only = ok && f.in_dev && f.out_dev && !route.op.host_results && !temporal;
+  const bool gpu_to_gpu = ok && f.in_dev && f.out_dev && !temporal;
+  /* An analyser's results follow the frame where what reads it completes them: an element of
+   * ours puts them on the buffer that leaves us (cuvresultsmeta.h) */
+  const bool completes = route.consumer_completes.load (std::memory_order_relaxed);
+  const bool results_follow = gpu_to_gpu && route.op.host_results && completes;
+  const bool on_gpu_only = gpu_to_gpu && (!route.op.host_results || results_follow);
   const bool consumer_waits = on_gpu_only && f.out_stream && f.out_stream == f.run_on;
   /* 1.22: the next element is ours and runs after this frame on its stream (cuvsync.h) */
   const bool consumer_follows = on_gpu_only && route.consumer_follows.load (std::memory_order_relaxed);
   f.handed_on = consumer_follows && !consumer_waits;
-  if (consumer_waits || consumer_follows || f.waited)
+  const bool no_wait = consumer_waits || consumer_follows;
+  /* upstream analysers' results: on with the frame where it leaves unfinished to one of ours that
+   * completes them, else onto it once waited for (their own streams' waits where it leaves
+   * unfinished to a foreign element) */
+  route.hand_on_results = no_wait && !f.waited && completes;
+  route.results_waited = no_wait && !f.waited ? nullptr : f.stream;
+  if (no_wait && !f.waited && results_follow)
+    route.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.context, f.stream,
+        f.outbuf);
+  if (no_wait || f.waited)
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
       route.may_leave_in_flight ? " when the next frame is queued" : " before the push", f.in_dev ? "CUDA" : "system",
@@ -330,6 +344,8 @@ finish (CudaFrame &f, bool ok)
   if (frame.inbuf)
     gst_buffer_ref (frame.inbuf);
   gst_buffer_ref (frame.outbuf);
+  frame.results = std::move (route.results);
+  route.results.clear ();
   route.in_flight.push_back (std::move (frame));
   route.left_in_flight = true;
   return GST_FLOW_OK;

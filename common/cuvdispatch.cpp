@@ -22,6 +22,11 @@ cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, G
   route.left_in_flight = false;
   route.processed = true;
 #if CUV_HAVE_CUDA
+  /* upstream analysers' results go onto the output unless the CUDA route hands them on */
+  route.results = carried_results (inbuf);
+  route.hand_on_results = false;
+  route.results_waited = nullptr;
+  route.own_results.reset ();
   if (route.use_cuda)
     return process_cuda (self, route, state, inbuf, outbuf);
 #endif

@@ -81,6 +81,12 @@ cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
   GstFlowReturn ret = end_frame (self, route, f, guard.ok (), Wait::InFlight);
   if (f.inbuf)
     gst_buffer_unref (f.inbuf);
+  if (ret == GST_FLOW_OK && !f.results.empty ()) {
+    /* upstream analysers' results onto the frame, which now leaves finished (the buffer is the
+     * route's alone since the frame was queued) */
+    f.outbuf = gst_buffer_make_writable (f.outbuf);
+    put_results_on (f.outbuf, std::move (f.results), f.stream);
+  }
   if (ret == GST_FLOW_OK)
     *out = f.outbuf;
   else

@@ -297,11 +297,15 @@ cuv::propose_allocation (Route &route, GstQuery *query, guint held, bool passthr
 #if CUV_HAVE_CUDA
   /* in place, GstBaseTransform decides no allocation of its own: upstream's buffers go on, and
    * downstream's answer, forwarded in @query, says whether what reads them follows their writer */
-  if (forwarded)
+  if (forwarded) {
     route.consumer_follows = route.use_cuda && consumer_follows_writers (query);
+    route.consumer_completes = route.use_cuda && query_completes_results (query);
+  }
   /* passed through, a frame is not ours to order: downstream's answer stands */
-  if (!passthrough)
+  if (!passthrough) {
     offer_to_follow_writers (query);
+    add_results_meta_to_query (query);
+  }
   GstCudaStream *stream = route.pool_stream ();
   const bool ok = propose_allocation (route.context, query, held, stream, route.use_cuda);
   replace_stream (&stream, nullptr);
@@ -322,6 +326,7 @@ cuv::decide_allocation (GstObject *element, Route &route, GstQuery *query)
       decide_allocation (element, route.context, query, 1, route.use_cuda, route.stream.gst_stream (), &downstream);
   route.set_downstream_stream (downstream);
   route.consumer_follows = decided && route.use_cuda && consumer_follows_writers (query);
+  route.consumer_completes = decided && route.use_cuda && query_completes_results (query);
   replace_stream (&downstream, nullptr);
   return decided;
 #else

@@ -26,6 +26,47 @@ cuv::Output::finished (GstCudaVisionFilter *self, const Route &route, GstBuffer 
     route.op.frame_finished (self, outbuf);
 }
 
+void
+cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *outbuf)
+{
+#if CUV_HAVE_CUDA
+  Results results = std::move (route.results);
+  route.results.clear ();
+  if (route.own_results)
+    results.push_back (route.own_results);
+  if (route.hand_on_results)
+    hand_on_results (outbuf, std::move (results));
+  else if (!results.empty ())
+    put_results_on (outbuf, std::move (results), route.results_waited);
+  if (route.own_results) {
+    /* published once the push returns (generate), or by an element of ours inside it */
+    route.deferred = std::move (route.own_results);
+    return;
+  }
+#endif
+  finished (self, route, outbuf);
+}
+
+bool
+cuv::Output::publish_deferred (GstCudaVisionFilter *self, Route &route)
+{
+#if CUV_HAVE_CUDA
+  if (!route.deferred)
+    return true;
+  std::shared_ptr<PendingResults> deferred = std::move (route.deferred);
+  route.deferred.reset ();
+  if (!deferred->complete ()) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"),
+        ("waiting for the frame's results failed"));
+    return false;
+  }
+#else
+  (void) self;
+  (void) route;
+#endif
+  return true;
+}
+
 /* Streaming thread: the frame in flight, finished, into @out (NULL when there was none). */
 GstFlowReturn
 cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
@@ -39,6 +80,7 @@ cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffe
 void
 cuv::Output::drain (GstCudaVisionFilter *self, Route &route)
 {
+  publish_deferred (self, route);
   while (has_frame_in_flight (route)) {
     GstBuffer *buf = nullptr;
     /* a frame that failed is gone from the route (its error posted): the next one still leaves */
@@ -58,7 +100,29 @@ cuv::Output::drop (GstCudaVisionFilter *self, Route &route)
 {
   drop_in_flight (self, route);
   gst_clear_buffer (&ready_);
+#if CUV_HAVE_CUDA
+  if (route.deferred)
+    route.deferred->cancel ();
+  route.deferred.reset ();
+#endif
 }
+
+#if CUV_HAVE_CUDA
+/* A frame passed through as it is (passthrough, which the application may switch on at any
+ * moment), to whatever follows: finished first where an element of ours pushed it unfinished
+ * (1.22, cuvsync.h), with the results that followed it from an analyser of ours put on. */
+static GstBuffer *
+passed_through (GstBuffer *buf)
+{
+  cuv::before_others_read (buf);
+  cuv::Results results = cuv::carried_results (buf);
+  if (results.empty ())
+    return buf;
+  buf = gst_buffer_make_writable (buf);
+  cuv::put_results_on (buf, std::move (results), nullptr);
+  return buf;
+}
+#endif
 
 /* GstBaseTransform's default makes one output buffer per input and pushes it. Where the frame
  * would make the host wait for its stream (a host copy, results read on the host, a previous
@@ -74,6 +138,11 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   *outbuf = nullptr;
+  /* the last frame's push has returned: its results, unless an element inside the push took them */
+  if (!publish_deferred (self, route)) {
+    gst_buffer_replace (&trans->queued_buf, nullptr);
+    return GST_FLOW_ERROR;
+  }
   if (ready_) {
     *outbuf = ready_;
     ready_ = nullptr;
@@ -114,11 +183,8 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
   ret = parent (trans, &current);
   route.may_leave_in_flight = false;
 #if CUV_HAVE_CUDA
-  /* passed through as it is (passthrough, which the application may switch on at any moment), to
-   * whatever follows: finished first where an element of ours pushed it unfinished (1.22,
-   * cuvsync.h) */
   if (current && current == input && !route.processed)
-    before_others_read (current);
+    current = passed_through (current);
 #endif
   /* the route holds the frame in flight */
   if (current && route.left_in_flight)

@@ -34,6 +34,13 @@ class Output {
   void drop (GstCudaVisionFilter *self, Route &route);
   /* The element's last word on a frame whose work is complete (route.op.frame_finished). */
   static void finished (GstCudaVisionFilter *self, const Route &route, GstBuffer *outbuf);
+  /* After process_frame () left no frame in flight: upstream analysers' results on with @outbuf
+   * or onto it, and this element's own last word, or its results following the frame
+   * (cuvresultsmeta.h), published by publish_deferred (). */
+  static void frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *outbuf);
+  /* Streaming thread, once the last frame's push returned, and at a drain: that frame's results,
+   * where they followed it. Posts an element error and returns false where the wait failed. */
+  static bool publish_deferred (GstCudaVisionFilter *self, Route &route);
 
   /* prepare_output_buffer, in place, for an input that others hold too: a buffer of a pool of
    * the element's own (made at the first such input after each caps change) with the input's

@@ -27,6 +27,12 @@ cuv::Route::close ()
   forget_streams ();
   stream.release ();
   consumer_follows = false;
+  consumer_completes = false;
+  results.clear ();
+  own_results.reset ();
+  if (deferred)
+    deferred->cancel ();
+  deferred.reset ();
 #endif
   gst_clear_object (&context);
   use_cuda = false;

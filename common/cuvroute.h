@@ -18,6 +18,7 @@
 #include "common/cuvcuda.h"
 #include "common/cuvframe.h"
 #include "common/cuvprevious.h"
+#include "common/cuvresultsmeta.h"
 #include "common/cuvstreampool.h"
 
 typedef struct _GstCudaVisionFilter GstCudaVisionFilter;
@@ -96,6 +97,18 @@ struct Route {
   /* decided in decide_allocation: what reads our CUDA output is an element of ours that orders
    * itself after our stream on the GPU (1.22, cuvsync.h: consumer_follows_writers) */
   std::atomic<bool> consumer_follows{false};
+  /* decided with it: what reads our output completes an analyser's results that follow the
+   * frame (all versions, cuvresultsmeta.h) */
+  std::atomic<bool> consumer_completes{false};
+  /* streaming thread, per frame (process_frame): the results the input carries from upstream
+   * analysers, whether they go on with the output (else onto it, once the host has waited for
+   * results_waited, or for their own streams), and this frame's own where they follow it */
+  Results results;
+  bool hand_on_results = false;
+  cudaStream_t results_waited = nullptr;
+  std::shared_ptr<PendingResults> own_results;
+  /* streaming thread: the last frame's own results, published once its push has returned */
+  std::shared_ptr<PendingResults> deferred;
 #endif
   /* streaming thread: the previous frame's view while a temporal transform runs */
   const Frame *previous_view = nullptr;
@@ -123,6 +136,7 @@ struct Route {
     bool in_dev = false;
     bool out_dev = false;
     bool hold = false; /* a temporal element keeps inbuf as its previous frame */
+    Results results;   /* upstream analysers', put on outbuf after the wait */
   };
   std::deque<InFlight> in_flight;
   /* which of the stream's two done events the next frame in flight records */

@@ -445,7 +445,7 @@ gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, Gst
   GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, outbuf);
   priv->temporal.end_buffer (ret == GST_FLOW_OK);
   if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
-    cuv::Output::finished (self, priv->route, outbuf);
+    cuv::Output::frame_done (self, priv->route, outbuf);
   return ret;
 }
 
@@ -478,7 +478,7 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, buf);
   priv->temporal.end_buffer (ret == GST_FLOW_OK);
   if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
-    cuv::Output::finished (self, priv->route, buf);
+    cuv::Output::frame_done (self, priv->route, buf);
   return ret;
 }
 

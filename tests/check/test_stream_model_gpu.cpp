@@ -5,7 +5,10 @@
  *   elements on 1.24+, where the memory carries its stream; on 1.22 one a frame, at the chain's
  *   end, where cudaenhance waits before its push, or, with a frame in flight, when the next frame
  *   has been queued: cudasobel hands its frame on unfinished with its stream in a meta);
- * - the chain of four, where only its two analysers wait (they read results on the host);
+ * - the chain of four, where the host waits once a frame: cudahistogram's results follow the
+ *   frame to cudaheatmap, which puts them on the buffer it pushes;
+ * - a slow analyser's results that follow its frame directly, through queues and through
+ *   cudasobel: every frame that leaves carries them, and the messages all come, in order;
  * - a first element whose stream is held up on the GPU (CUV_TEST_DELAY), into the next: the
  *   next one reads the finished frame, also with a leaky queue that drops frames between them;
  * - a tee into two of our elements and into cudadownload;
@@ -102,9 +105,12 @@ GST_END_TEST;
 
 /* The chain of four (docs/performance.md), in place where the caps allow: cudaenhance works in
  * place, where GStreamer decides no allocation for it, and hands its frame on unfinished to
- * cudahistogram all the same (1.22: downstream's answer forwarded to its ALLOCATION query); the
- * analysers read their results on the host, so the host waits twice a frame, on every version. */
-GST_START_TEST (test_chain_of_four_waits_at_the_analysers_only)
+ * cudahistogram all the same (1.22: downstream's answer forwarded to its ALLOCATION query).
+ * cudahistogram reads its results on the host, but pushes at once: its results follow the frame,
+ * and cudaheatmap, which waits anyway (its own results, then cudadownload), puts them on the
+ * buffer it pushes. The host waits once a frame, on every version, and the histogram's meta is
+ * the CPU backend's. */
+GST_START_TEST (test_chain_of_four_waits_once_a_frame)
 {
   const int frames = 30;
   const std::string four = std::string ("cudasobel backend=%s max-frames-in-flight=0 ! ") +
@@ -128,7 +134,7 @@ GST_START_TEST (test_chain_of_four_waits_at_the_analysers_only)
   for (size_t i = 0; i < got.size () && i < ref.size (); i++)
     fail_unless (same_meta (got[i], ref[i], "CudaHistogramMeta"), "chain of four frame %zu: histogram meta differs", i);
   expect_same (got, ref, frames, info, "chain of four");
-  fail_unless_equals_int (waits, 2 * frames);
+  fail_unless_equals_int (waits, frames);
   fail_unless_equals_int (late, 0);
 }
 GST_END_TEST;
@@ -152,6 +158,82 @@ void expect_each_as_its_reference (std::vector<GstBuffer *> &got, std::vector<Gs
   got.clear ();
   ref.clear ();
 }
+
+/* The element messages named @name on @pipe's bus, popped. */
+std::vector<GstMessage *> pop_element_messages (GstElement *pipe, const char *name)
+{
+  std::vector<GstMessage *> out;
+  GstBus *bus = gst_element_get_bus (pipe);
+  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
+    if (gst_message_has_name (m, name))
+      out.push_back (m);
+    else
+      gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return out;
+}
+
+/* cudahistogram named "slow" holds its stream 20 ms before each frame (main () sets
+ * CUV_TEST_DELAY) and pushes before its results are on the host, into cudaenhance directly,
+ * through a queue (another thread puts the results on, once the histogram has published them),
+ * through a leaky queue that drops frames, and through cudasobel, which hands them on. Every
+ * frame that comes out carries the histogram's meta of its own timestamp, the CPU backend's; the
+ * histogram posts one message a frame, dropped frames' too, in order; directly, the host waits
+ * once a frame. */
+GST_START_TEST (test_results_follow_a_slow_analysers_frame)
+{
+  const int frames = 12;
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_RGBA, 320, 240);
+  for (const char *between : {"", "queue ! ", "queue leaky=downstream max-size-buffers=1 ! ", "cudasobel backend=%s ! "}) {
+    auto launch = [&] (const char *backend) {
+      std::string b = between;
+      if (size_t at = b.find ("%s"); at != std::string::npos)
+        b.replace (at, 2, backend);
+      const bool cuda = g_str_equal (backend, "cuda");
+      return source ("RGBA", frames, 320, 240) + (cuda ? "cudaupload ! " : "") +
+          "cudahistogram name=slow max-frames-in-flight=0 backend=" + backend + " ! " + b +
+          "cudaenhance contrast=1.4 max-frames-in-flight=0 backend=" + backend +
+          (cuda ? " ! video/x-raw(memory:CUDAMemory) ! cudadownload" : "") + " ! video/x-raw ! appsink name=sink sync=false";
+    };
+    const std::string what = std::string ("slow cudahistogram ! ") + between + "cudaenhance";
+    auto ref = collect (launch ("cpu"));
+    const long before = host_waits ();
+    GstElement *pipe = new_pipeline (launch ("cuda"), false);
+    fail_unless (pipe != nullptr);
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+    auto got = pull_all (sink);
+    gst_object_unref (sink);
+    const long waits = host_waits () - before;
+    auto messages = pop_element_messages (pipe, "cudahistogram");
+    gst_element_set_state (pipe, GST_STATE_NULL);
+    gst_object_unref (pipe);
+    g_printerr ("%s: %zu of %d frames, %zu messages, %ld host waits\n", what.c_str (), got.size (), frames,
+        messages.size (), waits);
+    fail_unless_equals_int (messages.size (), frames);
+    GstClockTime last = 0;
+    for (GstMessage *m : messages) {
+      GstClockTime ts = GST_CLOCK_TIME_NONE;
+      fail_unless (gst_structure_get_clock_time (gst_message_get_structure (m), "timestamp", &ts));
+      fail_unless (ts >= last, "%s: messages out of order", what.c_str ());
+      last = ts;
+      gst_message_unref (m);
+    }
+    if (!strstr (between, "leaky"))
+      fail_unless_equals_int (got.size (), frames);
+    if (!*between)
+      fail_unless_equals_int (waits, frames);
+    for (GstBuffer *g : got) {
+      auto match = std::find_if (ref.begin (), ref.end (), [g] (GstBuffer *r) { return GST_BUFFER_PTS (r) == GST_BUFFER_PTS (g); });
+      fail_unless (match != ref.end ());
+      fail_unless (same_meta (g, *match, "CudaHistogramMeta"), "%s: the histogram's meta at %" GST_TIME_FORMAT " differs",
+          what.c_str (), GST_TIME_ARGS (GST_BUFFER_PTS (g)));
+    }
+    expect_each_as_its_reference (got, ref, info, what);
+  }
+}
+GST_END_TEST;
 
 /* cudasobel named "slow" holds its stream 20 ms before each frame's kernel (main () sets
  * CUV_TEST_DELAY), then hands its frame on unfinished (on 1.22, with its stream in a meta; on
@@ -278,7 +360,8 @@ stream_model_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_chain_waits_only_where_the_version_says);
-  tcase_add_test (tc, test_chain_of_four_waits_at_the_analysers_only);
+  tcase_add_test (tc, test_chain_of_four_waits_once_a_frame);
+  tcase_add_test (tc, test_results_follow_a_slow_analysers_frame);
   tcase_add_test (tc, test_next_element_reads_a_slow_writers_frame);
   tcase_add_test (tc, test_tee_of_a_slow_writer_into_our_elements);
   tcase_add_test (tc, test_tee_into_our_elements_and_cudadownload);

@@ -1,0 +1,90 @@
+/* gst-cudavision: an analyser's results that follow its frame to the next of our elements, which
+ * puts them on the buffer that leaves us (docs/design.md, "Results that follow the frame"). Not
+ * installed; no element outside this plugin reads the meta.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * An analyser reads its results on the host, so it used to wait for its stream before every push.
+ * Where what reads its output is an element of ours that says so in the ALLOCATION query, it pushes
+ * at once instead, and the frame carries a PendingResults (this meta). The next element of ours
+ * that waits on the host anyway (before its own push, or because its consumer is not ours) puts
+ * the results on its output buffer, where a foreign element, a pad probe or the application reads
+ * them; one that pushes on unfinished to another of ours hands them on. Results are published on
+ * the analyser's own streaming thread only (its state is that thread's): either inside its push,
+ * when the element that completes them runs there, or by the analyser itself once its push has
+ * returned. Another thread that needs them waits for that. */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "common/cuvcuda.h"
+
+#if CUV_HAVE_CUDA
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+typedef struct _GstCudaVisionFilter GstCudaVisionFilter;
+
+namespace cuv {
+
+/* One frame's results, not yet published. */
+class PendingResults {
+ public:
+  /* The analyser's last word on a frame (frame_finished): its metas onto @results, its messages. */
+  using Publish = void (*) (GstCudaVisionFilter *owner, GstBuffer *results);
+
+  /* The owner's streaming thread, once the frame's work is queued on @stream of @ctx, before the
+   * frame (@frame, whose timestamps the results take) is pushed. */
+  PendingResults (GstCudaVisionFilter *owner, Publish publish, GstCudaContext *ctx, cudaStream_t stream,
+      GstBuffer *frame);
+  ~PendingResults ();
+  PendingResults (const PendingResults &) = delete;
+  PendingResults &operator= (const PendingResults &) = delete;
+
+  /* The owner's streaming thread, once its push has returned (or at a drain): publishes, unless an
+   * element that ran inside the push did. Returns false where the host's wait failed. */
+  bool complete ();
+  /* The owner, at a flush or stop: the frame's results are not published. */
+  void cancel ();
+  /* Another element of ours, before @buf (writable) leaves to an element that is not ours: the
+   * results onto @buf. @waited is a stream the host has waited for since the frame's work was
+   * queued (NULL: none), which spares the wait when it is the frame's. */
+  void put_on (GstBuffer *buf, cudaStream_t waited);
+
+ private:
+  bool publish_locked (cudaStream_t waited);
+
+  std::mutex lock_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  GThread *owner_thread_;
+  /* valid until done_: the owner publishes or cancels before it goes */
+  GstCudaVisionFilter *owner_;
+  Publish publish_;
+  GstCudaContext *context_;
+  cudaStream_t stream_;
+  /* an empty buffer with the frame's timestamps: the owner's publish puts its metas here */
+  GstBuffer *results_;
+};
+
+using Results = std::vector<std::shared_ptr<PendingResults>>;
+
+/* The meta's API type, for the ALLOCATION query. */
+GType results_meta_api_type ();
+/* Whether @query (ALLOCATION, answered downstream) says that what reads our buffers completes
+ * results that follow the frame. */
+bool query_completes_results (GstQuery *query);
+/* Says in @query that this element completes them. */
+void add_results_meta_to_query (GstQuery *query);
+
+/* The results that @buf carries (none without the meta). */
+Results carried_results (GstBuffer *buf);
+/* Before @buf (writable) leaves to an element of ours that completes results: it carries
+ * @results and nothing else (no meta when there are none). */
+void hand_on_results (GstBuffer *buf, Results results);
+/* Before @buf (writable) leaves to anything else: @results onto it, and the meta gone. */
+void put_results_on (GstBuffer *buf, Results results, cudaStream_t waited);
+
+}  // namespace cuv
+#endif
