@@ -10,6 +10,10 @@
 
 #include "config.h"
 
+#if HAVE_GST_TENSOR_META
+#include <gst/analytics/analytics.h>
+#endif
+
 namespace cuv {
 
 /* A region an analyser found, in pixels, and how sure it is of it (0..1). */
@@ -32,6 +36,8 @@ enum class TensorType { Int8, UInt64 };
  * GstTensorMeta (the tensors already there stay). Where the plugin is built with GStreamer 1.26+
  * only (elements install their tensor-meta property there only). */
 void attach_tensor (GstBuffer *buf, GQuark id, TensorType type, std::initializer_list<gsize> dims, GBytes *data);
+/* Adds copies of @from's tensors to @buf's (writable) tensor meta, after those there. */
+void merge_tensors (GstBuffer *buf, const GstTensorMeta *from);
 #endif
 
 }  // namespace cuv

@@ -85,6 +85,12 @@ cuv::process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuf
   {
     /* read on the host, whatever memory it is in */
     cuv::before_others_read (inbuf);
+    /* an upstream analyser's results followed the frame: its kernel may still read the frame,
+     * which this backend reads and writes outside its stream (cuvresultsmeta.h) */
+    if (!route.results.empty ()) {
+      cuv::put_results_on (outbuf, std::move (route.results), nullptr);
+      route.results.clear ();
+    }
     const bool in_dev = cuv::is_device_buffer (route, inbuf);
     const bool out_dev = inbuf == outbuf ? in_dev : cuv::is_device_buffer (route, outbuf);
     if (in_dev || out_dev)

@@ -313,7 +313,7 @@ finish (CudaFrame &f, bool ok)
   /* An analyser's results follow the frame where what reads it completes them: an element of
    * ours puts them on the buffer that leaves us (cuvresultsmeta.h) */
   const bool completes = route.consumer_completes.load (std::memory_order_relaxed);
-  const bool results_follow = gpu_to_gpu && route.op.host_results && completes;
+  const bool results_follow = gpu_to_gpu && route.op.host_results && route.op.keep_frame && completes;
   const bool on_gpu_only = gpu_to_gpu && (!route.op.host_results || results_follow);
   const bool consumer_waits = on_gpu_only && f.out_stream && f.out_stream == f.run_on;
   /* 1.22: the next element is ours and runs after this frame on its stream (cuvsync.h) */
@@ -325,9 +325,13 @@ finish (CudaFrame &f, bool ok)
    * unfinished to a foreign element) */
   route.hand_on_results = no_wait && !f.waited && completes;
   route.results_waited = no_wait && !f.waited ? nullptr : f.stream;
-  if (no_wait && !f.waited && results_follow)
-    route.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.context, f.stream,
-        f.outbuf);
+  if (no_wait && !f.waited && results_follow) {
+    /* the element keeps three frames: this one and at most two unpublished */
+    if (!cuv::publish_oldest (route.deferred, 1))
+      ok = false;
+    route.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_frame,
+        route.op.keep_frame (f.self), route.context, f.stream, f.outbuf);
+  }
   if (no_wait || f.waited)
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
@@ -344,6 +348,9 @@ finish (CudaFrame &f, bool ok)
   if (frame.inbuf)
     gst_buffer_ref (frame.inbuf);
   gst_buffer_ref (frame.outbuf);
+  /* upstream analysers' results: published here, on their thread, when the frame leaves */
+  for (const std::shared_ptr<cuv::PendingResults> &r : route.results)
+    r->hold_in_flight ();
   frame.results = std::move (route.results);
   route.results.clear ();
   route.in_flight.push_back (std::move (frame));

@@ -350,6 +350,7 @@ namespace {
 
 GstPadChainFunction base_chain = nullptr;
 gboolean (*base_src_event) (GstBaseTransform *, GstEvent *) = nullptr;
+cuv::Route &(*route_of_element) (GstBaseTransform *) = nullptr;
 GstFlowReturn (*base_submit) (GstBaseTransform *, gboolean, GstBuffer *) = nullptr;
 /* refusals in a row after which the element gives up and tells upstream */
 constexpr int kMaxRefusalsInARow = 4;
@@ -373,6 +374,13 @@ renegotiate_output (GstBaseTransform *trans)
 gboolean
 src_event (GstBaseTransform *trans, GstEvent *event)
 {
+#if CUV_HAVE_CUDA
+  /* what reads our output may have changed (a tee's new branch): an element in place, for which
+   * GstBaseTransform decides no allocation, learns it again only when upstream asks, and until then
+   * its results wait before the push (cuvresultsmeta.h) */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE)
+    route_of_element (trans).consumer_completes = false;
+#endif
   if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE && gst_pad_has_current_caps (trans->sinkpad)) {
     GST_DEBUG_OBJECT (trans, "RECONFIGURE from downstream: the next frame renegotiates the output");
     gst_event_unref (event);
@@ -427,8 +435,9 @@ chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
 }  // namespace
 
 void
-cuv::install_renegotiation (GstBaseTransformClass *klass)
+cuv::install_renegotiation (GstBaseTransformClass *klass, Route &(*route_of) (GstBaseTransform *trans))
 {
+  route_of_element = route_of;
   base_src_event = klass->src_event;
   base_submit = klass->submit_input_buffer;
   klass->src_event = GST_DEBUG_FUNCPTR (src_event);

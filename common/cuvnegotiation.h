@@ -101,7 +101,7 @@ bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
  * - caps_result_empty: whether a sink caps query came back empty: a capsfilter that changes its
  *   caps while the query passes reads them twice, a moment apart, and answers nothing; the base
  *   asks once more. */
-void install_renegotiation (GstBaseTransformClass *klass);
+void install_renegotiation (GstBaseTransformClass *klass, Route &(*route_of) (GstBaseTransform *trans));
 
 /* An element's sink and src templates: @cuda_formats in CUDA memory first, then @system_formats
  * in system memory. */

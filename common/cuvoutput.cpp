@@ -39,8 +39,10 @@ cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *out
   else if (!results.empty ())
     put_results_on (outbuf, std::move (results), route.results_waited);
   if (route.own_results) {
-    /* published once the push returns (generate), or by an element of ours inside it */
-    route.deferred = std::move (route.own_results);
+    /* published by an element of ours on this thread when the frame leaves it, else once the push
+     * returns (publish_deferred) */
+    route.deferred.push_back (std::move (route.own_results));
+    route.own_results.reset ();
     return;
   }
 #endif
@@ -48,23 +50,39 @@ cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *out
 }
 
 bool
-cuv::Output::publish_deferred (GstCudaVisionFilter *self, Route &route)
+cuv::Output::publish_deferred (Route &route, bool all)
 {
 #if CUV_HAVE_CUDA
-  if (!route.deferred)
-    return true;
-  std::shared_ptr<PendingResults> deferred = std::move (route.deferred);
-  route.deferred.reset ();
-  if (!deferred->complete ()) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Processing a frame on the GPU failed"),
-        ("waiting for the frame's results failed"));
-    return false;
-  }
+  return publish_unheld (route.deferred, all);
 #else
-  (void) self;
   (void) route;
-#endif
+  (void) all;
   return true;
+#endif
+}
+
+namespace {
+/* every element's: GstBaseTransform's chain, and how to find the element's route */
+GstPadChainFunction base_chain = nullptr;
+cuv::Route &(*route_of_element) (GstBaseTransform *) = nullptr;
+
+GstFlowReturn
+chain_and_publish (GstPad *pad, GstObject *parent, GstBuffer *buffer)
+{
+  const GstFlowReturn ret = base_chain (pad, parent, buffer);
+  if (!cuv::Output::publish_deferred (route_of_element (GST_BASE_TRANSFORM (parent)), false) && ret == GST_FLOW_OK)
+    return GST_FLOW_ERROR;
+  return ret;
+}
+}  // namespace
+
+void
+cuv::Output::install_publishing (GstBaseTransform *trans, Route &(*route_of) (GstBaseTransform *trans))
+{
+  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (trans);
+  base_chain = GST_PAD_CHAINFUNC (sink);
+  route_of_element = route_of;
+  gst_pad_set_chain_function (sink, GST_DEBUG_FUNCPTR (chain_and_publish));
 }
 
 /* Streaming thread: the frame in flight, finished, into @out (NULL when there was none). */
@@ -80,7 +98,7 @@ cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffe
 void
 cuv::Output::drain (GstCudaVisionFilter *self, Route &route)
 {
-  publish_deferred (self, route);
+  publish_deferred (route, true);
   while (has_frame_in_flight (route)) {
     GstBuffer *buf = nullptr;
     /* a frame that failed is gone from the route (its error posted): the next one still leaves */
@@ -101,9 +119,7 @@ cuv::Output::drop (GstCudaVisionFilter *self, Route &route)
   drop_in_flight (self, route);
   gst_clear_buffer (&ready_);
 #if CUV_HAVE_CUDA
-  if (route.deferred)
-    route.deferred->cancel ();
-  route.deferred.reset ();
+  cancel_all (route.deferred);
 #endif
 }
 
@@ -139,7 +155,7 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   *outbuf = nullptr;
   /* the last frame's push has returned: its results, unless an element inside the push took them */
-  if (!publish_deferred (self, route)) {
+  if (!publish_deferred (route, false)) {
     gst_buffer_replace (&trans->queued_buf, nullptr);
     return GST_FLOW_ERROR;
   }

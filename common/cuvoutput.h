@@ -38,9 +38,15 @@ class Output {
    * or onto it, and this element's own last word, or its results following the frame
    * (cuvresultsmeta.h), published by publish_deferred (). */
   static void frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *outbuf);
-  /* Streaming thread, once the last frame's push returned, and at a drain: that frame's results,
-   * where they followed it. Posts an element error and returns false where the wait failed. */
-  static bool publish_deferred (GstCudaVisionFilter *self, Route &route);
+  /* Streaming thread, once a push returned (@all false), and at a drain (@all): the results that
+   * followed their frames, in order, those that an element of ours on this thread holds in flight
+   * excepted until a drain (cuvresultsmeta.h). False where a wait failed (an element error is
+   * posted). */
+  static bool publish_deferred (Route &route, bool all);
+  /* At instance init: the sink pad's chain function is GstBaseTransform's, then
+   * publish_deferred (): also where a push failed, after which the base class asks for no more
+   * output. */
+  static void install_publishing (GstBaseTransform *trans, Route &(*route_of) (GstBaseTransform *trans));
 
   /* prepare_output_buffer, in place, for an input that others hold too: a buffer of a pool of
    * the element's own (made at the first such input after each caps change) with the input's

@@ -24,7 +24,7 @@ template <typename Accum, typename Out> class ResultBuffers {
       return cudaSuccess;
     cudaError_t err = device_.allocate (ctx, CudaBuffer::Kind::Device, sizeof (Device));
     if (err == cudaSuccess)
-      err = host_.allocate (ctx, CudaBuffer::Kind::Pinned, sizeof (Out));
+      err = host_.allocate (ctx, CudaBuffer::Kind::Pinned, kHostSlots * sizeof (Out));
     if (err == cudaSuccess)
       err = cudaMemsetAsync (device_.data (), 0, sizeof (Device), stream);
     if (err != cudaSuccess)
@@ -32,16 +32,22 @@ template <typename Accum, typename Out> class ResultBuffers {
     return err;
   }
 
+  /* The host memory holds kHostSlots results: an element whose results may be read after its
+   * next frame was launched (docs/design.md, "Results that follow the frame") moves to the next
+   * one before each launch; the others stay in the first. */
+  static constexpr int kHostSlots = 3;
+  void next_slot () { slot_ = (slot_ + 1) % kHostSlots; }
+
   /* For the launch; the host memory, which the GPU writes through its mapping, at its own address
    * (unified addressing). */
   ResultsTo<Accum, Out> to () const
   {
     Device *d = reinterpret_cast<Device *> (device_.data ());
-    return ResultsTo<Accum, Out>{&d->accum, &d->ticket, reinterpret_cast<Out *> (host_.data ()), &d->result};
+    return ResultsTo<Accum, Out>{&d->accum, &d->ticket, host_slot (), &d->result};
   }
 
   /* The last launch's results, once its stream was waited for. */
-  const Out &host () const { return *reinterpret_cast<const Out *> (host_.data ()); }
+  const Out &host () const { return *host_slot (); }
 
   void reset ()
   {
@@ -55,8 +61,11 @@ template <typename Accum, typename Out> class ResultBuffers {
     Out result;
     unsigned int ticket;
   };
+  Out *host_slot () const { return reinterpret_cast<Out *> (host_.data ()) + slot_; }
+
   CudaBuffer device_;
   CudaBuffer host_;
+  int slot_ = 0;
 };
 #endif
 

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <utility>
 
+#include "common/cuvanalytics.h"
+#include "common/cuvreport.h"
 #include "common/cuvsync.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
@@ -22,10 +24,53 @@ namespace cuv {
  * without them (a warning), rather than a pipeline that hangs. */
 static constexpr std::chrono::seconds kPublishTimeout{5};
 
-PendingResults::PendingResults (GstCudaVisionFilter *owner, Publish publish, GstCudaContext *ctx, cudaStream_t stream,
-    GstBuffer *frame)
-    : owner_thread_ (g_thread_self ()), owner_ (owner), publish_ (publish), context_ (ctx), stream_ (stream),
-      results_ (gst_buffer_new ())
+namespace {
+
+/* Adds one of an analyser's metas on @src to @dest as the analyser itself adds it to the buffer it
+ * publishes on: its custom meta's fields into @dest's custom meta of that name, its tensors into
+ * @dest's one tensor meta; any other meta copied. */
+gboolean
+merge_meta (GstBuffer *src, GstMeta **meta, gpointer dest)
+{
+  GstBuffer *to = static_cast<GstBuffer *> (dest);
+  const GstMetaInfo *info = (*meta)->info;
+  if (gst_meta_info_is_custom (info)) {
+    const GstStructure *from = gst_custom_meta_get_structure (reinterpret_cast<GstCustomMeta *> (*meta));
+    GstStructure *into = custom_meta_structure (to, g_type_name (info->type));
+    if (from && into)
+      gst_structure_foreach (from,
+          [] (GQuark field, const GValue *value, gpointer s) -> gboolean {
+            gst_structure_id_set_value (static_cast<GstStructure *> (s), field, value);
+            return TRUE;
+          },
+          into);
+    return TRUE;
+  }
+#if HAVE_GST_TENSOR_META
+  if (info->api == GST_TENSOR_META_API_TYPE) {
+    merge_tensors (to, reinterpret_cast<const GstTensorMeta *> (*meta));
+    return TRUE;
+  }
+#endif
+  if (info->transform_func) {
+    GstMetaTransformCopy copy = {FALSE, 0, static_cast<gsize> (-1)};
+    info->transform_func (to, *meta, src, _gst_meta_transform_copy, &copy);
+  }
+  return TRUE;
+}
+
+void
+merge_metas (GstBuffer *dest, GstBuffer *src)
+{
+  gst_buffer_foreach_meta (src, merge_meta, dest);
+}
+
+}  // namespace
+
+PendingResults::PendingResults (GstCudaVisionFilter *owner, Publish publish, Swap swap, guint kept, GstCudaContext *ctx,
+    cudaStream_t stream, GstBuffer *frame)
+    : owner_thread_ (g_thread_self ()), owner_ (owner), publish_ (publish), swap_ (swap), kept_ (kept), context_ (ctx),
+      stream_ (stream), results_ (gst_buffer_new ())
 {
   gst_buffer_copy_into (results_, frame, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
 }
@@ -43,10 +88,15 @@ PendingResults::publish_locked (cudaStream_t waited)
     ContextGuard guard (context_);
     ok = guard.ok () && finish_before_push (stream_, nullptr) == cudaSuccess;
   }
-  if (ok)
+  if (ok) {
+    /* the frame's settings and results slot in, published, and the owner's own back */
+    swap_ (owner_, kept_);
     publish_ (owner_, results_);
-  else
-    GST_ERROR_OBJECT (owner_, "waiting for CUDA stream %p failed: the frame's results are lost", stream_);
+    swap_ (owner_, kept_);
+  } else {
+    GST_ELEMENT_ERROR (owner_, STREAM, FAILED, ("Processing a frame on the GPU failed"),
+        ("waiting for CUDA stream %p, for the frame's results, failed", stream_));
+  }
   done_ = true;
   owner_ = nullptr;
   done_cv_.notify_all ();
@@ -70,6 +120,21 @@ PendingResults::cancel ()
 }
 
 void
+PendingResults::hold_in_flight ()
+{
+  std::lock_guard<std::mutex> lk (lock_);
+  if (!done_ && g_thread_self () == owner_thread_)
+    held_ = true;
+}
+
+bool
+PendingResults::held () const
+{
+  std::lock_guard<std::mutex> lk (lock_);
+  return held_ && !done_;
+}
+
+void
 PendingResults::put_on (GstBuffer *buf, cudaStream_t waited)
 {
   std::unique_lock<std::mutex> lk (lock_);
@@ -81,7 +146,8 @@ PendingResults::put_on (GstBuffer *buf, cudaStream_t waited)
         GST_TIME_ARGS (GST_BUFFER_PTS (results_)), static_cast<int> (kPublishTimeout.count ()));
     return;
   }
-  gst_buffer_copy_into (buf, results_, GST_BUFFER_COPY_META, 0, -1);
+  lk.unlock ();
+  merge_metas (buf, results_);
 }
 
 namespace {
@@ -168,6 +234,40 @@ add_results_meta_to_query (GstQuery *query)
 {
   if (!query_completes_results (query))
     gst_query_add_allocation_meta (query, results_meta_api_type (), nullptr);
+}
+
+bool
+publish_unheld (Deferred &deferred, bool all)
+{
+  size_t upto = 0;
+  for (size_t i = 0; i < deferred.size (); i++)
+    if (all || !deferred[i]->held ())
+      upto = i + 1;
+  bool ok = true;
+  for (; upto > 0; upto--) {
+    ok = deferred.front ()->complete () && ok;
+    deferred.pop_front ();
+  }
+  return ok;
+}
+
+bool
+publish_oldest (Deferred &deferred, size_t keep)
+{
+  bool ok = true;
+  while (deferred.size () > keep) {
+    ok = deferred.front ()->complete () && ok;
+    deferred.pop_front ();
+  }
+  return ok;
+}
+
+void
+cancel_all (Deferred &deferred)
+{
+  for (const std::shared_ptr<PendingResults> &d : deferred)
+    d->cancel ();
+  deferred.clear ();
 }
 
 Results

@@ -20,6 +20,7 @@
 
 #if CUV_HAVE_CUDA
 #include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -33,11 +34,15 @@ class PendingResults {
  public:
   /* The analyser's last word on a frame (frame_finished): its metas onto @results, its messages. */
   using Publish = void (*) (GstCudaVisionFilter *owner, GstBuffer *results);
+  /* Exchanges what the analyser holds now with what it kept of the frame under @kept
+   * (gstcudavisionfilter.h: keep_frame, swap_frame). */
+  using Swap = void (*) (GstCudaVisionFilter *owner, guint kept);
 
-  /* The owner's streaming thread, once the frame's work is queued on @stream of @ctx, before the
-   * frame (@frame, whose timestamps the results take) is pushed. */
-  PendingResults (GstCudaVisionFilter *owner, Publish publish, GstCudaContext *ctx, cudaStream_t stream,
-      GstBuffer *frame);
+  /* The owner's streaming thread, once the frame's work is queued on @stream of @ctx and the
+   * owner kept the frame under @kept, before the frame (@frame, whose timestamps the results
+   * take) is pushed. */
+  PendingResults (GstCudaVisionFilter *owner, Publish publish, Swap swap, guint kept, GstCudaContext *ctx,
+      cudaStream_t stream, GstBuffer *frame);
   ~PendingResults ();
   PendingResults (const PendingResults &) = delete;
   PendingResults &operator= (const PendingResults &) = delete;
@@ -47,6 +52,10 @@ class PendingResults {
   bool complete ();
   /* The owner, at a flush or stop: the frame's results are not published. */
   void cancel ();
+  /* An element of ours that holds the frame in flight: on the owner's thread, it publishes the
+   * results there when the frame leaves it (put_on), so the owner need not (held ()). */
+  void hold_in_flight ();
+  bool held () const;
   /* Another element of ours, before @buf (writable) leaves to an element that is not ours: the
    * results onto @buf. @waited is a stream the host has waited for since the frame's work was
    * queued (NULL: none), which spares the wait when it is the frame's. */
@@ -55,13 +64,16 @@ class PendingResults {
  private:
   bool publish_locked (cudaStream_t waited);
 
-  std::mutex lock_;
+  mutable std::mutex lock_;
   std::condition_variable done_cv_;
   bool done_ = false;
+  bool held_ = false;
   GThread *owner_thread_;
   /* valid until done_: the owner publishes or cancels before it goes */
   GstCudaVisionFilter *owner_;
   Publish publish_;
+  Swap swap_;
+  guint kept_;
   GstCudaContext *context_;
   cudaStream_t stream_;
   /* an empty buffer with the frame's timestamps: the owner's publish puts its metas here */
@@ -69,6 +81,17 @@ class PendingResults {
 };
 
 using Results = std::vector<std::shared_ptr<PendingResults>>;
+/* An element's own results not yet published, oldest first. */
+using Deferred = std::deque<std::shared_ptr<PendingResults>>;
+
+/* The owner's streaming thread, once a push has returned: publishes, in order, every result up to
+ * the last one that no element of ours holds in flight on this thread (all of them with @all: a
+ * drain). False where a wait failed (an element error is posted). */
+bool publish_unheld (Deferred &deferred, bool all);
+/* Before another frame's results are kept: publishes the oldest until at most @keep are left. */
+bool publish_oldest (Deferred &deferred, size_t keep);
+/* At a flush or stop. */
+void cancel_all (Deferred &deferred);
 
 /* The meta's API type, for the ALLOCATION query. */
 GType results_meta_api_type ();

@@ -30,9 +30,9 @@ cuv::Route::close ()
   consumer_completes = false;
   results.clear ();
   own_results.reset ();
-  if (deferred)
-    deferred->cancel ();
-  deferred.reset ();
+  for (const std::shared_ptr<PendingResults> &d : deferred)
+    d->cancel ();
+  deferred.clear ();
 #endif
   gst_clear_object (&context);
   use_cuda = false;

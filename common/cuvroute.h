@@ -73,6 +73,8 @@ struct Operation {
       cudaStream_t stream) = nullptr;
   gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
   void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf) = nullptr;
+  guint (*keep_frame) (GstCudaVisionFilter *self) = nullptr;
+  void (*swap_frame) (GstCudaVisionFilter *self, guint kept) = nullptr;
   bool temporal = false;
   /* the element reads results on the host after each frame (the analysers): its stream is always
    * waited for before the push */
@@ -107,8 +109,10 @@ struct Route {
   bool hand_on_results = false;
   cudaStream_t results_waited = nullptr;
   std::shared_ptr<PendingResults> own_results;
-  /* streaming thread: the last frame's own results, published once its push has returned */
-  std::shared_ptr<PendingResults> deferred;
+  /* streaming thread: the last frames' own results not yet published, oldest first: published
+   * once their push has returned, unless an element of ours on this thread holds the frame in
+   * flight (at most two) */
+  std::deque<std::shared_ptr<PendingResults>> deferred;
 #endif
   /* streaming thread: the previous frame's view while a temporal transform runs */
   const Frame *previous_view = nullptr;

@@ -6,6 +6,7 @@
 #include "common/gstcudavisionanalyser.h"
 
 #include <mutex>
+#include <utility>
 
 #include "common/cuvreport.h"
 
@@ -27,6 +28,11 @@ struct AnalyserImpl {
   bool frame_post_messages = DEFAULT_POST_MESSAGES;
   guint64 frame_interval = DEFAULT_INTERVAL;
   cuv::IntervalClock clock;
+  /* frames whose results follow them (gst_cuda_vision_analyser_keep_frame) */
+  struct Kept {
+    bool post_messages;
+    guint64 interval;
+  } kept[3]{};
   /* the messages leave from another thread */
   cuv::Messenger messenger;
 };
@@ -50,6 +56,23 @@ gboolean
 gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *self)
 {
   return analyser_impl (self)->frame_post_messages;
+}
+
+void
+gst_cuda_vision_analyser_keep_frame (GstCudaVisionAnalyser *self, guint kept)
+{
+  AnalyserImpl *impl = analyser_impl (self);
+  g_return_if_fail (kept < G_N_ELEMENTS (impl->kept));
+  impl->kept[kept] = AnalyserImpl::Kept{impl->frame_post_messages, impl->frame_interval};
+}
+
+void
+gst_cuda_vision_analyser_swap_frame (GstCudaVisionAnalyser *self, guint kept)
+{
+  AnalyserImpl *impl = analyser_impl (self);
+  g_return_if_fail (kept < G_N_ELEMENTS (impl->kept));
+  std::swap (impl->frame_post_messages, impl->kept[kept].post_messages);
+  std::swap (impl->frame_interval, impl->kept[kept].interval);
 }
 
 void

@@ -78,6 +78,12 @@ void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *kla
  * then. */
 gboolean gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *self);
 
+/* From the subclass's keep_frame and swap_frame (gstcudavisionfilter.h), with its number @kept
+ * (below 3): what the base class read of this frame (post-messages, interval) is kept and
+ * exchanged with the subclass's. */
+void gst_cuda_vision_analyser_keep_frame (GstCudaVisionAnalyser *self, guint kept);
+void gst_cuda_vision_analyser_swap_frame (GstCudaVisionAnalyser *self, guint kept);
+
 /* Streaming thread: starts the interval over now (e.g. when the frames' results stop adding up). */
 void gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self);
 

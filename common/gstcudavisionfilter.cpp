@@ -58,7 +58,6 @@ struct GstCudaVisionFilterImpl {
   cuv::Output output;
   /* what a temporal element keeps of the previous frame, and where it is forgotten */
   cuv::Temporal temporal;
-
   /* the cuda-device-id property */
   gint device ()
   {
@@ -95,6 +94,8 @@ gst_cuda_vision_filter_impl (GstCudaVisionFilter *self)
 {
   return static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self))->impl;
 }
+
+static cuv::Route &route_of (GstBaseTransform *t) { return gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (t))->route; }
 
 void
 gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
@@ -146,6 +147,7 @@ gst_cuda_vision_filter_init (GstCudaVisionFilter *self)
   auto p = static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self));
   p->impl = new GstCudaVisionFilterImpl ();
   cuv::survive_refused_caps (GST_BASE_TRANSFORM (self));
+  cuv::Output::install_publishing (GST_BASE_TRANSFORM (self), route_of);
 }
 
 static void
@@ -256,8 +258,8 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->temporal.configure (klass->temporal, klass->temporal_luma);
-  priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame,
-      klass->frame_finished, priv->temporal.keeps_frames (), klass->host_results != FALSE};
+  priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame, klass->frame_finished,
+      klass->keep_frame, klass->swap_frame, priv->temporal.keeps_frames (), klass->host_results != FALSE};
 
   bool cuda_memory_possible = false;
   const bool ok = cuv::open_backend (GST_ELEMENT (trans), device_id, backend, priv->route, &cuda_memory_possible);
@@ -580,7 +582,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_prepare_output_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_generate_output);
-  cuv::install_renegotiation (trans_class);
+  cuv::install_renegotiation (trans_class, route_of);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_FILTER, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, static_cast<GstPluginAPIFlags> (0));

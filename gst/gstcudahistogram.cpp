@@ -53,6 +53,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include "common/cuvanalytics.h"
 #include "common/cuvcpupool.h"
@@ -77,6 +78,9 @@ struct HistogramSettings {
   bool tensor_meta = false;
 };
 
+/* What publishing a frame's results reads (gst_cuda_histogram_keep_frame). */
+struct HistogramFrame { HistogramSettings frame; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
+
 struct GstCudaHistogramImpl {
   std::mutex lock;
   HistogramSettings settings;
@@ -93,6 +97,8 @@ struct GstCudaHistogramImpl {
 #if CUV_HAVE_CUDA
   cuv::ResultBuffers<cuv::HistogramPartials, cuv::HistogramResult> results;
 #endif
+  HistogramFrame kept[3]; /* frames whose results follow them (gst_cuda_histogram_keep_frame) */
+  guint next_kept = 0;
   /* the message interval's sums */
   cuv::HistogramResult sum{};
   guint64 sum_pixels = 0;
@@ -226,6 +232,8 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   GstCudaHistogramImpl *impl = self->impl;
   if (!CUV_CUDA_OK (self, impl->results.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
     return GST_FLOW_ERROR;
+  /* each of the last three frames' results in a slot of its own (gst_cuda_histogram_keep_frame) */
+  impl->results.next_slot ();
   const cuv::HistogramResults to = impl->results.to ();
   const int bins = static_cast<int> (impl->frame.bins);
   if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
@@ -244,6 +252,31 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 #endif
 
 /* ---- results ---- */
+
+/* The frame's results follow it and may be published after the next two frames: what that reads
+ * is kept. */
+static guint
+gst_cuda_histogram_keep_frame (GstCudaVisionFilter *filter)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
+  const guint k = impl->next_kept;
+  impl->next_kept = (k + 1) % G_N_ELEMENTS (impl->kept);
+  impl->kept[k] = HistogramFrame{impl->frame, impl->roi, impl->rgb, impl->result};
+  gst_cuda_vision_analyser_keep_frame (GST_CUDA_VISION_ANALYSER (filter), k);
+  return k;
+}
+
+static void
+gst_cuda_histogram_swap_frame (GstCudaVisionFilter *filter, guint kept)
+{
+  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
+  HistogramFrame &k = impl->kept[kept];
+  std::swap (impl->frame, k.frame);
+  std::swap (impl->roi, k.roi);
+  std::swap (impl->rgb, k.rgb);
+  std::swap (impl->result, k.result);
+  gst_cuda_vision_analyser_swap_frame (GST_CUDA_VISION_ANALYSER (filter), kept);
+}
 
 /* The meta's counts are one GBytes (@counts_as_bytes): a transform downstream that copies the
  * meta then takes a reference, where an array of 256 GValues cost it as much as our frame's
@@ -543,6 +576,8 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cuda);
 #endif
+  filter_class->keep_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_keep_frame);
+  filter_class->swap_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_swap_frame);
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_frame_results);
