@@ -92,28 +92,41 @@ CUV_HD void motion_key_vector (uint32_t key, int *dx, int *dy)
   *dx = (key & 1) ? ax : -ax;
 }
 
-/* Chooses the partitioning of a macroblock from the best keys of its nine partition blocks
- * (b4 [row][col], b84 [top, bottom], b48 [left, right], b88) and writes its four units at
- * @out (@out_pitch units per row). */
-CUV_HD void motion_choose_partition (const uint32_t b4[4], const uint32_t b84[2], const uint32_t b48[2],
-    uint32_t b88, int penalty, MotionVector *out, int out_pitch)
+/* The partitioning of a macroblock from the best keys of its nine partition blocks (b4 [row][col],
+ * b84 [top, bottom], b48 [left, right], b88): 0 for 8x8, 1 for 8x4, 2 for 4x8, 3 for 4x4. Only the
+ * SADs (key >> 16) decide it, not the vectors. */
+CUV_HD int motion_partitioning (const uint32_t b4[4], const uint32_t b84[2], const uint32_t b48[2], uint32_t b88,
+    int penalty)
 {
   const uint32_t p = static_cast<uint32_t> (penalty);
   const uint32_t c88 = b88 >> 16;
   const uint32_t c84 = (b84[0] >> 16) + (b84[1] >> 16) + p;
   const uint32_t c48 = (b48[0] >> 16) + (b48[1] >> 16) + p;
   const uint32_t c44 = (b4[0] >> 16) + (b4[1] >> 16) + (b4[2] >> 16) + (b4[3] >> 16) + 3 * p;
+  if (c88 <= c84 && c88 <= c48 && c88 <= c44)
+    return 0;
+  if (c84 <= c48 && c84 <= c44)
+    return 1;
+  return c48 <= c44 ? 2 : 3;
+}
+
+/* Chooses the partitioning of a macroblock from the best keys of its nine partition blocks
+ * (motion_partitioning) and writes its four units at @out (@out_pitch units per row). */
+CUV_HD void motion_choose_partition (const uint32_t b4[4], const uint32_t b84[2], const uint32_t b48[2],
+    uint32_t b88, int penalty, MotionVector *out, int out_pitch)
+{
+  const int partitioning = motion_partitioning (b4, b84, b48, b88, penalty);
   uint32_t keys[4];
   int w, h;
-  if (c88 <= c84 && c88 <= c48 && c88 <= c44) {
+  if (partitioning == 0) {
     keys[0] = keys[1] = keys[2] = keys[3] = b88;
     w = h = 8;
-  } else if (c84 <= c48 && c84 <= c44) {
+  } else if (partitioning == 1) {
     keys[0] = keys[1] = b84[0];
     keys[2] = keys[3] = b84[1];
     w = 8;
     h = 4;
-  } else if (c48 <= c44) {
+  } else if (partitioning == 2) {
     keys[0] = keys[2] = b48[0];
     keys[1] = keys[3] = b48[1];
     w = 4;

@@ -17,7 +17,18 @@
  * tie-break for a fixed dx (0, -1, 1, -2, 2, ...), so that each lane keeps its lowest SAD and the
  * first dy that gave it (a strict improvement replaces it): that lane's best key. The keys of the
  * lanes are made and reduced once a block. A block equal to the reference at (0, 0) (a still
- * scene) stops there: SAD 0 with the smallest tie-break is the smallest key there is. */
+ * scene) stops there: SAD 0 with the smallest tie-break is the smallest key there is.
+ *
+ * Variable blocks have nine partition blocks a macroblock, and keeping a dy beside each of their
+ * nine running minima cost a fifth of the search (docs/performance.md). Only the SADs choose the
+ * partitioning (motion_partitioning), so the search keeps each lane's lowest SAD of each partition
+ * block (one minimum a dy) and stores the four 4x4 SADs of every candidate on the way; then only
+ * the one, two or four blocks the partitioning writes need a vector, and each is found in the
+ * stored SADs: the lanes whose lowest SAD is the block's lowest, each at the first dy (in the order
+ * above) where its SAD is that, the smallest key among them. Finding four 4x4 blocks' vectors so
+ * costs more than keeping their dy in the loop, and neighbours mostly take the same partitioning
+ * (all 4x4 in noise, whole 8x8 blocks in a scene that pans): after a macroblock of four 4x4 blocks
+ * the next one keeps their dy as before. Either way the vectors are the definition's. */
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "motion_cpu_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -196,6 +207,8 @@ struct Candidates {
       }
     }
   }
+  /* the candidate of lane l of vector v */
+  int dx (int v, int l) const { return -range + 32 * (v / 2) + 8 * (v % 2) + (l < 8 ? l : l + 8); }
   __m256i dx_vec (int v) const { return _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (dx_part.data () + 16 * v)); }
   __m256i invalid_vec (int v) const { return _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (invalid.data () + 16 * v)); }
 };
@@ -314,10 +327,170 @@ void mpsad_fixed (const Plane &cur, const Plane &ref, const MotionParams &params
   }
 }
 
+/* The partition blocks that each partitioning (motion_partitioning) writes, as bits of
+ * motion_choose_partition's order: 4x4 (4), 8x4 (2), 4x8 (2), 8x8. */
+constexpr unsigned kPartitioningBlocks[4] = {1u << 8, 3u << 4, 3u << 6, 15u};
+
+/* The SADs of the four 4x4 blocks of a macroblock (top left, top right, bottom left, bottom
+ * right) for 16 candidates at one dy, the first candidate's window at @row: left and right halves
+ * of the top and bottom four rows (unrolled, so that the sums stay in registers). */
+HWY_INLINE void quarter_sads (const uint8_t *row, ptrdiff_t pitch, const __m256i *c, __m256i s[4])
+{
+  HWY_UNROLL (8)
+  for (int j = 0; j < 8; j++) {
+    const __m256i r = _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (row + j * pitch));
+    const __m256i left = _mm256_mpsadbw_epu8 (r, c[j], 0x00), right = _mm256_mpsadbw_epu8 (r, c[j], 0x2d);
+    const int t = j < 4 ? 0 : 2;
+    s[t] = (j & 3) == 0 ? left : _mm256_add_epi16 (s[t], left);
+    s[t + 1] = (j & 3) == 0 ? right : _mm256_add_epi16 (s[t + 1], right);
+  }
+}
+
+/* The nine partition blocks' SADs from the four 4x4 blocks', in motion_choose_partition's order. */
+HWY_INLINE void partition_sads (const __m256i s[4], __m256i p[9])
+{
+  for (int i = 0; i < 4; i++)
+    p[i] = s[i];
+  p[4] = _mm256_add_epi16 (s[0], s[1]);
+  p[5] = _mm256_add_epi16 (s[2], s[3]);
+  p[6] = _mm256_add_epi16 (s[0], s[2]);
+  p[7] = _mm256_add_epi16 (s[1], s[3]);
+  p[8] = _mm256_add_epi16 (p[4], p[5]);
+}
+
+/* The 4x4 blocks (bits: top left, top right, bottom left, bottom right) that each partition block
+ * sums, in motion_choose_partition's order. */
+constexpr unsigned kPartitionQuarters[9] = {1, 2, 4, 8, 3, 12, 5, 10, 15};
+
+/* The smallest key of partition block @kBlock among its candidates of SAD @sad, the lowest it has:
+ * the lanes of each vector v whose lowest SAD (@lane_min [v]) it is, each at its first dy in the
+ * order searched (the smallest tie-break of its column). A lane's SADs are found in the 4x4 SADs
+ * kept in @sads eight dy at a time, a gather for each 4x4 block summed. */
+template <int kBlock>
+uint32_t partition_key (const Candidates &cand, const __m256i *sads, const __m256i (*lane_min)[9], uint16_t sad)
+{
+  constexpr unsigned quarters = kPartitionQuarters[kBlock];
+  const int ndy = static_cast<int> (cand.dy_order.size ());
+  const __m256i want16 = _mm256_set1_epi16 (static_cast<int16_t> (sad)), want = _mm256_set1_epi32 (sad);
+  /* the byte offsets of dy k .. k + 7 from dy k, a dy being four 4x4 blocks' vectors */
+  const __m256i steps = _mm256_setr_epi32 (0, 128, 256, 384, 512, 640, 768, 896);
+  uint32_t best = UINT32_MAX;
+  for (int v = 0; v < 2 * cand.groups; v++) {
+    /* two mask bits a 16-bit lane: the lower one stands for it */
+    uint32_t lanes = static_cast<uint32_t> (_mm256_movemask_epi8 (_mm256_cmpeq_epi16 (lane_min[v][kBlock], want16)))
+        & 0x55555555u;
+    const int *sv = reinterpret_cast<const int *> (sads + static_cast<size_t> (v) * ndy * 4);
+    while (lanes != 0) {
+      const int l = __builtin_ctz (lanes) / 2;
+      lanes &= lanes - 1;
+      for (int k = 0; k < ndy; k += 8) {
+        /* each 32-bit lane: this lane's SAD and the next one's */
+        const __m256i at = _mm256_add_epi32 (steps, _mm256_set1_epi32 (k * 128 + 2 * l));
+        __m256i s = _mm256_setzero_si256 ();
+        HWY_UNROLL (4)
+        for (int i = 0; i < 4; i++)
+          if (quarters >> i & 1)
+            s = _mm256_add_epi32 (s, _mm256_and_si256 (_mm256_i32gather_epi32 (sv + 8 * i, at, 1), _mm256_set1_epi32 (0xffff)));
+        const unsigned hit = static_cast<unsigned> (_mm256_movemask_ps (_mm256_castsi256_ps (_mm256_cmpeq_epi32 (s, want))));
+        if (hit != 0) {
+          /* its lowest SAD is at some dy before ndy, so the first hit is one (what lies past ndy,
+           * the next vector's SADs or the store's padding, never comes first) */
+          best = std::min (best, motion_key (sad, motion_tie_break (cand.dx (v, l), cand.dy_order[k + __builtin_ctz (hit)])));
+          break;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+/* partition_key of partition block @p */
+HWY_INLINE uint32_t partition_block_key (int p, const Candidates &cand, const __m256i *sads, const __m256i (*lane_min)[9],
+    uint16_t sad)
+{
+  switch (p) {
+    case 0: return partition_key<0> (cand, sads, lane_min, sad);
+    case 1: return partition_key<1> (cand, sads, lane_min, sad);
+    case 2: return partition_key<2> (cand, sads, lane_min, sad);
+    case 3: return partition_key<3> (cand, sads, lane_min, sad);
+    case 4: return partition_key<4> (cand, sads, lane_min, sad);
+    case 5: return partition_key<5> (cand, sads, lane_min, sad);
+    case 6: return partition_key<6> (cand, sads, lane_min, sad);
+    case 7: return partition_key<7> (cand, sads, lane_min, sad);
+    default: return partition_key<8> (cand, sads, lane_min, sad);
+  }
+}
+
+/* The search of one vector of candidates (@v) of the macroblock whose rows are in @c: the lowest SAD
+ * of each partition block per lane into @lane_min (lanes past the range all ones), the 4x4 SADs of
+ * every dy stored at @sv, and with kQuarterDy the first dy of each 4x4 block's lowest SAD too, whose
+ * keys go into @quarter_keys. */
+template <bool kQuarterDy>
+HWY_NOINLINE void search_vector (const uint8_t *first, ptrdiff_t pitch, const __m256i *c, const Candidates &cand, int v,
+    __m256i *sv, __m256i lane_min[9], __m256i quarter_keys[4])
+{
+  const int ndy = static_cast<int> (cand.dy_order.size ());
+  __m256i s[4], m[9], p[9], dq[4];
+  /* the first dy sets the minima */
+  quarter_sads (first + static_cast<ptrdiff_t> (cand.dy_order[0]) * pitch, pitch, c, s);
+  for (int i = 0; i < 4; i++) {
+    _mm256_store_si256 (sv + i, s[i]);
+    dq[i] = _mm256_set1_epi16 (static_cast<int16_t> (cand.dy_order[0]));
+  }
+  partition_sads (s, m);
+  for (int k = 1; k < ndy; k++) {
+    quarter_sads (first + static_cast<ptrdiff_t> (cand.dy_order[k]) * pitch, pitch, c, s);
+    HWY_UNROLL (4)
+    for (int i = 0; i < 4; i++)
+      _mm256_store_si256 (sv + 4 * k + i, s[i]);
+    partition_sads (s, p);
+    if (kQuarterDy) {
+      const __m256i dyv = _mm256_set1_epi16 (static_cast<int16_t> (cand.dy_order[k]));
+      HWY_UNROLL (4)
+      for (int q = 0; q < 4; q++) {
+        const __m256i lower = _mm256_min_epu16 (m[q], p[q]);
+        /* a tie keeps the earlier dy: the smaller key */
+        dq[q] = _mm256_blendv_epi8 (dyv, dq[q], _mm256_cmpeq_epi16 (lower, m[q]));
+        m[q] = lower;
+      }
+    } else {
+      HWY_UNROLL (4)
+      for (int q = 0; q < 4; q++)
+        m[q] = _mm256_min_epu16 (m[q], p[q]);
+    }
+    HWY_UNROLL (5)
+    for (int q = 4; q < 9; q++)
+      m[q] = _mm256_min_epu16 (m[q], p[q]);
+  }
+  for (int q = 0; q < 9; q++)
+    lane_min[q] = _mm256_or_si256 (m[q], cand.invalid_vec (v));
+  if (kQuarterDy) {
+    for (int q = 0; q < 4; q++) {
+      LaneBest b;
+      b.sad = m[q];
+      b.dy = dq[q];
+      quarter_keys[q] = b.keys (cand, v, quarter_keys[q]);
+    }
+  }
+}
+
+/* The search of variable blocks as the header says: nine minima of the SAD a dy (an instruction
+ * each; the 4x4 blocks' dy as well after a macroblock of 4x4 blocks), the 4x4 SADs stored (a store
+ * each, beside the vector pipes that MPSADBW holds), and the vectors of the partitioning's blocks
+ * found in them afterwards. */
 void mpsad_variable (const Plane &cur, const Plane &ref, const MotionParams &params, MotionVector *out,
     const MotionGrid &g, int row_begin, int row_end)
 {
   const Candidates cand (params.range);
+  const int nv = 2 * cand.groups, ndy = static_cast<int> (cand.dy_order.size ());
+  /* the 4x4 SADs of every vector, dy and block, and room for partition_key's gathers of eight dy
+   * past them; 32-byte aligned, in bytes (a std::vector of __m256i would be one instantiation for
+   * every target) */
+  std::vector<uint8_t> storage ((static_cast<size_t> (nv) * ndy * 4 + 32) * sizeof (__m256i) + sizeof (__m256i));
+  __m256i *const sads = reinterpret_cast<__m256i *> (
+      (reinterpret_cast<uintptr_t> (storage.data ()) + sizeof (__m256i) - 1) & ~(uintptr_t{sizeof (__m256i)} - 1));
+  /* whether the last macroblock took four 4x4 blocks (so this one also keeps their dy) */
+  bool quarter_dy = false;
   for (int my = row_begin; my < row_end; my++) {
     for (int mx = 0; mx < g.cols / 2; mx++) {
       const int x = mx * 8, y = my * 8;
@@ -331,47 +504,40 @@ void mpsad_variable (const Plane &cur, const Plane &ref, const MotionParams &par
       __m256i c[8];
       for (int j = 0; j < 8; j++)
         c[j] = cur_bytes (cur.data + static_cast<size_t> (y + j) * cur.pitch + x, 8);
-      /* the nine partition blocks: 4x4 (4), 8x4 (2), 4x8 (2), 8x8 */
-      __m256i keys[9];
-      for (int p = 0; p < 9; p++)
-        keys[p] = _mm256_set1_epi32 (-1);
-      for (int v = 0; v < 2 * cand.groups; v++) {
-        LaneBest b[9];
-        for (const int dy : cand.dy_order) {
-          const __m256i dyv = _mm256_set1_epi16 (static_cast<int16_t> (dy));
-          const uint8_t *row = ref.data + static_cast<ptrdiff_t> (y + dy) * ref.pitch + x - cand.range + 32 * (v / 2) + 8 * (v % 2);
-          /* the 4x4 blocks: left and right halves of the top and bottom four rows (unrolled, so
-           * that the sums stay in registers) */
-          __m256i s[4] = {_mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
-              _mm256_setzero_si256 ()};
-          HWY_UNROLL (8)
-          for (int j = 0; j < 8; j++) {
-            const __m256i r = _mm256_loadu_si256 (reinterpret_cast<const __m256i *> (row + static_cast<ptrdiff_t> (j) * ref.pitch));
-            const int t = j < 4 ? 0 : 2;
-            s[t] = _mm256_add_epi16 (s[t], _mm256_mpsadbw_epu8 (r, c[j], 0x00));
-            s[t + 1] = _mm256_add_epi16 (s[t + 1], _mm256_mpsadbw_epu8 (r, c[j], 0x2d));
-          }
-          HWY_UNROLL (4)
-          for (int i = 0; i < 4; i++)
-            b[i].keep (s[i], dyv);
-          const __m256i top = _mm256_add_epi16 (s[0], s[1]), bottom = _mm256_add_epi16 (s[2], s[3]);
-          b[4].keep (top, dyv);
-          b[5].keep (bottom, dyv);
-          b[6].keep (_mm256_add_epi16 (s[0], s[2]), dyv);
-          b[7].keep (_mm256_add_epi16 (s[1], s[3]), dyv);
-          b[8].keep (_mm256_add_epi16 (top, bottom), dyv);
-        }
-        for (int p = 0; p < 9; p++)
-          keys[p] = b[p].keys (cand, v, keys[p]);
+      /* the nine partition blocks' lowest SADs, per vector and lane (lanes past the range all ones) */
+      constexpr int kMaxVectors = 2 * ((2 * kMotionMaxRange + 31) / 32);
+      __m256i lane_min[kMaxVectors][9];
+      __m256i quarter_keys[4] = {_mm256_set1_epi32 (-1), _mm256_set1_epi32 (-1), _mm256_set1_epi32 (-1),
+          _mm256_set1_epi32 (-1)};
+      for (int v = 0; v < nv; v++) {
+        const uint8_t *first = ref.data + static_cast<ptrdiff_t> (y) * ref.pitch + x - cand.range + 32 * (v / 2) + 8 * (v % 2);
+        __m256i *sv = sads + static_cast<size_t> (v) * ndy * 4;
+        if (quarter_dy)
+          search_vector<true> (first, ref.pitch, c, cand, v, sv, lane_min[v], quarter_keys);
+        else
+          search_vector<false> (first, ref.pitch, c, cand, v, sv, lane_min[v], quarter_keys);
       }
-      uint32_t b4[4], b84[2], b48[2];
-      for (int i = 0; i < 4; i++)
-        b4[i] = lowest_key (keys[i]);
-      b84[0] = lowest_key (keys[4]);
-      b84[1] = lowest_key (keys[5]);
-      b48[0] = lowest_key (keys[6]);
-      b48[1] = lowest_key (keys[7]);
-      motion_choose_partition (b4, b84, b48, lowest_key (keys[8]), params.penalty, out + my * 2 * g.cols + mx * 2, g.cols);
+      /* each partition block's lowest SAD; its key with tie-break 0 until its vector is found */
+      uint16_t lowest[9];
+      uint32_t keys[9];
+      for (int p = 0; p < 9; p++) {
+        __m256i mv = lane_min[0][p];
+        for (int v = 1; v < nv; v++)
+          mv = _mm256_min_epu16 (mv, lane_min[v][p]);
+        const __m128i h = _mm_min_epu16 (_mm256_castsi256_si128 (mv), _mm256_extracti128_si256 (mv, 1));
+        lowest[p] = static_cast<uint16_t> (_mm_cvtsi128_si32 (_mm_minpos_epu16 (h)));
+        keys[p] = motion_key (lowest[p], 0);
+      }
+      const uint32_t sad84[2] = {keys[4], keys[5]}, sad48[2] = {keys[6], keys[7]};
+      const int partitioning = motion_partitioning (keys, sad84, sad48, keys[8], params.penalty);
+      const unsigned written = kPartitioningBlocks[partitioning];
+      for (int p = 0; p < 9; p++)
+        if (written >> p & 1)
+          keys[p] = quarter_dy && p < 4 ? lowest_key (quarter_keys[p]) : partition_block_key (p, cand, sads, lane_min, lowest[p]);
+      /* the next macroblock likely takes the same */
+      quarter_dy = partitioning == 3;
+      const uint32_t b84[2] = {keys[4], keys[5]}, b48[2] = {keys[6], keys[7]};
+      motion_choose_partition (keys, b84, b48, keys[8], params.penalty, out + my * 2 * g.cols + mx * 2, g.cols);
     }
   }
 }
