@@ -325,8 +325,15 @@ finish (CudaFrame &f, bool ok)
    * unfinished to a foreign element) */
   route.hand_on_results = no_wait && !f.waited && completes;
   route.results_waited = no_wait && !f.waited ? nullptr : f.stream;
-  if (no_wait && !f.waited && results_follow) {
-    /* the element keeps three frames: this one and at most two unpublished */
+  if (!ok) {
+    /* a failed frame may have freed what the frames whose results wait point at */
+    cuv::cancel_all (route.deferred);
+  } else if (!(no_wait && !f.waited && results_follow) && !cuv::publish_oldest (route.deferred, 0)) {
+    /* results that wait go first: messages stay in frame order */
+    ok = false;
+  }
+  if (ok && no_wait && !f.waited && results_follow) {
+    /* the element keeps three frames: this one and at most two unpublished (the two before it) */
     if (!cuv::publish_oldest (route.deferred, 1))
       ok = false;
     route.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_frame,

@@ -9,6 +9,7 @@
 #include "common/cuvnegotiation.h"
 #include "common/cuvoutput.h"
 
+#include <mutex>
 #include <optional>
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
@@ -80,8 +81,12 @@ void
 cuv::Output::install_publishing (GstBaseTransform *trans, Route &(*route_of) (GstBaseTransform *trans))
 {
   GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (trans);
-  base_chain = GST_PAD_CHAINFUNC (sink);
-  route_of_element = route_of;
+  /* the same for every element (GstBaseTransform's), set by the first */
+  static std::once_flag once;
+  std::call_once (once, [sink, route_of] {
+    base_chain = GST_PAD_CHAINFUNC (sink);
+    route_of_element = route_of;
+  });
   gst_pad_set_chain_function (sink, GST_DEBUG_FUNCPTR (chain_and_publish));
 }
 

@@ -100,8 +100,13 @@ int main (int argc, char **argv)
   /* --memory=system or --memory=cuda picks the memory on the element's pads (both by default) */
   std::vector<bool> memories = {false, true};
   std::vector<const char *> names;
+  /* --then=ELEMENT puts another element of ours after it (an analyser's results then follow the
+   * frame to it: docs/design.md, "Results that follow the frame") */
+  std::string then;
   for (int i = 1; i < argc; i++) {
-    if (std::strcmp (argv[i], "--memory=system") == 0)
+    if (g_str_has_prefix (argv[i], "--then="))
+      then = std::string (" ! ") + (argv[i] + 7) + " backend=cuda";
+    else if (std::strcmp (argv[i], "--memory=system") == 0)
       memories = {false};
     else if (std::strcmp (argv[i], "--memory=cuda") == 0)
       memories = {true};
@@ -124,7 +129,7 @@ int main (int argc, char **argv)
     for (bool cuda_memory : memories) {
       const std::string launch = std::string ("videotestsrc num-buffers=3 pattern=ball ! "
           "video/x-raw,format=NV12,width=64,height=48 ! ") + (cuda_memory ? "cudaupload ! " : "") + e.name +
-          " backend=cuda " + e.props + (cuda_memory ? " ! cudadownload" : "") + " ! fakesink";
+          " backend=cuda " + e.props + then + (cuda_memory ? " ! cudadownload" : "") + " ! fakesink";
       cuvtest::Timer timer (std::string ("faults ") + launch);
       const Outcome plain = run_once (hooks, launch, 0);
       c.expect (plain == kNoFault, launch + " without a fault: " + kOutcomeNames[plain]);
