@@ -40,10 +40,9 @@ cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *out
   else if (!results.empty ())
     put_results_on (outbuf, std::move (results), route.results_waited);
   if (route.own_results) {
-    /* published by an element of ours on this thread when the frame leaves it, else once the push
-     * returns (publish_deferred) */
+    /* published by an element of ours on this thread when the frame leaves it, else once the
+     * chain has returned (chain_and_publish) */
     route.deferred.push_back (std::move (route.own_results));
-    route.own_results.reset ();
     return;
   }
 #endif
@@ -159,11 +158,6 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   *outbuf = nullptr;
-  /* the last frame's push has returned: its results, unless an element inside the push took them */
-  if (!publish_deferred (route, false)) {
-    gst_buffer_replace (&trans->queued_buf, nullptr);
-    return GST_FLOW_ERROR;
-  }
   if (ready_) {
     *outbuf = ready_;
     ready_ = nullptr;

@@ -38,7 +38,7 @@ class Output {
    * or onto it, and this element's own last word, or its results following the frame
    * (cuvresultsmeta.h), published by publish_deferred (). */
   static void frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *outbuf);
-  /* Streaming thread, once a push returned (@all false), and at a drain (@all): the results that
+  /* Streaming thread, once the chain returned (@all false), and at a drain (@all): the results that
    * followed their frames, in order, those that an element of ours on this thread holds in flight
    * excepted until a drain (cuvresultsmeta.h). False where a wait failed (an element error is
    * posted). */
