@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "common/cuvcuda.h"
@@ -68,6 +69,9 @@ class BytesTarget {
   uint8_t *acquire (GstCudaContext *ctx, size_t size, unsigned max_out, uint8_t *fallback);
   /* The frame's first @size bytes (at @data) as a GBytes: the block itself, or a copy of @data. */
   GBytes *take (const void *data, size_t size);
+  /* Exchanges the frame's block with @kept: an element that processes its next frames before it
+   * publishes this one (gstcudavisionfilter.h: keep_frame) keeps the block aside meanwhile. */
+  void swap_block (BytesPool::Block **kept) { std::swap (block_, *kept); }
   /* Gives back the frame's block and drops the pool (caps change, stop); blocks still in metas
    * downstream go back to the old pool, which lives until the last one does. */
   void release ();

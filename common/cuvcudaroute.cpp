@@ -339,7 +339,10 @@ finish (CudaFrame &f, bool ok)
     route.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_frame,
         route.op.keep_frame (f.self), route.context, f.stream, f.outbuf);
   }
-  if (no_wait || f.waited)
+  /* an analyser queued ahead publishes in frame order: a frame the host has waited for already
+   * stays behind the one in flight too */
+  const bool behind_in_flight = f.waited && route.op.host_results && cuv::has_frame_in_flight (route);
+  if (no_wait || (f.waited && !behind_in_flight))
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
       route.may_leave_in_flight ? " when the next frame is queued" : " before the push", f.in_dev ? "CUDA" : "system",
@@ -358,6 +361,9 @@ finish (CudaFrame &f, bool ok)
   /* upstream analysers' results: published here, on their thread, when the frame leaves */
   for (const std::shared_ptr<cuv::PendingResults> &r : route.results)
     r->hold_in_flight ();
+  /* the next frame may be processed before this one's results are published (queues_ahead) */
+  if (route.op.host_results && route.op.keep_frame)
+    frame.kept = static_cast<int> (route.op.keep_frame (f.self));
   frame.results = std::move (route.results);
   route.results.clear ();
   route.in_flight.push_back (std::move (frame));

@@ -65,18 +65,20 @@ cuv::has_frame_in_flight (const Route &route)
 bool
 cuv::queues_ahead (const Route &route)
 {
-  return route.use_cuda && !route.op.temporal && !route.op.host_results;
+  return route.use_cuda && !route.op.temporal && (!route.op.host_results || route.op.keep_frame);
 }
 
 GstFlowReturn
-cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
+cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out, int *kept)
 {
   *out = nullptr;
+  *kept = -1;
 #if CUV_HAVE_CUDA
   if (route.in_flight.empty ())
     return GST_FLOW_OK;
   Route::InFlight f = std::move (route.in_flight.front ());
   route.in_flight.pop_front ();
+  *kept = f.kept;
   cuv::ContextGuard guard (route.context);
   GstFlowReturn ret = end_frame (self, route, f, guard.ok (), Wait::InFlight);
   if (f.inbuf)

@@ -24,15 +24,17 @@ GstFlowReturn end_frame (GstCudaVisionFilter *self, Route &route, const Route::I
 /* Whether a frame is in flight. */
 bool has_frame_in_flight (const Route &route);
 /* Whether the element queues a frame before it waits for the one in flight (the base class's
- * generate_output): an element that keeps nothing between frames and reads no results on the
- * host (not temporal, no host_results) on the CUDA backend. Its upload from system memory then
- * runs on a second stream into the other of two staging buffers, while the last frame's kernel
- * and download run on the first: frame N+1 goes up the PCIe link while frame N comes down. */
+ * generate_output): an element on the CUDA backend that keeps no previous frame (not temporal)
+ * and either reads no results on the host or keeps what publishing a frame's results reads
+ * (keep_frame: an analyser's next launch then writes its results elsewhere). Its upload from
+ * system memory then runs on a second stream into the other of two staging buffers, while the
+ * last frame's kernel and download run on the first: frame N+1 goes up the PCIe link while frame
+ * N comes down. */
 bool queues_ahead (const Route &route);
 /* Waits for the oldest frame in flight and does what its frame leaves to do (the previous frame,
- * the memory's sync flag); gives its output buffer to @out (NULL when there was none). Posts an
- * element error on failure. */
-GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out);
+ * the memory's sync flag); gives its output buffer to @out (NULL when there was none) and what
+ * the element kept of it to @kept (Route::InFlight::kept). Posts an element error on failure. */
+GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out, int *kept);
 /* At a flush or stop: waits for the frames in flight, and drops them. */
 void drop_in_flight (GstCudaVisionFilter *self, Route &route);
 

@@ -93,9 +93,17 @@ cuv::Output::install_publishing (GstBaseTransform *trans, Route &(*route_of) (Gs
 GstFlowReturn
 cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
 {
-  GstFlowReturn ret = cuv::finish_in_flight (self, route, out);
-  if (ret == GST_FLOW_OK && *out)
-    finished (self, route, *out);
+  int kept;
+  GstFlowReturn ret = cuv::finish_in_flight (self, route, out, &kept);
+  if (ret != GST_FLOW_OK || !*out)
+    return ret;
+  /* queued ahead, the element has processed the next frame since: what it kept of this one is
+   * what publishing reads */
+  if (kept >= 0)
+    route.op.swap_frame (self, kept);
+  finished (self, route, *out);
+  if (kept >= 0)
+    route.op.swap_frame (self, kept);
   return ret;
 }
 

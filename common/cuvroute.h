@@ -129,8 +129,8 @@ struct Route {
 #if CUV_HAVE_CUDA
   /* streaming thread: the frames whose work was queued on the GPU and not yet waited for, oldest
    * first (two at most, and only while queues_ahead () queues the next before the last is waited
-   * for); their buffers' references are the route's until finish_in_flight () or
-   * drop_in_flight () */
+   * for: an analyser then publishes the older one's results from what it kept of it); their
+   * buffers' references are the route's until finish_in_flight () or drop_in_flight () */
   struct InFlight {
     std::shared_ptr<CapsState> state;
     GstBuffer *inbuf = nullptr; /* NULL when in place */
@@ -141,6 +141,7 @@ struct Route {
     bool out_dev = false;
     bool hold = false; /* a temporal element keeps inbuf as its previous frame */
     Results results;   /* upstream analysers', put on outbuf after the wait */
+    int kept = -1;     /* an analyser's number for what it kept of the frame (op.keep_frame) */
   };
   std::deque<InFlight> in_flight;
   /* which of the stream's two done events the next frame in flight records */

@@ -189,6 +189,40 @@ gst_cuda_motionest_end_frame (GstCudaVisionAnalyser *analyser)
   return GST_CUDA_MOTIONEST (analyser)->impl->processed;
 }
 
+/* The frame's results may be published after the next frames were processed (queued ahead of
+ * the frame in flight, or following the frame: docs/design.md, "Results that follow the
+ * frame"): what that reads is kept, its vectors' block included. A slot reused still holding a
+ * block held a frame whose results were never published (dropped at a flush). */
+static guint
+gst_cuda_motionest_keep_frame (GstCudaVisionFilter *filter)
+{
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
+  const guint k = impl->next_kept;
+  impl->next_kept = (k + 1) % G_N_ELEMENTS (impl->kept);
+  MotionFrame &kept = impl->kept[k];
+  if (kept.block)
+    cuv::BytesPool::give_back (kept.block);
+  kept = MotionFrame{impl->frame, impl->grid, impl->first_frame, impl->vectors, impl->processed, impl->frame_votes, nullptr};
+  impl->vector_target.swap_block (&kept.block);
+  gst_cuda_vision_analyser_keep_frame (GST_CUDA_VISION_ANALYSER (filter), k);
+  return k;
+}
+
+static void
+gst_cuda_motionest_swap_frame (GstCudaVisionFilter *filter, guint kept)
+{
+  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
+  MotionFrame &k = impl->kept[kept];
+  std::swap (impl->frame, k.frame);
+  std::swap (impl->grid, k.grid);
+  std::swap (impl->first_frame, k.first_frame);
+  std::swap (impl->vectors, k.vectors);
+  std::swap (impl->processed, k.processed);
+  std::swap (impl->frame_votes, k.frame_votes);
+  impl->vector_target.swap_block (&k.block);
+  gst_cuda_vision_analyser_swap_frame (GST_CUDA_VISION_ANALYSER (filter), kept);
+}
+
 /* A new interval counts into sums of its own; the last one's stay with the message that still
  * reads them. */
 static void
@@ -473,6 +507,8 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   filter_class->temporal_luma = TRUE;
   filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_writes_frame);
+  filter_class->keep_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_keep_frame);
+  filter_class->swap_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_swap_frame);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_motionest_set_info);
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_motionest_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cpu);

@@ -8,7 +8,6 @@
 #include "gst/gstcudamotionestframe.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "common/cuvcpupool.h"
 #include "kernels/copy.h"
@@ -29,15 +28,21 @@ motion_params (const GstCudaMotionestImpl *impl)
   return cuv::MotionParams{impl->frame.block, static_cast<int> (impl->frame.range), static_cast<int> (impl->frame.penalty)};
 }
 
+/* The bytes of a frame's vectors at most: 4x4 units, the densest grid. */
+size_t
+densest_vector_bytes (const GstCudaMotionestImpl *impl)
+{
+  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
+  return std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
+}
+
 /* Where this frame's vectors go on the host: a block the meta takes without a copy (page-locked
- * memory of @ctx, or plain memory without one; sized for 4x4 units, the densest grid), or
- * @fallback while all blocks are downstream. NULL when a block's memory could not be had. */
+ * memory of @ctx, or plain memory without one), or @fallback while all blocks are downstream.
+ * NULL when a block's memory could not be had. */
 uint8_t *
 vector_target (GstCudaMotionestImpl *impl, GstCudaContext *ctx, uint8_t *fallback)
 {
-  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
-  const size_t bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
-  return impl->vector_target.acquire (ctx, bytes, kVectorBlocksOut, fallback);
+  return impl->vector_target.acquire (ctx, densest_vector_bytes (impl), kVectorBlocksOut, fallback);
 }
 
 /* After the search: the vectors are this frame's (on the host once the frame is finished). */
@@ -85,22 +90,19 @@ motionest::search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, 
 
 #if CUV_HAVE_CUDA
 /* Device buffers for this caps: the vectors (sized for 4x4 units, the densest grid) and their
- * pinned copy, the colour table. */
+ * pinned fallback, a slot for each frame kept, the colour table. */
 static cudaError_t
 gst_cuda_motionest_ensure_buffers (GstCudaMotionestImpl *impl, GstCudaContext *ctx)
 {
   if (impl->device_vectors)
     return cudaSuccess;
-  const cuv::MotionGrid densest = cuv::motion_grid (cuv::MotionBlock::B4, impl->width, impl->height);
-  const size_t vector_bytes = std::max<size_t> (1, densest.count ()) * sizeof (cuv::MotionVector);
+  const size_t vector_bytes = densest_vector_bytes (impl);
   const size_t table_bytes = static_cast<size_t> (kVotesSide) * kVotesSide * sizeof (uint32_t);
   cudaError_t err = impl->device_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Device, vector_bytes);
   if (err == cudaSuccess)
-    err = impl->pinned_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, vector_bytes);
+    err = impl->pinned_vectors.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, vector_bytes * G_N_ELEMENTS (impl->kept));
   if (err == cudaSuccess)
     err = impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device, table_bytes);
-  if (err == cudaSuccess)
-    err = impl->pinned_table.allocate (ctx, cuv::CudaBuffer::Kind::Pinned, table_bytes);
   impl->device_table_range = 0;
   return err;
 }
@@ -113,17 +115,22 @@ motionest::release_buffers (GstCudaMotionestImpl *impl)
   impl->device_vectors.reset ();
   impl->pinned_vectors.reset ();
   impl->device_table.reset ();
-  impl->pinned_table.reset ();
   impl->device_table_range = 0;
   impl->votes.reset ();
   impl->frame_votes = nullptr;
 #endif
+  for (MotionFrame &k : impl->kept) {
+    if (k.block)
+      cuv::BytesPool::give_back (k.block);
+    k = MotionFrame{};
+  }
   impl->vector_target.release ();
 }
 
 #if CUV_HAVE_CUDA
-/* The colour table on the device. The pinned copy is rewritten only after the base class has
- * synchronized the stream of the frame that last uploaded it. */
+/* The colour table on the device, when the range changed. From pageable memory: the driver has
+ * taken the bytes when the call returns, so the table may change while the copy is queued behind
+ * frames that have not been waited for (frames in flight). */
 static cudaError_t
 gst_cuda_motionest_upload_table (GstCudaMotionestImpl *impl, cudaStream_t stream)
 {
@@ -131,10 +138,9 @@ gst_cuda_motionest_upload_table (GstCudaMotionestImpl *impl, cudaStream_t stream
   const cuv::MotionPalette &p = impl->palette;
   if (impl->device_table_range == p.table_range)
     return cudaSuccess;
-  const size_t bytes = p.table.size () * sizeof (uint32_t);
-  memcpy (impl->pinned_table.data (), p.table.data (), bytes);
   impl->device_table_range = p.table_range;
-  return cudaMemcpyAsync (impl->device_table.data (), impl->pinned_table.data (), bytes, cudaMemcpyHostToDevice, stream);
+  return cudaMemcpyAsync (impl->device_table.data (), p.table.data (), p.table.size () * sizeof (uint32_t),
+      cudaMemcpyHostToDevice, stream);
 }
 
 /* The drawing on the device, as draw says. */
@@ -160,7 +166,11 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
   impl->frame_votes = nullptr;
   if (impl->grid.count () == 0 || !gst_cuda_vision_analyser_frame_posts_messages (GST_CUDA_VISION_ANALYSER (self)))
     return true;
-  if (!CUV_CUDA_OK (self, impl->votes.ensure (gst_cuda_vision_filter_get_context (self), stream)) ||
+  if (!CUV_CUDA_OK (self, impl->votes.ensure (gst_cuda_vision_filter_get_context (self), stream)))
+    return false;
+  /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_frame) */
+  impl->votes.next_slot ();
+  if (
       !CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
                               impl->frame.motion_threshold, impl->votes.to (), stream)))
     return false;
@@ -183,7 +193,9 @@ motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl,
   }
   auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
   const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
-  uint8_t *host_vectors = vector_target (impl, ctx, impl->pinned_vectors.data ());
+  /* each frame kept has a fallback slot of its own (gst_cuda_motionest_keep_frame) */
+  impl->pinned_slot = (impl->pinned_slot + 1) % G_N_ELEMENTS (impl->kept);
+  uint8_t *host_vectors = vector_target (impl, ctx, impl->pinned_vectors.data () + impl->pinned_slot * densest_vector_bytes (impl));
   if (!host_vectors) {
     /* the base class posts the error message */
     GST_ERROR_OBJECT (self, "no page-locked memory for the motion vectors (%" G_GSIZE_FORMAT " bytes)",

@@ -35,6 +35,18 @@ struct MotionSettings {
   bool tensor_meta = false;
 };
 
+/* What publishing a frame's results reads, kept while the element processes its next frames
+ * (gst_cuda_motionest_keep_frame). */
+struct MotionFrame {
+  MotionSettings frame;
+  cuv::MotionGrid grid{};
+  bool first_frame = false;
+  const cuv::MotionVector *vectors = nullptr;
+  bool processed = false;
+  const cuv::MotionVotes *frame_votes = nullptr;
+  cuv::BytesPool::Block *block = nullptr; /* the vectors' block, until the meta takes it */
+};
+
 struct GstCudaMotionestImpl {
   std::mutex lock;
   MotionSettings settings;
@@ -54,9 +66,10 @@ struct GstCudaMotionestImpl {
   cuv::MotionReference cpu_reference; /* the previous luma plane with its edges repeated */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_vectors;
+  /* where the vectors land while all blocks are downstream: a slot for each frame kept */
   cuv::CudaBuffer pinned_vectors;
+  int pinned_slot = 0;
   cuv::CudaBuffer device_table;
-  cuv::CudaBuffer pinned_table;
   int device_table_range = 0;
   /* the frame's votes, counted on the GPU where the frame adds to the interval */
   cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
@@ -67,6 +80,10 @@ struct GstCudaMotionestImpl {
   std::shared_ptr<cuv::MotionTally> count = std::make_shared<cuv::MotionTally> ();
   bool count_used = false;
   std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
+  /* frames whose results are published later (gst_cuda_motionest_keep_frame): as many as the
+   * fallback's and the votes' slots */
+  MotionFrame kept[3];
+  guint next_kept = 0;
 };
 
 namespace motionest {

@@ -394,6 +394,21 @@ inline bool same_meta (GstBuffer *a, GstBuffer *b, const char *meta)
   return ma && mb && gst_structure_is_equal (gst_custom_meta_get_structure (ma), gst_custom_meta_get_structure (mb));
 }
 
+/* The element messages named @name on @pipe's bus, popped. */
+inline std::vector<GstMessage *> pop_element_messages (GstElement *pipe, const char *name)
+{
+  std::vector<GstMessage *> out;
+  GstBus *bus = gst_element_get_bus (pipe);
+  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
+    if (gst_message_has_name (m, name))
+      out.push_back (m);
+    else
+      gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return out;
+}
+
 /* Every buffer @appsink receives until none comes for 10 s (or EOS). */
 inline std::vector<GstBuffer *> pull_all (GstElement *appsink)
 {

@@ -3,6 +3,8 @@
  * results, and at the right moments:
  * - the chain of four with results (cudahistogram, cudaheatmap) in both memory types, against the
  *   CPU backend, bytes and meta, frame by frame;
+ * - analysers that queue the next frame before they wait for the last (cudamotionest,
+ *   cudahistogram): bytes, meta and messages, the CPU backend's, in order;
  * - a caps change between frames: every frame leaves with its own caps, none is lost;
  * - a flushing seek while a frame is in flight: the frames of the new segment, in order, and no
  *   error, for analysers and for elements that queue the next frame before they wait for the last
@@ -53,6 +55,78 @@ GST_START_TEST (test_chain_in_flight_equals_cpu)
     }
     for (GstBuffer *b : ref)
       gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
+
+/* The buffers that reach the appsink "sink" of @launch, and the messages named @name. */
+static std::vector<GstBuffer *>
+run_with_messages (const std::string &launch, const char *name, std::vector<GstMessage *> *messages)
+{
+  GstElement *pipe = new_pipeline (launch);
+  fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  std::vector<GstBuffer *> out = pull_all (sink);
+  gst_object_unref (sink);
+  *messages = pop_element_messages (pipe, name);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* An analyser queues its next frame before it waits for the one in flight, which then publishes
+ * from what the analyser kept of it (common/cuvinflight.h: queues_ahead): each frame still
+ * leaves with its own meta and bytes, the CPU backend's, and its message, in order, equal to the
+ * CPU backend's. The appsink keeps every buffer, so past eight frames cudamotionest's vectors
+ * land in its fallback slots, which two frames then use at once. */
+GST_START_TEST (test_analysers_queued_ahead_equal_cpu)
+{
+  const int frames = 24;
+  struct Case {
+    const char *element;
+    const char *props;
+    const char *meta;
+  };
+  const Case cases[] = {
+    {"cudamotionest", " draw=arrows", "CudaMotionMeta"},
+    {"cudamotionest", " block-size=8x8", "CudaMotionMeta"},
+    {"cudahistogram", " overlay=true", "CudaHistogramMeta"},
+  };
+  GstVideoInfo info = info_for (GST_VIDEO_FORMAT_NV12, 321, 242);
+  const std::string source = "videotestsrc num-buffers=" + std::to_string (frames) +
+      " pattern=ball ! video/x-raw,format=NV12,width=321,height=242 ! ";
+  for (const Case &c : cases) {
+    std::vector<GstMessage *> ref_messages;
+    auto ref = run_with_messages (source + c.element + c.props + " backend=cpu ! appsink name=sink sync=false",
+        c.element, &ref_messages);
+    fail_unless_equals_int (ref.size (), frames);
+    fail_unless_equals_int (ref_messages.size (), frames);
+    for (bool cuda_memory : {false, true}) {
+      const std::string up = cuda_memory ? "cudaupload ! " : "";
+      const std::string down = cuda_memory ? " ! cudadownload" : "";
+      const std::string what = std::string (c.element) + c.props + (cuda_memory ? " in CUDA memory" : " in system memory");
+      std::vector<GstMessage *> messages;
+      auto got = run_with_messages (source + up + c.element + c.props + " backend=cuda max-frames-in-flight=1" + down +
+          " ! video/x-raw ! appsink name=sink sync=false", c.element, &messages);
+      fail_unless_equals_int (got.size (), frames);
+      fail_unless_equals_int (messages.size (), frames);
+      for (int i = 0; i < frames; i++) {
+        const std::string frame = what + ", frame " + std::to_string (i);
+        fail_unless_equals_int (buffer_diff (got[i], ref[i], info, frame), 0);
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (got[i]), GST_BUFFER_PTS (ref[i]));
+        fail_unless (same_meta (got[i], ref[i], c.meta), "the meta of %s", frame.c_str ());
+        const GstStructure *a = gst_message_get_structure (messages[i]), *b = gst_message_get_structure (ref_messages[i]);
+        fail_unless (gst_structure_is_equal (a, b), "the message of %s: %" GST_PTR_FORMAT " against %" GST_PTR_FORMAT,
+            frame.c_str (), a, b);
+        gst_buffer_unref (got[i]);
+        gst_message_unref (messages[i]);
+      }
+    }
+    for (int i = 0; i < frames; i++) {
+      gst_buffer_unref (ref[i]);
+      gst_message_unref (ref_messages[i]);
+    }
   }
 }
 GST_END_TEST;
@@ -210,6 +284,7 @@ in_flight_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_chain_in_flight_equals_cpu);
+  tcase_add_test (tc, test_analysers_queued_ahead_equal_cpu);
   tcase_add_test (tc, test_caps_change_with_frame_in_flight);
   tcase_add_test (tc, test_flushing_seek_with_frame_in_flight);
   tcase_add_test (tc, test_latency_counts_the_frame_in_flight);

@@ -162,21 +162,6 @@ void expect_each_as_its_reference (std::vector<GstBuffer *> &got, std::vector<Gs
   ref.clear ();
 }
 
-/* The element messages named @name on @pipe's bus, popped. */
-std::vector<GstMessage *> pop_element_messages (GstElement *pipe, const char *name)
-{
-  std::vector<GstMessage *> out;
-  GstBus *bus = gst_element_get_bus (pipe);
-  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
-    if (gst_message_has_name (m, name))
-      out.push_back (m);
-    else
-      gst_message_unref (m);
-  }
-  gst_object_unref (bus);
-  return out;
-}
-
 /* cudahistogram named "slow" holds its stream 20 ms before each frame (main () sets
  * CUV_TEST_DELAY) and pushes before its results are on the host, into cudaenhance directly,
  * through a queue (another thread puts the results on, once the histogram has published them),
