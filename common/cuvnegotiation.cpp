@@ -391,10 +391,7 @@ src_event (GstBaseTransform *trans, GstEvent *event)
 
 /* GstBaseTransform drops a frame whose output it cannot negotiate: a reference kept until the
  * base has the frame (then dropped, so that the frame is writable in place again) submits it
- * once more after renegotiating. Where that keeps failing, the element still processes the frame
- * with the output caps it has (its push may then be refused, a frame lost as any refused one), so
- * that a temporal element's next frame is compared with this one (docs/design.md,
- * "Renegotiation"); the next frame negotiates again. */
+ * once more after renegotiating */
 GstFlowReturn
 submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
 {
@@ -407,18 +404,11 @@ submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
     if (renegotiate_output (trans))
       ret = base_submit (trans, is_discont, gst_buffer_ref (again));
   }
-  if (ret == GST_FLOW_NOT_NEGOTIATED && gst_pad_has_current_caps (trans->sinkpad) &&
-      gst_pad_has_current_caps (trans->srcpad)) {
-    GST_INFO_OBJECT (trans, "the output could not be negotiated in %d submissions: the frame at %" GST_TIME_FORMAT
-        " is processed with the output caps the element has", kMaxSubmissions, GST_TIME_ARGS (GST_BUFFER_PTS (again)));
-    /* GstBaseTransform renegotiates where the pad is marked: not for this frame */
-    gst_pad_check_reconfigure (trans->srcpad);
-    ret = base_submit (trans, is_discont, gst_buffer_ref (again));
-    gst_pad_mark_reconfigure (trans->srcpad);
-  }
+  /* the element never saw this frame: a temporal element compares the next one with the frame
+   * before it (docs/design.md, "Renegotiation") */
   if (ret == GST_FLOW_NOT_NEGOTIATED)
-    GST_WARNING_OBJECT (trans, "the frame at %" GST_TIME_FORMAT " is lost before the element processed it: its output "
-        "could not be negotiated", GST_TIME_ARGS (GST_BUFFER_PTS (again)));
+    GST_WARNING_OBJECT (trans, "the output could not be negotiated in %d submissions: the frame at %" GST_TIME_FORMAT
+        " is lost before the element processed it", kMaxSubmissions, GST_TIME_ARGS (GST_BUFFER_PTS (again)));
   gst_buffer_unref (again);
   return ret;
 }
