@@ -135,6 +135,62 @@ void test_fast_equals_definition (Checker &c)
   hwy::SetSupportedTargetsForTest (0);
 }
 
+/* Variable blocks where the partitioning is close to a tie: each macroblock's 4x4 blocks come from
+ * the previous frame at one shift, at two (top and bottom or left and right) or at four, under
+ * noise from none to all of the pixels (unrelated noise: the 4x4 blocks win by far), over penalties
+ * on both sides of where the choice turns; the fast search (every target) gives the definition's
+ * vectors, also where it bounds the larger blocks instead of searching them (after a macroblock of
+ * 4x4 blocks). */
+void test_variable_near_ties (Checker &c)
+{
+  const int w = 96, h = 64;
+  LumaImage prev (w, h), cur (w, h);
+  fill_texture (prev, 4242);
+  std::mt19937 rng (77);
+  for (int my = 0; my < h / 8; my++) {
+    const unsigned noise = my * 37 % 101; /* percent of pixels */
+    for (int mx = 0; mx < w / 8; mx++) {
+      int shift[4][2];
+      const int pattern = static_cast<int> (rng () % 4);
+      for (int q = 0; q < 4; q++) {
+        const int from = pattern == 0 ? 0 : pattern == 1 ? (q & 2) : pattern == 2 ? (q & 1) : q;
+        if (from == q) {
+          shift[q][0] = static_cast<int> (rng () % 9) - 4;
+          shift[q][1] = static_cast<int> (rng () % 9) - 4;
+        } else {
+          shift[q][0] = shift[from][0];
+          shift[q][1] = shift[from][1];
+        }
+      }
+      for (int y = 0; y < 8; y++) {
+        for (int x = 0; x < 8; x++) {
+          const int q = (y / 4) * 2 + x / 4, px = mx * 8 + x, py = my * 8 + y;
+          cur.at (px, py) = rng () % 100 < noise ? static_cast<uint8_t> (rng ())
+                                                  : prev.at (std::clamp (px + shift[q][0], 0, w - 1),
+                                                        std::clamp (py + shift[q][1], 0, h - 1));
+        }
+      }
+    }
+  }
+  int wrong = 0, cases = 0, quarters = 0;
+  for (int range : {5, 16}) {
+    for (int penalty = 0; penalty <= 400; penalty += penalty < 64 ? 4 : 48) {
+      const std::vector<cuv::MotionVector> want = search (cur, prev, cuv::MotionBlock::Variable, range, penalty);
+      for (const cuv::MotionVector &v : want)
+        quarters += v.width == 4 && v.height == 4;
+      for (int64_t target : hwy::SupportedAndGeneratedTargets ()) {
+        hwy::SetSupportedTargetsForTest (target);
+        cases++;
+        wrong += !same_vectors (search (cur, prev, cuv::MotionBlock::Variable, range, penalty, cuv::motion_search_cpu), want);
+      }
+      hwy::SetSupportedTargetsForTest (0);
+    }
+  }
+  std::printf ("variable blocks near ties: %d searches, %d of the definition's units 4x4\n", cases, quarters);
+  c.expect (wrong == 0, "variable blocks near ties: the fast search equals the definition: " + std::to_string (wrong) +
+      " of " + std::to_string (cases) + " searches differ");
+}
+
 /* Every block whose content lies inside the previous frame finds the shift at SAD 0. */
 void test_shift (Checker &c, cuv::MotionBlock b, int range, int w, int h, int dx, int dy)
 {
@@ -563,6 +619,7 @@ int main ()
   test_direct (c, 41, 27, 3, 60, true);
   test_partitions (c);
   test_fast_equals_definition (c);
+  test_variable_near_ties (c);
   test_luma (c);
   test_wheel (c);
   test_put_pixel_422 (c);
