@@ -183,6 +183,9 @@ GST_START_TEST (test_results_follow_a_slow_analysers_frame)
         if (size_t at = b.find ("%s"); at != std::string::npos)
           b.replace (at, 2, backend);
         const bool cuda = g_str_equal (backend, "cuda");
+        /* the reference has every frame: a leaky queue drops on a slow CPU run too */
+        if (!cuda && strstr (between, "leaky"))
+          b = "queue ! ";
         return source ("RGBA", frames, 320, 240) + (cuda ? "cudaupload ! " : "") +
             analyser + " name=slow max-frames-in-flight=0 backend=" + backend + " ! " + b +
             "cudaenhance contrast=1.4 max-frames-in-flight=0 backend=" + backend +
@@ -190,6 +193,7 @@ GST_START_TEST (test_results_follow_a_slow_analysers_frame)
       };
       const std::string what = std::string ("slow ") + analyser + " ! " + between + "cudaenhance";
       auto ref = collect (launch ("cpu"));
+      fail_unless_equals_int (ref.size (), frames);
       const long before = host_waits ();
       GstElement *pipe = new_pipeline (launch ("cuda"), false);
       fail_unless (pipe != nullptr);
