@@ -147,7 +147,7 @@ passed_through (GstBuffer *buf)
   if (results.empty ())
     return buf;
   buf = gst_buffer_make_writable (buf);
-  cuv::put_results_on (buf, std::move (results), nullptr);
+  cuv::put_results_on (buf, std::move (results), cuv::Waited{});
   return buf;
 }
 #endif
