@@ -88,7 +88,7 @@ cuv::process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuf
     /* an upstream analyser's results followed the frame: its kernel may still read the frame,
      * which this backend reads and writes outside its stream (cuvresultsmeta.h) */
     if (!route.results.empty ()) {
-      cuv::put_results_on (outbuf, std::move (route.results), cuv::Waited{});
+      cuv::put_results_on (outbuf, std::move (route.results), nullptr);
       route.results.clear ();
     }
     const bool in_dev = cuv::is_device_buffer (route, inbuf);

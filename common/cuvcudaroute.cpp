@@ -107,7 +107,6 @@ struct CudaFrame {
   bool in_locked = false;              /* the input's pages are locked (cuvpinned.h) */
   bool hold = false;                   /* a temporal element keeps the input buffer itself */
   bool waited = false;                 /* the host has waited for the frame already */
-  cudaStream_t followed = nullptr;     /* the input's writer's stream, which the frame's waited for on the GPU */
   bool handed_on = false;              /* the output leaves unfinished, its stream in a meta (1.22) */
   cuv::Frame fin{}, fout{};            /* the device frames the operation reads and writes */
 
@@ -203,7 +202,7 @@ upload (CudaFrame &f, const cuv::Frame &in_view)
   CapsState &st = f.st ();
   if (f.in_dev) {
     f.fin = in_view;
-    return CUV_CUDA_OK (f.self, cuv::wait_for_writer (f.in_mem, f.run_on, route.stream.event (), &f.followed));
+    return CUV_CUDA_OK (f.self, cuv::wait_for_writer (f.in_mem, f.run_on, route.stream.event ()));
   }
   /* queued ahead of the last frame's wait, an upload runs on the second stream into the other
    * staging buffer (prev_stage, which only a temporal element uses otherwise): the frame that
@@ -304,7 +303,7 @@ finish (CudaFrame &f, bool ok)
   cuv::Route &route = f.route;
   const bool temporal = route.op.temporal;
   cuv::Route::InFlight frame{f.state, f.in_place ? nullptr : f.inbuf, f.outbuf, f.stream, nullptr, f.in_dev, f.out_dev,
-      f.hold, {}, f.followed};
+      f.hold, {}};
   /* The host waits before the push, unless it has waited already (a staged download), or
    * (1.24+) the frame went from CUDA memory into CUDA memory whose stream it ran on, and nothing
    * is read on the host: the memory then says that work may be pending on its stream (our write
@@ -325,7 +324,7 @@ finish (CudaFrame &f, bool ok)
    * completes them, else onto it once waited for (their own streams' waits where it leaves
    * unfinished to a foreign element) */
   route.hand_on_results = no_wait && !f.waited && completes;
-  route.results_waited = no_wait && !f.waited ? cuv::Waited{} : cuv::Waited{f.stream, f.followed};
+  route.results_waited = no_wait && !f.waited ? nullptr : f.stream;
   if (!ok) {
     /* a failed frame may have freed what the frames whose results wait point at */
     cuv::cancel_all (route.deferred);

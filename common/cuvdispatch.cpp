@@ -25,7 +25,7 @@ cuv::process_frame (GstCudaVisionFilter *self, Route &route, GstBuffer *inbuf, G
   /* upstream analysers' results go onto the output unless the CUDA route hands them on */
   route.results = carried_results (inbuf);
   route.hand_on_results = false;
-  route.results_waited = Waited{};
+  route.results_waited = nullptr;
   route.own_results.reset ();
   if (route.use_cuda)
     return process_cuda (self, route, state, inbuf, outbuf);

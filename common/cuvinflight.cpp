@@ -87,7 +87,7 @@ cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out,
     /* upstream analysers' results onto the frame, which now leaves finished (the buffer is the
      * route's alone since the frame was queued) */
     f.outbuf = gst_buffer_make_writable (f.outbuf);
-    put_results_on (f.outbuf, std::move (f.results), Waited{f.stream, f.followed});
+    put_results_on (f.outbuf, std::move (f.results), f.stream);
   }
   if (ret == GST_FLOW_OK)
     *out = f.outbuf;

@@ -147,7 +147,7 @@ passed_through (GstBuffer *buf)
   if (results.empty ())
     return buf;
   buf = gst_buffer_make_writable (buf);
-  cuv::put_results_on (buf, std::move (results), cuv::Waited{});
+  cuv::put_results_on (buf, std::move (results), nullptr);
   return buf;
 }
 #endif

@@ -81,10 +81,10 @@ PendingResults::~PendingResults ()
 }
 
 bool
-PendingResults::publish_locked (Waited waited)
+PendingResults::publish_locked (cudaStream_t waited)
 {
   bool ok = true;
-  if (!waited.covers (stream_)) {
+  if (waited != stream_) {
     ContextGuard guard (context_);
     ok = guard.ok () && finish_before_push (stream_, nullptr) == cudaSuccess;
   }
@@ -107,7 +107,7 @@ bool
 PendingResults::complete ()
 {
   std::lock_guard<std::mutex> lk (lock_);
-  return done_ || publish_locked (Waited{});
+  return done_ || publish_locked (nullptr);
 }
 
 void
@@ -135,7 +135,7 @@ PendingResults::held () const
 }
 
 void
-PendingResults::put_on (GstBuffer *buf, Waited waited)
+PendingResults::put_on (GstBuffer *buf, cudaStream_t waited)
 {
   std::unique_lock<std::mutex> lk (lock_);
   if (!done_ && g_thread_self () == owner_thread_) {
@@ -293,7 +293,7 @@ hand_on_results (GstBuffer *buf, Results results)
 }
 
 void
-put_results_on (GstBuffer *buf, Results results, Waited waited)
+put_results_on (GstBuffer *buf, Results results, cudaStream_t waited)
 {
   if (ResultsMeta *m = find (buf))
     gst_buffer_remove_meta (buf, &m->meta);

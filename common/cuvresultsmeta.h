@@ -29,15 +29,6 @@ typedef struct _GstCudaVisionFilter GstCudaVisionFilter;
 
 namespace cuv {
 
-/* What the host has waited for since a frame's work was queued: a stream (NULL: none) and the
- * stream that one had waited for on the GPU before (wait_for_writer's @followed; NULL: none),
- * whose work queued until then is done as well. */
-struct Waited {
-  cudaStream_t stream = nullptr;
-  cudaStream_t followed = nullptr;
-  bool covers (cudaStream_t s) const { return s && (s == stream || s == followed); }
-};
-
 /* One frame's results, not yet published. */
 class PendingResults {
  public:
@@ -66,12 +57,12 @@ class PendingResults {
   void hold_in_flight ();
   bool held () const;
   /* Another element of ours, before @buf (writable) leaves to an element that is not ours: the
-   * results onto @buf. @waited says what the host has waited for since the frame's work was
-   * queued, which spares the wait when it covers the frame's stream. */
-  void put_on (GstBuffer *buf, Waited waited);
+   * results onto @buf. @waited is a stream the host has waited for since the frame's work was
+   * queued (NULL: none), which spares the wait when it is the frame's. */
+  void put_on (GstBuffer *buf, cudaStream_t waited);
 
  private:
-  bool publish_locked (Waited waited);
+  bool publish_locked (cudaStream_t waited);
 
   mutable std::mutex lock_;
   std::condition_variable done_cv_;
@@ -116,7 +107,7 @@ Results carried_results (GstBuffer *buf);
  * @results and nothing else (no meta when there are none). */
 void hand_on_results (GstBuffer *buf, Results results);
 /* Before @buf (writable) leaves to anything else: @results onto it, and the meta gone. */
-void put_results_on (GstBuffer *buf, Results results, Waited waited);
+void put_results_on (GstBuffer *buf, Results results, cudaStream_t waited);
 
 }  // namespace cuv
 #endif

@@ -107,7 +107,7 @@ struct Route {
    * results_waited, or for their own streams), and this frame's own where they follow it */
   Results results;
   bool hand_on_results = false;
-  Waited results_waited;
+  cudaStream_t results_waited = nullptr;
   std::shared_ptr<PendingResults> own_results;
   /* streaming thread: the last frames' own results not yet published, oldest first: published
    * once their push has returned, unless an element of ours on this thread holds the frame in
@@ -141,7 +141,6 @@ struct Route {
     bool out_dev = false;
     bool hold = false; /* a temporal element keeps inbuf as its previous frame */
     Results results;   /* upstream analysers', put on outbuf after the wait */
-    cudaStream_t followed = nullptr; /* the writer's stream @stream waited for on the GPU (wait_for_writer) */
     int kept = -1;     /* an analyser's number for what it kept of the frame (op.keep_frame) */
   };
   std::deque<InFlight> in_flight;

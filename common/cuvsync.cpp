@@ -93,10 +93,8 @@ void frame_passed (GstBuffer *outbuf, GstBuffer *inbuf, cudaStream_t stream)
 #endif
 }
 
-cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event, cudaStream_t *followed)
+cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event)
 {
-  if (followed)
-    *followed = nullptr;
 #if CUV_HAVE_STREAM_MODEL
   GstCudaStream *writer = memory_stream (mem);
   if (!writer || writer == reader || !GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
@@ -104,11 +102,7 @@ cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t 
   if (reader && event) {
     GST_LOG ("waiting on the GPU for stream %p before stream %p reads", writer, reader);
     cudaError_t err = cudaEventRecord (event, stream_handle (writer));
-    if (err == cudaSuccess)
-      err = cudaStreamWaitEvent (stream_handle (reader), event, 0);
-    if (err == cudaSuccess && followed)
-      *followed = stream_handle (writer);
-    return err;
+    return err != cudaSuccess ? err : cudaStreamWaitEvent (stream_handle (reader), event, 0);
   }
   GST_LOG ("the host waits for stream %p before a host copy", writer);
   count_host_wait ();

@@ -42,10 +42,8 @@ void before_others_read (GstBuffer *buf);
  * the GPU (@event recorded on the writer's stream, cudaStreamWaitEvent on @reader's); without a
  * @reader (a host copy follows) gst_cuda_memory_sync () waits on the host, as upstream's CUDA
  * elements do. On @reader itself, stream order suffices. On 1.22 the writer finished before it
- * pushed. @followed (optional) is set to the writer's stream where @reader now waits for it on the
- * GPU, so that a host wait for @reader also covers the writer's work queued before this read
- * (else NULL). Returns the CUDA error of the GPU-side wait. */
-cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event, cudaStream_t *followed = nullptr);
+ * pushed. Returns the CUDA error of the GPU-side wait. */
+cudaError_t wait_for_writer (GstMemory *mem, GstCudaStream *reader, cudaEvent_t event);
 
 /* 1.22, instead of finish_before_push (): @outbuf (CUDA memory, writable) leaves before its frame,
  * queued on @stream of @ours's pool, is finished; it carries @stream to the next element of ours,
