@@ -220,13 +220,13 @@ GST_START_TEST (test_results_follow_a_slow_analysers_frame)
         fail_unless_equals_int (got.size (), frames);
       /* on 1.24+ this direct case counted two a frame on the H100 (the chain of four: one); see
        * docs/performance.md */
-  #if GST_CHECK_VERSION(1, 24, 0)
+#if GST_CHECK_VERSION(1, 24, 0)
       if (!*between)
         fail_unless (waits <= 2 * frames, "%s: %ld host waits over %d frames", what.c_str (), waits, frames);
-  #else
+#else
       if (!*between)
         fail_unless_equals_int (waits, frames);
-  #endif
+#endif
       for (GstBuffer *g : got) {
         auto match = std::find_if (ref.begin (), ref.end (), [g] (GstBuffer *r) { return GST_BUFFER_PTS (r) == GST_BUFFER_PTS (g); });
         fail_unless (match != ref.end ());
