@@ -170,9 +170,8 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
     return false;
   /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_frame) */
   impl->votes.next_slot ();
-  if (
-      !CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
-                              impl->frame.motion_threshold, impl->votes.to (), stream)))
+  if (!CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
+                          impl->frame.motion_threshold, impl->votes.to (), stream)))
     return false;
   impl->frame_votes = &impl->votes.host ();
   return true;
@@ -195,7 +194,8 @@ motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl,
   const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
   /* each frame kept has a fallback slot of its own (gst_cuda_motionest_keep_frame) */
   impl->pinned_slot = (impl->pinned_slot + 1) % G_N_ELEMENTS (impl->kept);
-  uint8_t *host_vectors = vector_target (impl, ctx, impl->pinned_vectors.data () + impl->pinned_slot * densest_vector_bytes (impl));
+  uint8_t *fallback = impl->pinned_vectors.data () + impl->pinned_slot * densest_vector_bytes (impl);
+  uint8_t *host_vectors = vector_target (impl, ctx, fallback);
   if (!host_vectors) {
     /* the base class posts the error message */
     GST_ERROR_OBJECT (self, "no page-locked memory for the motion vectors (%" G_GSIZE_FORMAT " bytes)",
