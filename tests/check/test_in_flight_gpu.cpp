@@ -63,7 +63,8 @@ GST_END_TEST;
 static std::vector<GstBuffer *>
 run_with_messages (const std::string &launch, const char *name, std::vector<GstMessage *> *messages)
 {
-  GstElement *pipe = new_pipeline (launch);
+  /* no context set by hand, as an application runs it */
+  GstElement *pipe = new_pipeline (launch, false);
   fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
