@@ -1,7 +1,14 @@
 # Sourced by the scripts that run something in a Debian root of their own (tests/run-tests-1.26.sh,
 # tests/run-tests-1.28.sh, tests/run-deploy-tests.sh). Needs root (debootstrap, chroot, mount).
+# Everything these scripts keep for the next run on this machine (the Debian roots, the CUDA wheels,
+# the deploy tools' virtual environment) lies under one folder, CUV_CACHE (default
+# /var/cache/gst-cudavision): `CUV_CACHE=/tmp/fresh bash .ci/run` runs as a fresh machine would
+# (docs/testing.md, "As a fresh machine").
+#   cuv_step WHAT CMD [ARG...] runs CMD; where it fails, says which step failed and the command that
+#                            retries it (cuv_retry), and returns its status
 #   debian_root SUITE ROOT   makes ROOT with debootstrap from the archive apt already uses, unless a
 #                            finished one is there (kept for the next run on this machine)
+#   root_packages ROOT PKG... installs in ROOT (entered) the Debian packages it lacks
 #   enter_root ROOT SRC [no-host-cuda]
 #                            bind-mounts /proc, /dev, SRC at /src and (unless no-host-cuda) the host's
 #                            /usr/local/cuda, unmounted when the script exits
@@ -10,14 +17,24 @@
 #                            sha256) into PREFIX inside ROOT (their toolkit: PREFIX/nvidia/cu13). The
 #                            host's pip downloads them for ROOT's python, as binaries for its machine
 #                            (the wheels' manylinux_2_17, older than any root's glibc), into
-#                            /var/cache/gst-cudavision/cuda-wheels (CUV_CUDA_WHEELS), and installs them
-#                            from there; again only when REQUIREMENTS changed
+#                            $CUV_CACHE/cuda-wheels (CUV_CUDA_WHEELS), and installs them from there;
+#                            again only when REQUIREMENTS changed. ROOT must be entered: its python3
+#                            is installed first where it lacks one
 #   in_root ROOT CMD [ARG...] runs CMD under bash in ROOT with a clean environment (extra VAR=VALUE
 #                            pairs before CMD go into it)
 #   suite_in_root SUITE ROOT BUILD [MESON_ARG...]
 #                            README's test command in a root of SUITE, this checkout at /src, its
 #                            build in BUILD inside the root
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+CUV_CACHE=${CUV_CACHE:-/var/cache/gst-cudavision}
+cuv_retry="CUV_CACHE=$CUV_CACHE bash ${0#$PWD/}"
+cuv_step () {
+  local what=$1 rc=0
+  shift
+  "$@" || rc=$?
+  [ $rc = 0 ] || echo "${0##*/}: $what failed (exit $rc); retry with: $cuv_retry" >&2
+  return $rc
+}
 debian_root () {
   local suite=$1 root=$2 mirror
   [ -f "$root/.cuv-complete" ] && return 0
@@ -33,7 +50,10 @@ debian_root () {
   echo "making a Debian $suite root in $root from $mirror"
   $sudo rm -rf "$root"
   $sudo mkdir -p "$root"
-  $sudo debootstrap --variant=minbase "$suite" "$root" "$mirror" >/dev/null || return 1
+  $sudo debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
+    tail -n 20 "$root.debootstrap.log"
+    return 1
+  }
   # a mirror that is a snapshot serves a testing Release past its Valid-Until date
   echo 'Acquire::Check-Valid-Until "false";' | $sudo tee "$root/etc/apt/apt.conf.d/99cuv-snapshot" >/dev/null
   $sudo touch "$root/.cuv-complete"
@@ -61,9 +81,19 @@ in_root () {
   $sudo chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     "${env[@]}" bash -c "$@"
 }
+root_packages () {
+  local root=$1 missing="" p
+  shift
+  for p in "$@"; do in_root "$root" "dpkg -s $p >/dev/null 2>&1" || missing="$missing $p"; done
+  [ -z "$missing" ] && return 0
+  echo "installing in $root:$missing"
+  in_root "$root" "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$missing >/dev/null"
+}
 cuda_wheels () {
-  local root=$1 reqs=$2 prefix=$3 cache=${CUV_CUDA_WHEELS:-/var/cache/gst-cudavision/cuda-wheels} py arch
+  local root=$1 reqs=$2 prefix=$3 cache=${CUV_CUDA_WHEELS:-$CUV_CACHE/cuda-wheels} py arch
   cmp -s "$reqs" "$root$prefix/.cuv-requirements" && return 0
+  # the wheels are picked for the root's Python, which a minbase root does not have yet
+  root_packages "$root" python3 || return 1
   python3 -m pip --version >/dev/null 2>&1 || {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
@@ -85,7 +115,8 @@ cuda_wheels () {
 suite_in_root () {
   local suite=$1 root=$2 build=$3
   shift 3
-  debian_root "$suite" "$root"
+  cuv_step "making the Debian $suite root" debian_root "$suite" "$root" || return
   enter_root "$root" "$PWD"
-  in_root "$root" CUV_BUILD_DIR="$build" 'cd /src && tests/run-tests.sh "$@"' bash "$@"
+  cuv_step "the suite in the $suite root" \
+    in_root "$root" CUV_BUILD_DIR="$build" 'cd /src && tests/run-tests.sh "$@"' bash "$@"
 }

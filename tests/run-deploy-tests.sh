@@ -8,12 +8,13 @@
 # debootstrap (this checkout at /src, the host's /usr/local/cuda bind-mounted), and the installed
 # plugin and runner tried there, also as the image runs them (uid 10001, read-only root). Ends with
 # 'N passed, N failed, N skipped'. Needs root (debootstrap, chroot, mount). The tools' virtual
-# environment and the root stay in /var/cache/gst-cudavision (the root: CUV_BOOKWORM_ROOT, default
-# /var/cache/gst-cudavision/bookworm) for the next run on this machine.
+# environment and the root stay in CUV_CACHE (default /var/cache/gst-cudavision; the root:
+# CUV_BOOKWORM_ROOT, default $CUV_CACHE/bookworm) for the next run on this machine.
 set -u
 cd "$(dirname "$0")/.."
 src=$PWD
-cache=/var/cache/gst-cudavision
+. tests/debian-root.sh
+cache=$CUV_CACHE
 root=${CUV_BOOKWORM_ROOT:-$cache/bookworm}
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
 passed=0 failed=0
@@ -40,7 +41,8 @@ if [ "$(cat "$venv/pins" 2>/dev/null)" != "$pins" ]; then
   $sudo rm -rf "$venv"
   $sudo mkdir -p "$cache"
   # shellcheck disable=SC2086
-  $sudo python3 -m venv "$venv" && $sudo "$venv/bin/pip" install -q $pins &&
+  cuv_step "the deploy tools' virtual environment ($pins)" \
+    eval '$sudo python3 -m venv "$venv" && $sudo "$venv/bin/pip" install -q $pins' &&
     echo "$pins" | $sudo tee "$venv/pins" >/dev/null
 fi
 kubectl=$venv/bin/kubectl
@@ -259,8 +261,7 @@ check "a camera list change renames its ConfigMap (the pods roll)" rolls
 check ".dockerignore is .containerignore" cmp -s .containerignore .dockerignore
 
 # the container's build steps in a fresh Debian 12
-. tests/debian-root.sh
-debian_root bookworm "$root"
+check "a Debian 12 root" cuv_step "making the Debian bookworm root" debian_root bookworm "$root"
 enter_root "$root" "$src"
 check "deploy/container-build.sh runtime, then build / (CUDA for sm_90)" \
   in_root "$root" 'cd /src && deploy/container-build.sh runtime && CUV_CUDA_ARCHS=90 deploy/container-build.sh build /'

@@ -8,4 +8,4 @@
 #     .devbundle-1.26/gpu-tests -j 6 build-1.26-h100
 set -eu
 cd "$(dirname "$0")/.."
-exec tools/bundle-debian.sh 1.26 "${CUV_TRIXIE_ROOT:-/var/cache/gst-cudavision/trixie}"
+exec tools/bundle-debian.sh 1.26 "${CUV_TRIXIE_ROOT:-${CUV_CACHE:-/var/cache/gst-cudavision}/trixie}"

@@ -11,4 +11,4 @@
 #     .devbundle-1.28/gpu-tests -j 6 build-1.28-h100
 set -eu
 cd "$(dirname "$0")/.."
-exec tools/bundle-debian.sh 1.28 "${CUV_FORKY_ROOT:-/var/cache/gst-cudavision/forky}" /opt/cuda-wheels/nvidia/cu13/lib
+exec tools/bundle-debian.sh 1.28 "${CUV_FORKY_ROOT:-${CUV_CACHE:-/var/cache/gst-cudavision}/forky}" /opt/cuda-wheels/nvidia/cu13/lib
