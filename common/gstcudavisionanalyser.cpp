@@ -18,8 +18,6 @@
 namespace {
 
 struct AnalyserImpl {
-  explicit AnalyserImpl (GstElement *element) : messenger (element) {}
-
   std::mutex lock;
   bool post_messages = DEFAULT_POST_MESSAGES;
   guint64 interval = DEFAULT_INTERVAL;
@@ -33,8 +31,6 @@ struct AnalyserImpl {
     bool post_messages;
     guint64 interval;
   } kept[3]{};
-  /* the messages leave from another thread */
-  cuv::Messenger messenger;
 };
 
 }  // namespace
@@ -117,9 +113,9 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
     return;
   GstStructure *s = impl->clock.new_structure (klass->message_name, GST_BASE_TRANSFORM (self)->segment);
   gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
-  cuv::ResultWriter write;
-  klass->interval_results (self, &write);
-  impl->messenger.post (s, std::move (write), GST_BASE_TRANSFORM_SINK_PAD (self));
+  klass->interval_results (self, s);
+  /* on the streaming thread, as level and videoanalyse post (docs/design.md, "Analysers") */
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
   gst_cuda_vision_analyser_reset_interval (self);
 }
 
@@ -163,17 +159,14 @@ gst_cuda_vision_analyser_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
     gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
-    analyser_impl (GST_CUDA_VISION_ANALYSER (trans))->messenger.drain (GST_BASE_TRANSFORM_SINK_PAD (trans));
-  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static gboolean
 gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 {
-  analyser_impl (GST_CUDA_VISION_ANALYSER (trans))->messenger.stop ();
   gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
@@ -266,7 +259,7 @@ static void
 gst_cuda_vision_analyser_init (GstCudaVisionAnalyser *self)
 {
   static_cast<GstCudaVisionAnalyserPrivate *> (gst_cuda_vision_analyser_get_instance_private (self))->impl =
-      new AnalyserImpl (GST_ELEMENT (self));
+      new AnalyserImpl ();
 }
 
 static void

@@ -5,8 +5,8 @@
  * It owns how results leave an element: the `post-messages` and `interval` properties, a
  * GstCustomMeta on every buffer with the frame's results, and an element message per interval
  * with `level`'s timing fields (timestamp, stream-time, running-time, duration), then `frames`,
- * then the interval's results, built and posted off the streaming thread, in order, all before
- * EOS goes on (cuvmessenger.h). The interval starts over on a flush, a caps change, at stop and
+ * then the interval's results, built and posted on the streaming thread as upstream's level and
+ * videoanalyse post theirs, all before EOS goes on. The interval starts over on a flush, a caps change, at stop and
  * whenever post-messages is off. A subclass says what its results are:
  *
  *   klass->end_frame = my_end_frame;               // whether this frame gave results
@@ -22,7 +22,6 @@
  * itself is the base class's transform_cpu/transform_cuda, as for any element. */
 #pragma once
 
-#include "common/cuvmessenger.h"
 #include "common/gstcudavisionfilter.h"
 
 G_BEGIN_DECLS
@@ -52,10 +51,9 @@ struct _GstCudaVisionAnalyserClass {
   /* Adds this frame's results to the interval's sums (only while post-messages is on). */
   void (*add_to_interval) (GstCudaVisionAnalyser *self);
 
-  /* The interval's results, as a function (@write) that writes them into its message, after the
-   * timing fields and `frames`. It runs later, on another thread (cuvmessenger.h): it captures
-   * what it writes by value. */
-  void (*interval_results) (GstCudaVisionAnalyser *self, cuv::ResultWriter *write);
+  /* Writes the interval's results into its message @s, after the timing fields and `frames`, on
+   * the streaming thread, which then posts it. */
+  void (*interval_results) (GstCudaVisionAnalyser *self, GstStructure *s);
 
   /* Forgets the interval's sums. */
   void (*reset_interval) (GstCudaVisionAnalyser *self);

@@ -254,12 +254,10 @@ gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser)
 }
 
 static void
-gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
+gst_cuda_heatmap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  *write = [pixels = impl->sum_pixels, sum = impl->sum_difference, max = impl->max_difference] (GstStructure *s) {
-    set_results (s, pixels, sum, max);
-  };
+  set_results (s, impl->sum_pixels, impl->sum_difference, impl->max_difference);
 }
 
 static void

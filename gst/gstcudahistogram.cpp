@@ -349,12 +349,10 @@ gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
 }
 
 static void
-gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
+gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  /* the array of counts is most of a message's cost: it is built on the messenger's thread */
-  *write = [sum = impl->sum, bins = impl->frame.bins, pixels = impl->sum_pixels, rgb = impl->rgb, roi = impl->roi] (
-               GstStructure *s) { set_results (s, sum, bins, pixels, rgb, roi, false); };
+  set_results (s, impl->sum, impl->frame.bins, impl->sum_pixels, impl->rgb, impl->roi, false);
 }
 
 static void

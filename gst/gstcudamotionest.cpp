@@ -319,18 +319,15 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
 }
 
 static void
-gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
+gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
-  /* the message reads the interval's sums on the messages' thread; the streaming thread counts
-   * into new ones from the next frame (gst_cuda_motionest_reset_interval) */
-  *write = [count = GST_CUDA_MOTIONEST (analyser)->impl->count] (GstStructure *s) {
-    int dx, dy;
-    cuv::motion_global_vector (*count, &dx, &dy);
-    const double units = count->units ? static_cast<double> (count->units) : 1.0;
-    gst_structure_set (s, "units", G_TYPE_UINT64, count->units, "mean-magnitude", G_TYPE_DOUBLE,
-        cuv::motion_summed_magnitude (*count) / units, "moving-ratio", G_TYPE_DOUBLE, static_cast<double> (count->moving) / units,
-        "global-dx", G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
-  };
+  const cuv::MotionTally *count = GST_CUDA_MOTIONEST (analyser)->impl->count.get ();
+  int dx, dy;
+  cuv::motion_global_vector (*count, &dx, &dy);
+  const double units = count->units ? static_cast<double> (count->units) : 1.0;
+  gst_structure_set (s, "units", G_TYPE_UINT64, count->units, "mean-magnitude", G_TYPE_DOUBLE,
+      cuv::motion_summed_magnitude (*count) / units, "moving-ratio", G_TYPE_DOUBLE, static_cast<double> (count->moving) / units,
+      "global-dx", G_TYPE_INT, dx, "global-dy", G_TYPE_INT, dy, nullptr);
 }
 
 /* ---- caps and state ---- */

@@ -319,12 +319,10 @@ gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser)
 }
 
 static void
-gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, cuv::ResultWriter *write)
+gst_cuda_noisemap_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  *write = [pixels = impl->sum_pixels, changed = impl->sum_changed, bits = impl->bits_per_pixel] (GstStructure *s) {
-    set_results (s, pixels, changed, bits);
-  };
+  set_results (s, impl->sum_pixels, impl->sum_changed, impl->bits_per_pixel);
 }
 
 static void

@@ -11,7 +11,7 @@ export GST_REGISTRY_FORK=no
 # full stacks for leaks, so that the suppressions match library frames, not a guess
 # the gst-check tests link common/ themselves and load the plugin, which holds the same objects:
 # their globals (the debug category) are registered twice by design, which the ODR check reports
-# since the plugin exports hooks for tests (cuv_finish_messages)
+# since the plugin exports hooks for tests (cuv_finish_host_frees)
 export ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:exitcode=86:detect_odr_violation=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0

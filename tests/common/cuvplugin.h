@@ -25,11 +25,11 @@ inline gpointer plugin_symbol (const char *name)
 }
 
 /* Waits until the work the plugin does on threads of its own is done: page-locked memory freed
- * (cuvcuda.h: free_host_later) and the messages' tasks ended (cuvmessenger.h), which hold CUDA
- * contexts and elements: before gst_deinit (), where the leaks tracer counts what is alive. */
+ * (cuvcuda.h: free_host_later), which holds CUDA contexts: before gst_deinit (), where the leaks
+ * tracer counts what is alive. */
 inline void finish_plugin_work ()
 {
-  for (const char *hook : {"cuv_finish_host_frees", "cuv_finish_messages"})
+  for (const char *hook : {"cuv_finish_host_frees"})
     if (auto finish = reinterpret_cast<void (*) ()> (plugin_symbol (hook)))
       finish ();
 }

@@ -1,0 +1,355 @@
+/* Many sources in one pipeline, as gst-launch-1.0 users and DeepStream-style applications build it
+ * (docs/design.md, "Analysers"): N branches of each analyser, and of the chain of four, in one
+ * GstPipeline against the same N branches as N pipelines of their own, in the same run:
+ * - every branch reaches EOS with one message a frame from each analyser, and no error;
+ * - the process's threads grow by the branches' streaming threads and a constant, never by a thread
+ *   for each element (16 and one a core beside them: 32 on the GPU machine's 16 cores);
+ * - one pipeline takes at most 1.2 times the wall time of N pipelines (the best of three runs of
+ *   each, interleaved);
+ * and the other shapes users build: a tee fanning one source out to all four analysers, and
+ * analysers after a compositor. Upstream's `videoanalyse message=true` in the same shape gives
+ * the messages a second that ours are printed beside.
+ * N: CUV_BRANCHES (default 64, as CI's two cores take it; 256 on the GPU machine); the CPU backend
+ * everywhere and, where a GPU works, CUDA memory from cudaupload. No context is set by hand.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/check/cuvcheck.h"
+
+namespace {
+
+constexpr int kFrames = 150;
+
+/* Threads a process may hold beside its streaming threads: GStreamer's and CUDA's own, and the
+ * constant pools of common/ (the CPU backend's bands, at most one a core; the host copies; the
+ * page-locked frees). */
+int
+extra_threads ()
+{
+  return 16 + static_cast<int> (g_get_num_processors ());
+}
+
+int
+branches ()
+{
+  const char *n = g_getenv ("CUV_BRANCHES");
+  return n ? std::max (1, std::atoi (n)) : 64;
+}
+
+/* Threads of this process now. */
+int
+threads_now ()
+{
+  std::ifstream status ("/proc/self/status");
+  std::string line;
+  while (std::getline (status, line))
+    if (line.rfind ("Threads:", 0) == 0)
+      return std::atoi (line.c_str () + 8);
+  return 0;
+}
+
+/* What a set of pipelines posted until each reached EOS, counted by a sync handler that drops
+ * element messages (as cheap as a handler can be, the same for every shape). */
+struct Tally {
+  std::mutex lock;
+  std::condition_variable cond;
+  int eos = 0;
+  int errors = 0;
+  std::string first_error;
+  std::atomic<long> messages{0};
+};
+
+GstBusSyncReply
+count_message (GstBus *, GstMessage *m, gpointer data)
+{
+  auto *t = static_cast<Tally *> (data);
+  switch (GST_MESSAGE_TYPE (m)) {
+    case GST_MESSAGE_ELEMENT:
+      t->messages++;
+      gst_message_unref (m);
+      return GST_BUS_DROP;
+    case GST_MESSAGE_EOS:
+    case GST_MESSAGE_ERROR: {
+      std::lock_guard<std::mutex> lk (t->lock);
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS) {
+        t->eos++;
+      } else {
+        GError *err = nullptr;
+        gst_message_parse_error (m, &err, nullptr);
+        if (t->errors++ == 0)
+          t->first_error = err ? err->message : "?";
+        g_clear_error (&err);
+      }
+      t->cond.notify_all ();
+      break;
+    }
+    default:
+      break;
+  }
+  return GST_BUS_PASS;
+}
+
+struct Run {
+  double seconds = 0;
+  int added_threads = 0; /* the peak of the process's threads, less those it had at the start */
+  long messages = 0;
+};
+
+/* Plays @launches (each a pipeline) until each has posted EOS, counting the peak of the process's
+ * threads meanwhile. */
+Run
+play (const std::vector<std::string> &launches)
+{
+  std::vector<GstElement *> pipes;
+  Tally tally;
+  for (const std::string &l : launches) {
+    GError *err = nullptr;
+    GstElement *p = gst_parse_launch (l.c_str (), &err);
+    fail_unless (p != nullptr && err == nullptr, "cannot make %s: %s", l.substr (0, 200).c_str (),
+        err ? err->message : "?");
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
+    gst_object_unref (bus);
+    pipes.push_back (p);
+  }
+  std::atomic<bool> done{false};
+  const int at_start = threads_now ();
+  std::atomic<int> peak{at_start};
+  std::thread sampler ([&] {
+    while (!done) {
+      peak = std::max (peak.load (), threads_now ());
+      std::this_thread::sleep_for (std::chrono::milliseconds (2));
+    }
+  });
+  const auto start = std::chrono::steady_clock::now ();
+  for (GstElement *p : pipes)
+    fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  bool finished;
+  {
+    std::unique_lock<std::mutex> lk (tally.lock);
+    finished = tally.cond.wait_for (lk, std::chrono::seconds (120),
+        [&] { return tally.errors > 0 || tally.eos == static_cast<int> (pipes.size ()); });
+  }
+  Run r;
+  r.seconds = std::chrono::duration<double> (std::chrono::steady_clock::now () - start).count ();
+  done = true;
+  sampler.join ();
+  /* less the sampler itself */
+  r.added_threads = peak - at_start - 1;
+  for (GstElement *p : pipes) {
+    gst_element_set_state (p, GST_STATE_NULL);
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+  }
+  r.messages = tally.messages;
+  fail_unless (tally.errors == 0, "an error: %s (%s)", tally.first_error.c_str (), launches[0].substr (0, 200).c_str ());
+  fail_unless (finished, "%d of %zu pipelines reached EOS in 120 s (%s)", tally.eos, pipes.size (),
+      launches[0].substr (0, 200).c_str ());
+  return r;
+}
+
+/* One branch: a source of its own into @elements. */
+std::string
+branch (const std::string &elements, const std::string &backend, int i)
+{
+  const bool cuda = backend == "cuda";
+  return "videotestsrc num-buffers=" + std::to_string (kFrames) + " pattern=ball name=src" + std::to_string (i) +
+      " ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! " + (cuda ? "cudaupload ! " : "") + elements +
+      " ! fakesink sync=false";
+}
+
+std::string
+with_backend (const std::vector<std::string> &elements, const std::string &backend)
+{
+  std::string s;
+  for (const std::string &e : elements)
+    s += (s.empty () ? "" : " ! ") + e + (e.rfind ("cuda", 0) == 0 ? " backend=" + backend : "");
+  return s;
+}
+
+std::vector<std::string>
+backends ()
+{
+  std::vector<std::string> b = {"cpu"};
+  fail_unless (cuvtest::have_gpu () || !cuvtest::gpu_required (), "no usable CUDA device, and CUV_REQUIRE_GPU is set");
+  if (cuvtest::have_gpu ())
+    b.push_back ("cuda");
+  return b;
+}
+
+struct Shape {
+  const char *what;
+  std::vector<std::string> elements;
+  int messages_a_frame;
+};
+
+const Shape kShapes[] = {
+  {"cudahistogram", {"cudahistogram"}, 1},
+  {"cudaheatmap", {"cudaheatmap"}, 1},
+  {"cudanoisemap", {"cudanoisemap"}, 1},
+  {"cudamotionest", {"cudamotionest"}, 1},
+  {"the chain of four", {"cudasobel", "cudaenhance", "cudahistogram", "cudaheatmap"}, 2},
+};
+
+}  // namespace
+
+/* N branches in one pipeline against N pipelines, for each analyser and the chain. */
+GST_START_TEST (test_branches_in_one_pipeline)
+{
+  const int n = branches ();
+  for (const std::string &backend : backends ()) {
+    for (const Shape &shape : kShapes) {
+      const std::string elements = with_backend (shape.elements, backend);
+      std::string one;
+      std::vector<std::string> separate;
+      for (int i = 0; i < n; i++) {
+        one += branch (elements, backend, i) + " ";
+        separate.push_back (branch (elements, backend, i));
+      }
+      const long expected = static_cast<long> (n) * kFrames * shape.messages_a_frame;
+      Run best_one, best_separate;
+      best_one.seconds = best_separate.seconds = 1e9;
+      for (int rep = 0; rep < 3; rep++) {
+        Run a = play ({one});
+        Run b = play (separate);
+        fail_unless_equals_int (a.messages, expected);
+        fail_unless_equals_int (b.messages, expected);
+        best_one.seconds = std::min (best_one.seconds, a.seconds);
+        best_one.added_threads = std::max (best_one.added_threads, a.added_threads);
+        best_separate.seconds = std::min (best_separate.seconds, b.seconds);
+        best_separate.added_threads = std::max (best_separate.added_threads, b.added_threads);
+      }
+      std::printf ("%s backend=%s, %d branches x %d frames: one pipeline %.3f s (%.0f messages/s, at most %d threads more), "
+                   "%d pipelines %.3f s (%.0f messages/s, at most %d threads more)\n",
+          shape.what, backend.c_str (), n, kFrames, best_one.seconds, expected / best_one.seconds, best_one.added_threads, n,
+          best_separate.seconds, expected / best_separate.seconds, best_separate.added_threads);
+      std::fflush (stdout);
+      /* a streaming thread a branch (videotestsrc's), and a constant */
+      fail_unless (best_one.added_threads <= n + extra_threads (), "%s backend=%s: %d threads more for %d branches",
+          shape.what, backend.c_str (), best_one.added_threads, n);
+      fail_unless (best_one.seconds <= 1.2 * best_separate.seconds,
+          "%s backend=%s: %d branches in one pipeline took %.3f s, %d pipelines %.3f s", shape.what, backend.c_str (), n,
+          best_one.seconds, n, best_separate.seconds);
+    }
+  }
+}
+GST_END_TEST;
+
+/* Upstream's videoanalyse in the same shape, for the messages a second ours are read against. */
+GST_START_TEST (test_videoanalyse_in_the_same_shape)
+{
+  GstElementFactory *f = gst_element_factory_find ("videoanalyse");
+  if (!f) {
+    std::printf ("videoanalyse is not installed: nothing to compare with\n");
+    return;
+  }
+  gst_object_unref (f);
+  const int n = branches ();
+  std::string one;
+  for (int i = 0; i < n; i++)
+    one += branch ("videoanalyse message=true", "cpu", i) + " ";
+  Run best;
+  best.seconds = 1e9;
+  for (int rep = 0; rep < 3; rep++) {
+    Run r = play ({one});
+    fail_unless_equals_int (r.messages, static_cast<long> (n) * kFrames);
+    best.seconds = std::min (best.seconds, r.seconds);
+  }
+  std::printf ("videoanalyse message=true, %d branches x %d frames in one pipeline: %.3f s (%.0f messages/s)\n", n,
+      kFrames, best.seconds, n * kFrames / best.seconds);
+}
+GST_END_TEST;
+
+namespace {
+
+/* Counts the buffers that reach a pad. */
+GstPadProbeReturn
+count_buffer (GstPad *, GstPadProbeInfo *, gpointer counter)
+{
+  static_cast<std::atomic<long> *> (counter)->fetch_add (1);
+  return GST_PAD_PROBE_OK;
+}
+
+}  // namespace
+
+/* One source fanned out by a tee to all four analysers, each behind a queue: every analyser posts
+ * a message for every frame. */
+GST_START_TEST (test_tee_to_four_analysers)
+{
+  for (const std::string &backend : backends ()) {
+    std::string launch = branch ("tee name=t", backend, 0);
+    launch.replace (launch.rfind (" ! fakesink sync=false"), std::string::npos, "");
+    for (const char *a : {"cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"})
+      launch += std::string (" t. ! queue ! ") + a + " backend=" + backend + " ! fakesink sync=false";
+    Run r = play ({launch});
+    fail_unless_equals_int (r.messages, 4 * kFrames);
+  }
+}
+GST_END_TEST;
+
+/* Four sources through a compositor into cudahistogram and cudamotionest: a message a frame that
+ * leaves the compositor, from each. */
+GST_START_TEST (test_analysers_after_compositor)
+{
+  for (const std::string &backend : backends ()) {
+    std::string launch = "compositor name=c ! video/x-raw,format=NV12,width=128,height=96 ! " +
+        std::string (backend == "cuda" ? "cudaupload ! " : "") + "cudahistogram backend=" + backend +
+        " ! cudamotionest backend=" + backend + " ! fakesink name=sink sync=false ";
+    for (int i = 0; i < 4; i++)
+      launch += "videotestsrc num-buffers=" + std::to_string (kFrames) + " pattern=" + std::to_string (i) +
+          " ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! c.sink_" + std::to_string (i) + " ";
+    /* the frames the compositor gave, counted at the sink */
+    std::atomic<long> frames{0};
+    Tally tally;
+    GstElement *p = gst_parse_launch (launch.c_str (), nullptr);
+    fail_unless (p != nullptr);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+    GstPad *pad = gst_element_get_static_pad (sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &frames, nullptr);
+    gst_object_unref (pad);
+    gst_object_unref (sink);
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
+    fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    {
+      std::unique_lock<std::mutex> lk (tally.lock);
+      fail_unless (tally.cond.wait_for (lk, std::chrono::seconds (60), [&] { return tally.eos > 0 || tally.errors > 0; }),
+          "backend=%s: no EOS after the compositor", backend.c_str ());
+    }
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    fail_unless (tally.errors == 0, "backend=%s: %s", backend.c_str (), tally.first_error.c_str ());
+    fail_unless (frames >= kFrames, "backend=%s: %ld frames left the compositor", backend.c_str (), frames.load ());
+    fail_unless_equals_int (tally.messages.load (), 2 * frames.load ());
+  }
+}
+GST_END_TEST;
+
+static Suite *
+branches_suite (void)
+{
+  Suite *s = suite_create ("branches");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 900);
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, nullptr, cuvcheck::stop_pipelines_left_playing);
+  tcase_add_test (tc, test_branches_in_one_pipeline);
+  tcase_add_test (tc, test_videoanalyse_in_the_same_shape);
+  tcase_add_test (tc, test_tee_to_four_analysers);
+  tcase_add_test (tc, test_analysers_after_compositor);
+  return s;
+}
+
+CUV_CHECK_MAIN (branches)
