@@ -395,6 +395,15 @@ src_event (GstBaseTransform *trans, GstEvent *event)
 GstFlowReturn
 submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
 {
+  static const GQuark lost_quark = g_quark_from_static_string ("cuv-frame-lost-before-processing");
+  /* the frame before this one never reached the element: this one starts the stream anew, as at
+   * any DISCONT, so that a temporal element never compares two frames that were not neighbours
+   * (docs/design.md, "Renegotiation") */
+  if (g_object_steal_qdata (G_OBJECT (trans), lost_quark)) {
+    input = gst_buffer_make_writable (input);
+    GST_BUFFER_FLAG_SET (input, GST_BUFFER_FLAG_DISCONT);
+    is_discont = TRUE;
+  }
   renegotiate_output (trans);
   GstBuffer *again = gst_buffer_ref (input);
   GstFlowReturn ret = base_submit (trans, is_discont, input);
@@ -404,11 +413,13 @@ submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
     if (renegotiate_output (trans))
       ret = base_submit (trans, is_discont, gst_buffer_ref (again));
   }
-  /* the element never saw this frame: a temporal element compares the next one with the frame
-   * before it (docs/design.md, "Renegotiation") */
-  if (ret == GST_FLOW_NOT_NEGOTIATED)
+  /* the element never saw this frame: the next one is a DISCONT */
+  if (ret == GST_FLOW_NOT_NEGOTIATED) {
     GST_WARNING_OBJECT (trans, "the output could not be negotiated in %d submissions: the frame at %" GST_TIME_FORMAT
-        " is lost before the element processed it", kMaxSubmissions, GST_TIME_ARGS (GST_BUFFER_PTS (again)));
+        " is lost before the element processed it, and the next one is a DISCONT", kMaxSubmissions,
+        GST_TIME_ARGS (GST_BUFFER_PTS (again)));
+    g_object_set_qdata (G_OBJECT (trans), lost_quark, GINT_TO_POINTER (1));
+  }
   gst_buffer_unref (again);
   return ret;
 }

@@ -204,6 +204,63 @@ SwitchRun run_switching (const std::string &launch, const std::vector<std::strin
   return run;
 }
 
+/* Marks every buffer DISCONT. */
+GstPadProbeReturn
+mark_discont (GstPad *, GstPadProbeInfo *info, gpointer)
+{
+  GstBuffer *b = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+  GST_PAD_PROBE_INFO_DATA (info) = b;
+  return GST_PAD_PROBE_OK;
+}
+
+/* What @launch's appsink "sink" receives when every frame reaches the element "ref" as a DISCONT:
+ * each frame as the first of a stream gives it. */
+std::vector<GstBuffer *> collect_each_first (const std::string &launch)
+{
+  GstElement *pipe = new_pipeline (launch);
+  fail_unless (pipe != nullptr, "cannot parse %s", launch.c_str ());
+  GstElement *ref = gst_bin_get_by_name (GST_BIN (pipe), "ref");
+  GstPad *pad = gst_element_get_static_pad (ref, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, mark_discont, nullptr, nullptr);
+  gst_object_unref (pad);
+  gst_object_unref (ref);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  std::vector<GstBuffer *> out = pull_all (sink);
+  gst_object_unref (sink);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return out;
+}
+
+/* The frames a run that lost some gave, against the run without losses (@ref) and the run with
+ * every frame a stream's first (@first), by timestamp: a frame that carries a DISCONT equals its
+ * frame in @first, every other its frame in @ref (docs/design.md, "Renegotiation"). Returns how
+ * many carried a DISCONT after the first. */
+int
+check_against_references (const std::vector<Sample> &got, const std::vector<GstBuffer *> &ref,
+    const std::vector<GstBuffer *> &first, const Element &e, const std::string &what)
+{
+  int disconts = 0;
+  size_t j = 0;
+  for (size_t i = 0; i < got.size (); i++) {
+    GstBuffer *b = got[i].buffer;
+    while (j < ref.size () && GST_BUFFER_PTS (ref[j]) < GST_BUFFER_PTS (b))
+      j++;
+    fail_unless (j < ref.size () && GST_BUFFER_PTS (ref[j]) == GST_BUFFER_PTS (b),
+        "%s: frame %zu has a time the run without switching has not, or is out of order", what.c_str (), i);
+    const bool discont = GST_BUFFER_IS_DISCONT (b);
+    disconts += discont && i > 0;
+    GstBuffer *expected = discont ? first[j] : ref[j];
+    const std::string frame = what + ", frame " + std::to_string (j) + (discont ? " (a DISCONT)" : "");
+    fail_unless_equals_int (buffer_diff (b, expected, got[i].info, frame), 0);
+    if (e.meta)
+      fail_unless (same_meta (b, expected, e.meta), "%s: meta differs", frame.c_str ());
+  }
+  return disconts;
+}
+
 }  // namespace
 
 /* The caps downstream of the element change every 1 or 3 ms while frames flow: on a GPU between
@@ -216,8 +273,10 @@ SwitchRun run_switching (const std::string &launch, const std::vector<std::strin
  * memory, identity after cudaupload or on the CPU) runs in the same conditions first: wherever it
  * reaches EOS, ours must too (docs/design.md, "Renegotiation": ours answer a change downstream
  * themselves, so they reach EOS where upstream's do not as well). Every frame that comes out
- * equals the same frame of a run without switching, meta included; a frame is lost only where a
- * GstBaseTransform lost a race with the new caps (its "not negotiated" warning). */
+ * equals the same frame of a run without switching, meta included, or where the element made it
+ * a DISCONT (a frame before it lost before the element processed it) the frame a stream starting
+ * there gives; a frame is lost only where a GstBaseTransform lost a race with the new caps (its
+ * "not negotiated" warning). */
 GST_START_TEST (test_renegotiation_while_frames_flow)
 {
   const int frames = 60;
@@ -228,8 +287,11 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
       : std::vector<std::string>{"video/x-raw", "video/x-raw,pixel-aspect-ratio=1/1"};
   for (const Element &e : kElements) {
     const std::string element = std::string (e.name) + " " + e.props;
-    auto ref = collect (source + element + " backend=cpu ! video/x-raw ! appsink name=sink sync=false");
+    const std::string reference = source + element + " name=ref backend=cpu ! video/x-raw ! appsink name=sink sync=false";
+    auto ref = collect (reference);
+    auto as_first = collect_each_first (reference);
     fail_unless_equals_int (ref.size (), frames);
+    fail_unless_equals_int (as_first.size (), frames);
     for (const Route &r : routes ())
       for (const char *mode : {"delayed", "immediate"})
         for (int period_us : {1000, 3000}) {
@@ -255,20 +317,12 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
                     ours.got.size () >= frames / 2,
                 "%s: %zu frames of %d, %d lost races with the capsfilter", what.c_str (), ours.got.size (), frames,
                 ours.lost_races);
-          size_t j = 0;
-          for (size_t i = 0; i < ours.got.size (); i++) {
-            while (j < ref.size () && GST_BUFFER_PTS (ref[j]) < GST_BUFFER_PTS (ours.got[i].buffer))
-              j++;
-            fail_unless (j < ref.size () && GST_BUFFER_PTS (ref[j]) == GST_BUFFER_PTS (ours.got[i].buffer),
-                "%s: frame %zu has a time the run without switching has not, or is out of order", what.c_str (), i);
-            const std::string frame = what + ", frame " + std::to_string (j);
-            fail_unless_equals_int (buffer_diff (ours.got[i].buffer, ref[j], ours.got[i].info, frame), 0);
-            if (e.meta)
-              fail_unless (same_meta (ours.got[i].buffer, ref[j], e.meta), "%s: meta differs", frame.c_str ());
-          }
+          check_against_references (ours.got, ref, as_first, e, what);
           free_samples (ours.got);
         }
     for (GstBuffer *b : ref)
+      gst_buffer_unref (b);
+    for (GstBuffer *b : as_first)
       gst_buffer_unref (b);
   }
 }
@@ -331,6 +385,119 @@ swap_element (GstPad *pad, GstPadProbeInfo *info, gpointer data)
 }
 
 }  // namespace
+
+namespace {
+
+/* Makes the element "under-test" lose frame @lose before it processes it, as a caps change
+ * downstream can: from that frame on, its downstream neighbour answers the caps queries with none
+ * and accepts no caps (and the element's source pad is marked, so that it negotiates again before
+ * the frame), until the element gives up on the frame and asks upstream to renegotiate (its
+ * RECONFIGURE going upstream). */
+struct LoseFrame {
+  int lose;
+  std::atomic<int> seen{0};
+  std::atomic<bool> refusing{false};
+  GstPad *src = nullptr;
+};
+
+GstPadProbeReturn
+lose_at_frame (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto *l = static_cast<LoseFrame *> (data);
+  if (l->seen++ == l->lose) {
+    l->refusing = true;
+    gst_pad_mark_reconfigure (l->src);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn
+refuse_caps (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  auto *l = static_cast<LoseFrame *> (data);
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  if (!l->refusing)
+    return GST_PAD_PROBE_OK;
+  if (GST_QUERY_TYPE (q) == GST_QUERY_CAPS) {
+    GstCaps *none = gst_caps_new_empty ();
+    gst_query_set_caps_result (q, none);
+    gst_caps_unref (none);
+    return GST_PAD_PROBE_HANDLED;
+  }
+  if (GST_QUERY_TYPE (q) == GST_QUERY_ACCEPT_CAPS) {
+    gst_query_set_accept_caps_result (q, FALSE);
+    return GST_PAD_PROBE_HANDLED;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn
+stop_refusing (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_RECONFIGURE)
+    static_cast<LoseFrame *> (data)->refusing = false;
+  return GST_PAD_PROBE_OK;
+}
+
+}  // namespace
+
+/* A frame lost before the element processed it (its output could not be negotiated, four times):
+ * the next frame is a DISCONT, and a temporal element's output there is a stream's first frame,
+ * every other frame the run without a loss's, meta included (docs/design.md, "Renegotiation"). On
+ * every element, route and backend; the loss is made by probes, so that it happens in every run,
+ * however loaded the machine. */
+GST_START_TEST (test_frame_lost_before_processing)
+{
+  const int frames = 20, lose = 8;
+  const std::string source = "videotestsrc num-buffers=" + std::to_string (frames) +
+      " pattern=ball ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! ";
+  for (const Element &e : kElements) {
+    const std::string element = std::string (e.name) + " " + e.props;
+    const std::string reference = source + element + " name=ref backend=cpu ! video/x-raw ! appsink name=sink sync=false";
+    auto ref = collect (reference);
+    auto as_first = collect_each_first (reference);
+    fail_unless_equals_int (ref.size (), frames);
+    for (const Route &r : routes ()) {
+      const std::string what = describe (e, r) + ", frame " + std::to_string (lose) + " lost";
+      GstElement *pipe = new_pipeline (source + r.before + element + " name=under-test backend=" + r.backend + " ! " +
+          r.after + "appsink name=sink sync=false");
+      fail_unless (pipe != nullptr);
+      GstElement *under = gst_bin_get_by_name (GST_BIN (pipe), "under-test");
+      LoseFrame l{lose};
+      l.src = gst_element_get_static_pad (under, "src");
+      GstPad *sinkpad = gst_element_get_static_pad (under, "sink");
+      gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, lose_at_frame, &l, nullptr);
+      gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, stop_refusing, &l, nullptr);
+      GstPad *peer = gst_pad_get_peer (l.src);
+      gst_pad_add_probe (peer, GST_PAD_PROBE_TYPE_QUERY_BOTH, refuse_caps, &l, nullptr);
+      gst_object_unref (peer);
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+      fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+      std::vector<Sample> got = pull_samples (sink, 5 * GST_SECOND);
+      const std::string error = pending_error (pipe);
+      gst_element_set_state (pipe, GST_STATE_NULL);
+      fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
+      /* every frame but the lost one */
+      fail_unless_equals_int (got.size (), frames - 1);
+      fail_unless (GST_BUFFER_PTS (got[lose].buffer) == GST_BUFFER_PTS (ref[lose + 1]), "%s: not frame %d lost",
+          what.c_str (), lose);
+      fail_unless (GST_BUFFER_IS_DISCONT (got[lose].buffer), "%s: the frame after the lost one is not a DISCONT",
+          what.c_str ());
+      fail_unless_equals_int (check_against_references (got, ref, as_first, e, what), 1);
+      free_samples (got);
+      gst_object_unref (sink);
+      gst_object_unref (sinkpad);
+      gst_object_unref (l.src);
+      gst_object_unref (under);
+      gst_object_unref (pipe);
+    }
+    for (GstBuffer *b : ref)
+      gst_buffer_unref (b);
+    for (GstBuffer *b : as_first)
+      gst_buffer_unref (b);
+  }
+}
+GST_END_TEST;
 
 /* Downstream asks for another size mid-stream, which none of the elements makes (as identity and
  * videoconvert do not): a clean not-negotiated error, as upstream's elements give, and a clean
@@ -864,6 +1031,7 @@ dynamic_suite (void)
   tcase_add_unchecked_fixture (tc, nullptr, release_context);
   tcase_add_checked_fixture (tc, nullptr, stop_pipelines_left_playing);
   tcase_add_test (tc, test_renegotiation_while_frames_flow);
+  tcase_add_test (tc, test_frame_lost_before_processing);
   tcase_add_test (tc, test_downstream_size_change_is_not_negotiated);
   tcase_add_test (tc, test_elements_swapped_while_playing);
   tcase_add_test (tc, test_tee_branches_added_and_removed);

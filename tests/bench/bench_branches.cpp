@@ -1,0 +1,253 @@
+/* gst-cudavision: many sources in one pipeline against as many pipelines (docs/performance.md,
+ * "One pipeline, many sources"). Each branch is what a gst-launch-1.0 user writes for a camera:
+ *   videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=W,height=H ! cudaupload !
+ *     imagefreeze num-buffers=F ! ELEMENTS ! fakesink sync=false
+ * (without a GPU, no cudaupload and the elements on the CPU backend). For each configuration and
+ * each N, N branches in one GstPipeline and N GstPipelines of one branch run one after the other,
+ * three times each, no context set by hand; a row gives the best of the three: frames a second
+ * over all branches, element messages a second, and the peak of the process's threads (with what
+ * it had before the run). The last configuration is upstream's videoanalyse message=true on the
+ * same frames in system memory, for the messages a second that ours are read against.
+ *   bench_branches [--branches N,N,...] [--frames F] [--size WxH] [--only TEXT]
+ * --branches: default 16,64,128,256; --frames: each branch's, default 1000; --size: default
+ * 1920x1080 (320x240 without a GPU); --only: the configurations whose name contains TEXT.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <gst/gst.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/common/cuvtest.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int
+threads_now ()
+{
+  std::ifstream status ("/proc/self/status");
+  std::string line;
+  while (std::getline (status, line))
+    if (line.rfind ("Threads:", 0) == 0)
+      return std::atoi (line.c_str () + 8);
+  return 0;
+}
+
+/* Counted by a sync handler that drops element messages: the same cost for every shape. */
+struct Tally {
+  std::mutex lock;
+  std::condition_variable cond;
+  int eos = 0;
+  int errors = 0;
+  std::atomic<long> messages{0};
+};
+
+GstBusSyncReply
+count_message (GstBus *, GstMessage *m, gpointer data)
+{
+  auto *t = static_cast<Tally *> (data);
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT) {
+    t->messages++;
+    gst_message_unref (m);
+    return GST_BUS_DROP;
+  }
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS || GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    std::lock_guard<std::mutex> lk (t->lock);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *err = nullptr;
+      gst_message_parse_error (m, &err, nullptr);
+      std::fprintf (stderr, "error: %s\n", err ? err->message : "?");
+      g_clear_error (&err);
+      t->errors++;
+    } else {
+      t->eos++;
+    }
+    t->cond.notify_all ();
+  }
+  return GST_BUS_PASS;
+}
+
+struct Result {
+  bool ok = false;
+  double seconds = 0;
+  long messages = 0;
+  int threads_before = 0, peak_threads = 0;
+};
+
+/* Plays @launches (one pipeline each) until all reached EOS. */
+Result
+play (const std::vector<std::string> &launches)
+{
+  Result r;
+  Tally tally;
+  std::vector<GstElement *> pipes;
+  for (const std::string &l : launches) {
+    GError *err = nullptr;
+    GstElement *p = gst_parse_launch (l.c_str (), &err);
+    if (!p || err) {
+      std::fprintf (stderr, "cannot make %s: %s\n", l.substr (0, 300).c_str (), err ? err->message : "?");
+      g_clear_error (&err);
+      for (GstElement *q : pipes)
+        gst_object_unref (q);
+      return r;
+    }
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
+    gst_object_unref (bus);
+    pipes.push_back (p);
+  }
+  r.threads_before = threads_now ();
+  std::atomic<bool> done{false};
+  std::atomic<int> peak{r.threads_before};
+  std::thread sampler ([&] {
+    while (!done) {
+      peak = std::max (peak.load (), threads_now ());
+      std::this_thread::sleep_for (std::chrono::milliseconds (5));
+    }
+  });
+  const Clock::time_point start = Clock::now ();
+  for (GstElement *p : pipes)
+    gst_element_set_state (p, GST_STATE_PLAYING);
+  {
+    std::unique_lock<std::mutex> lk (tally.lock);
+    r.ok = tally.cond.wait_for (lk, std::chrono::seconds (300),
+        [&] { return tally.errors > 0 || tally.eos == static_cast<int> (pipes.size ()); }) && tally.errors == 0;
+  }
+  r.seconds = std::chrono::duration<double> (Clock::now () - start).count ();
+  done = true;
+  sampler.join ();
+  /* less the sampler */
+  r.peak_threads = peak - 1;
+  if (!r.ok)
+    std::fprintf (stderr, "%d of %zu pipelines reached EOS in 300 s\n", tally.eos, pipes.size ());
+  for (GstElement *p : pipes) {
+    gst_element_set_state (p, GST_STATE_NULL);
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+  }
+  r.messages = tally.messages;
+  return r;
+}
+
+struct Config {
+  std::string name;
+  std::string elements;
+  bool system_memory; /* upstream's CPU element: its frames stay in system memory */
+};
+
+std::string
+branch (const Config &c, bool gpu, int w, int h, int frames)
+{
+  return "videotestsrc num-buffers=1 pattern=ball ! video/x-raw,format=" + std::string (c.system_memory ? "I420" : "NV12") +
+      ",width=" + std::to_string (w) + ",height=" + std::to_string (h) + ",framerate=30/1 ! " +
+      (gpu && !c.system_memory ? "cudaupload ! " : "") + "imagefreeze num-buffers=" + std::to_string (frames) + " ! " +
+      c.elements + " ! fakesink sync=false";
+}
+
+std::vector<int>
+parse_list (const char *s)
+{
+  std::vector<int> v;
+  std::stringstream ss (s);
+  std::string item;
+  while (std::getline (ss, item, ','))
+    v.push_back (std::atoi (item.c_str ()));
+  return v;
+}
+
+}  // namespace
+
+int
+main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  std::vector<int> counts = {16, 64, 128, 256};
+  int frames = 1000;
+  int w = 0, h = 0;
+  std::string only;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp (argv[i], "--branches") == 0 && i + 1 < argc) {
+      counts = parse_list (argv[++i]);
+    } else if (std::strcmp (argv[i], "--frames") == 0 && i + 1 < argc) {
+      frames = std::atoi (argv[++i]);
+    } else if (std::strcmp (argv[i], "--size") == 0 && i + 1 < argc) {
+      if (std::sscanf (argv[++i], "%dx%d", &w, &h) != 2) {
+        std::fprintf (stderr, "--size WxH\n");
+        return 2;
+      }
+    } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf (stderr, "usage: %s [--branches N,N,...] [--frames F] [--size WxH] [--only TEXT]\n", argv[0]);
+      return 2;
+    }
+  }
+  const bool gpu = cuvtest::have_gpu ();
+  if (w == 0) {
+    w = gpu ? 1920 : 320;
+    h = gpu ? 1080 : 240;
+  }
+  const std::string backend = gpu ? "" : " backend=cpu";
+  const std::vector<Config> configs = {
+    {"cudahistogram", "cudahistogram" + backend, false},
+    {"chain of 4", "cudasobel" + backend + " ! cudaenhance" + backend + " ! cudahistogram" + backend + " ! cudaheatmap" + backend,
+        false},
+    {"videoanalyse message=true", "videoanalyse message=true", true},
+  };
+  std::printf ("%dx%d, %d frames a branch, %s; the best of 3 runs each; threads: the peak (before the run)\n", w, h, frames,
+      gpu ? "CUDA memory from cudaupload" : "the CPU backend");
+  std::printf ("%-26s %5s | %11s %11s %13s | %11s %11s %13s | %6s\n", "configuration", "N", "one: fps", "messages/s",
+      "threads", "N: fps", "messages/s", "threads", "one/N");
+  int rc = 0;
+  for (const Config &c : configs) {
+    if (!only.empty () && c.name.find (only) == std::string::npos)
+      continue;
+    for (int n : counts) {
+      std::string one;
+      std::vector<std::string> separate;
+      for (int i = 0; i < n; i++) {
+        one += branch (c, gpu, w, h, frames) + " ";
+        separate.push_back (branch (c, gpu, w, h, frames));
+      }
+      Result best_one, best_sep;
+      bool ok = true;
+      for (int rep = 0; ok && rep < 3; rep++) {
+        const Result a = play ({one});
+        const Result b = play (separate);
+        ok = a.ok && b.ok;
+        if (rep == 0 || a.seconds < best_one.seconds)
+          best_one = a;
+        if (rep == 0 || b.seconds < best_sep.seconds)
+          best_sep = b;
+      }
+      if (!ok) {
+        std::printf ("%-26s %5d | failed\n", c.name.c_str (), n);
+        rc = 1;
+        continue;
+      }
+      const double total = static_cast<double> (n) * frames;
+      char one_threads[32], sep_threads[32];
+      std::snprintf (one_threads, sizeof one_threads, "%d (%d)", best_one.peak_threads, best_one.threads_before);
+      std::snprintf (sep_threads, sizeof sep_threads, "%d (%d)", best_sep.peak_threads, best_sep.threads_before);
+      std::printf ("%-26s %5d | %11.0f %11.0f %13s | %11.0f %11.0f %13s | %6.2f\n", c.name.c_str (), n,
+          total / best_one.seconds, best_one.messages / best_one.seconds, one_threads, total / best_sep.seconds,
+          best_sep.messages / best_sep.seconds, sep_threads, best_sep.seconds / best_one.seconds);
+      std::fflush (stdout);
+    }
+  }
+  return rc;
+}
