@@ -5,8 +5,10 @@
  * (without a GPU, no cudaupload and the elements on the CPU backend). For each configuration and
  * each N, N branches in one GstPipeline and N GstPipelines of one branch run one after the other,
  * three times each, no context set by hand; a row gives the best of the three: frames a second
- * over all branches, element messages a second, and the peak of the process's threads (with what
- * it had before the run). The last configuration is upstream's videoanalyse message=true in the
+ * over all branches from PLAYING to the last EOS (start and end included, as a user's run takes
+ * them), frames a second while the middle half of all frames reached the sinks (streaming alone),
+ * element messages a second, and the peak of the process's threads (with what it had before the
+ * run); the last columns are one pipeline's figures over N pipelines'. The last configuration is upstream's videoanalyse message=true in the
  * same shape (I420 in system memory, at 320x240: it measures each frame on the CPU, and at 1080p
  * its pixels, not its messages, would set its pace), for the messages a second that ours are read
  * against.
@@ -83,17 +85,53 @@ count_message (GstBus *, GstMessage *m, gpointer data)
 
 struct Result {
   bool ok = false;
-  double seconds = 0;
+  double seconds = 0;     /* from PLAYING to the last EOS: start, frames and end */
+  double mid_fps = 0;     /* frames a second at the sinks while the middle half of all frames arrived */
   long messages = 0;
   int threads_before = 0, peak_threads = 0;
 };
 
-/* Plays @launches (one pipeline each) until all reached EOS. */
+/* The sinks' frames: the times the middle half of all of them began and ended. */
+struct Arrivals {
+  long expected = 0;
+  std::atomic<long> count{0};
+  std::atomic<long long> quarter_ns{0}, three_quarters_ns{0};
+};
+
+void
+on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
+{
+  auto *a = static_cast<Arrivals *> (data);
+  const long n = ++a->count;
+  if (n == a->expected / 4 || n == 3 * a->expected / 4) {
+    const long long now = std::chrono::duration_cast<std::chrono::nanoseconds> (Clock::now ().time_since_epoch ()).count ();
+    (n == a->expected / 4 ? a->quarter_ns : a->three_quarters_ns) = now;
+  }
+}
+
+void
+watch_sinks (GstElement *pipe, Arrivals *a)
+{
+  GstIterator *it = gst_bin_iterate_sinks (GST_BIN (pipe));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *sink = GST_ELEMENT (g_value_get_object (&v));
+    g_object_set (sink, "signal-handoffs", TRUE, nullptr);
+    g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), a);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+}
+
+/* Plays @launches (one pipeline each) until all reached EOS; @frames: all their sinks'. */
 Result
-play (const std::vector<std::string> &launches)
+play (const std::vector<std::string> &launches, long frames)
 {
   Result r;
   Tally tally;
+  Arrivals arrivals;
+  arrivals.expected = frames;
   std::vector<GstElement *> pipes;
   for (const std::string &l : launches) {
     GError *err = nullptr;
@@ -108,6 +146,7 @@ play (const std::vector<std::string> &launches)
     GstBus *bus = gst_element_get_bus (p);
     gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
     gst_object_unref (bus);
+    watch_sinks (p, &arrivals);
     pipes.push_back (p);
   }
   r.threads_before = threads_now ();
@@ -142,6 +181,8 @@ play (const std::vector<std::string> &launches)
     gst_object_unref (p);
   }
   r.messages = tally.messages;
+  if (arrivals.three_quarters_ns > arrivals.quarter_ns)
+    r.mid_fps = (frames / 2) / ((arrivals.three_quarters_ns - arrivals.quarter_ns) * 1e-9);
   return r;
 }
 
@@ -217,8 +258,8 @@ main (int argc, char **argv)
   };
   std::printf ("%dx%d, %d frames a branch, %s; the best of 3 runs each; threads: the peak (before the run)\n", w, h, frames,
       gpu ? "CUDA memory from cudaupload" : "the CPU backend");
-  std::printf ("%-34s %5s | %11s %11s %13s | %11s %11s %13s | %6s\n", "configuration", "N", "one: fps", "messages/s",
-      "threads", "N: fps", "messages/s", "threads", "one/N");
+  std::printf ("%-34s %5s | %11s %11s %11s %13s | %11s %11s %11s %13s | %6s %6s\n", "configuration", "N", "one: fps",
+      "mid fps", "messages/s", "threads", "N: fps", "mid fps", "messages/s", "threads", "one/N", "mid");
   int rc = 0;
   for (const Config &c : configs) {
     if (!only.empty () && c.name.find (only) == std::string::npos)
@@ -231,28 +272,31 @@ main (int argc, char **argv)
         separate.push_back (branch (c, gpu, w, h, frames));
       }
       Result best_one, best_sep;
+      double mid_one = 0, mid_sep = 0;
       bool ok = true;
+      const long total = static_cast<long> (n) * frames;
       for (int rep = 0; ok && rep < 3; rep++) {
-        const Result a = play ({one});
-        const Result b = play (separate);
+        const Result a = play ({one}, total);
+        const Result b = play (separate, total);
         ok = a.ok && b.ok;
         if (rep == 0 || a.seconds < best_one.seconds)
           best_one = a;
         if (rep == 0 || b.seconds < best_sep.seconds)
           best_sep = b;
+        mid_one = std::max (mid_one, a.mid_fps);
+        mid_sep = std::max (mid_sep, b.mid_fps);
       }
       if (!ok) {
         std::printf ("%-34s %5d | failed\n", c.name.c_str (), n);
         rc = 1;
         continue;
       }
-      const double total = static_cast<double> (n) * frames;
       char one_threads[32], sep_threads[32];
       std::snprintf (one_threads, sizeof one_threads, "%d (%d)", best_one.peak_threads, best_one.threads_before);
       std::snprintf (sep_threads, sizeof sep_threads, "%d (%d)", best_sep.peak_threads, best_sep.threads_before);
-      std::printf ("%-34s %5d | %11.0f %11.0f %13s | %11.0f %11.0f %13s | %6.2f\n", c.name.c_str (), n,
-          total / best_one.seconds, best_one.messages / best_one.seconds, one_threads, total / best_sep.seconds,
-          best_sep.messages / best_sep.seconds, sep_threads, best_sep.seconds / best_one.seconds);
+      std::printf ("%-34s %5d | %11.0f %11.0f %11.0f %13s | %11.0f %11.0f %11.0f %13s | %6.2f %6.2f\n", c.name.c_str (), n,
+          total / best_one.seconds, mid_one, best_one.messages / best_one.seconds, one_threads, total / best_sep.seconds,
+          mid_sep, best_sep.messages / best_sep.seconds, sep_threads, best_sep.seconds / best_one.seconds, mid_one / mid_sep);
       std::fflush (stdout);
     }
   }
