@@ -87,6 +87,7 @@ struct Result {
   bool ok = false;
   double seconds = 0;     /* from PLAYING to the last EOS: start, frames and end */
   double mid_fps = 0;     /* frames a second at the sinks while the middle half of all frames arrived */
+  double start_ms = 0;    /* from PLAYING to the first frame at a sink */
   long messages = 0;
   int threads_before = 0, peak_threads = 0;
 };
@@ -95,7 +96,7 @@ struct Result {
 struct Arrivals {
   long expected = 0;
   std::atomic<long> count{0};
-  std::atomic<long long> quarter_ns{0}, three_quarters_ns{0};
+  std::atomic<long long> first_ns{0}, quarter_ns{0}, three_quarters_ns{0};
 };
 
 void
@@ -103,9 +104,9 @@ on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
 {
   auto *a = static_cast<Arrivals *> (data);
   const long n = ++a->count;
-  if (n == a->expected / 4 || n == 3 * a->expected / 4) {
+  if (n == 1 || n == a->expected / 4 || n == 3 * a->expected / 4) {
     const long long now = std::chrono::duration_cast<std::chrono::nanoseconds> (Clock::now ().time_since_epoch ()).count ();
-    (n == a->expected / 4 ? a->quarter_ns : a->three_quarters_ns) = now;
+    (n == 1 ? a->first_ns : n == a->expected / 4 ? a->quarter_ns : a->three_quarters_ns) = now;
   }
 }
 
@@ -181,6 +182,7 @@ play (const std::vector<std::string> &launches, long frames)
     gst_object_unref (p);
   }
   r.messages = tally.messages;
+  r.start_ms = (arrivals.first_ns - std::chrono::duration_cast<std::chrono::nanoseconds> (start.time_since_epoch ()).count ()) * 1e-6;
   if (arrivals.three_quarters_ns > arrivals.quarter_ns)
     r.mid_fps = (frames / 2) / ((arrivals.three_quarters_ns - arrivals.quarter_ns) * 1e-9);
   return r;
@@ -258,8 +260,9 @@ main (int argc, char **argv)
   };
   std::printf ("%dx%d, %d frames a branch, %s; the best of 3 runs each; threads: the peak (before the run)\n", w, h, frames,
       gpu ? "CUDA memory from cudaupload" : "the CPU backend");
-  std::printf ("%-34s %5s | %11s %11s %11s %13s | %11s %11s %11s %13s | %6s %6s\n", "configuration", "N", "one: fps",
-      "mid fps", "messages/s", "threads", "N: fps", "mid fps", "messages/s", "threads", "one/N", "mid");
+  std::printf ("%-34s %5s | %11s %11s %11s %8s %13s | %11s %11s %11s %8s %13s | %6s %6s\n", "configuration", "N",
+      "one: fps", "mid fps", "messages/s", "start ms", "threads", "N: fps", "mid fps", "messages/s", "start ms", "threads",
+      "one/N", "mid");
   int rc = 0;
   for (const Config &c : configs) {
     if (!only.empty () && c.name.find (only) == std::string::npos)
@@ -294,9 +297,10 @@ main (int argc, char **argv)
       char one_threads[32], sep_threads[32];
       std::snprintf (one_threads, sizeof one_threads, "%d (%d)", best_one.peak_threads, best_one.threads_before);
       std::snprintf (sep_threads, sizeof sep_threads, "%d (%d)", best_sep.peak_threads, best_sep.threads_before);
-      std::printf ("%-34s %5d | %11.0f %11.0f %11.0f %13s | %11.0f %11.0f %11.0f %13s | %6.2f %6.2f\n", c.name.c_str (), n,
-          total / best_one.seconds, mid_one, best_one.messages / best_one.seconds, one_threads, total / best_sep.seconds,
-          mid_sep, best_sep.messages / best_sep.seconds, sep_threads, best_sep.seconds / best_one.seconds, mid_one / mid_sep);
+      std::printf ("%-34s %5d | %11.0f %11.0f %11.0f %8.0f %13s | %11.0f %11.0f %11.0f %8.0f %13s | %6.2f %6.2f\n",
+          c.name.c_str (), n, total / best_one.seconds, mid_one, best_one.messages / best_one.seconds, best_one.start_ms,
+          one_threads, total / best_sep.seconds, mid_sep, best_sep.messages / best_sep.seconds, best_sep.start_ms, sep_threads,
+          best_sep.seconds / best_one.seconds, mid_one / mid_sep);
       std::fflush (stdout);
     }
   }
