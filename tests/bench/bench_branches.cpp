@@ -21,67 +21,24 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/common/cuvtally.h"
 #include "tests/common/cuvtest.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int
-threads_now ()
-{
-  std::ifstream status ("/proc/self/status");
-  std::string line;
-  while (std::getline (status, line))
-    if (line.rfind ("Threads:", 0) == 0)
-      return std::atoi (line.c_str () + 8);
-  return 0;
-}
-
-/* Counted by a sync handler that drops element messages: the same cost for every shape. */
-struct Tally {
-  std::mutex lock;
-  std::condition_variable cond;
-  int eos = 0;
-  int errors = 0;
-  std::atomic<long> messages{0};
-};
-
-GstBusSyncReply
-count_message (GstBus *, GstMessage *m, gpointer data)
-{
-  auto *t = static_cast<Tally *> (data);
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT) {
-    t->messages++;
-    gst_message_unref (m);
-    return GST_BUS_DROP;
-  }
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS || GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    std::lock_guard<std::mutex> lk (t->lock);
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-      GError *err = nullptr;
-      gst_message_parse_error (m, &err, nullptr);
-      std::fprintf (stderr, "error: %s\n", err ? err->message : "?");
-      g_clear_error (&err);
-      t->errors++;
-    } else {
-      t->eos++;
-    }
-    t->cond.notify_all ();
-  }
-  return GST_BUS_PASS;
-}
+using cuvtest::count_message;
+using cuvtest::Tally;
+using cuvtest::threads_now;
 
 struct Result {
   bool ok = false;
@@ -173,7 +130,8 @@ play (const std::vector<std::string> &launches, long frames)
   /* less the sampler */
   r.peak_threads = peak - 1;
   if (!r.ok)
-    std::fprintf (stderr, "%d of %zu pipelines reached EOS in 300 s\n", tally.eos, pipes.size ());
+    std::fprintf (stderr, "%d of %zu pipelines reached EOS in 300 s%s%s\n", tally.eos, pipes.size (),
+        tally.errors ? "; an error: " : "", tally.first_error.c_str ());
   for (GstElement *p : pipes) {
     gst_element_set_state (p, GST_STATE_NULL);
     GstBus *bus = gst_element_get_bus (p);
