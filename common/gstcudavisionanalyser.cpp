@@ -94,6 +94,20 @@ begin_frame (GstCudaVisionAnalyser *self, GstBuffer *inbuf)
     klass->begin_frame (self, inbuf);
 }
 
+/* The interval's message, on the streaming thread, as level and videoanalyse post (docs/design.md,
+ * "Analysers"); the interval starts over. */
+static void
+post_interval (GstCudaVisionAnalyser *self)
+{
+  GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
+  AnalyserImpl *impl = analyser_impl (self);
+  GstStructure *s = impl->clock.new_structure (klass->message_name, GST_BASE_TRANSFORM (self)->segment);
+  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
+  klass->interval_results (self, s);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_cuda_vision_analyser_reset_interval (self);
+}
+
 /* The meta on @buf and, when the interval is complete, the message. */
 static void
 publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
@@ -109,14 +123,8 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
     return;
   }
   klass->add_to_interval (self);
-  if (!impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame_interval))
-    return;
-  GstStructure *s = impl->clock.new_structure (klass->message_name, GST_BASE_TRANSFORM (self)->segment);
-  gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
-  klass->interval_results (self, s);
-  /* on the streaming thread, as level and videoanalyse post (docs/design.md, "Analysers") */
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
-  gst_cuda_vision_analyser_reset_interval (self);
+  if (impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame_interval))
+    post_interval (self);
 }
 
 /* This frame's settings are taken before the base class chooses the output buffer (GstBaseTransform
@@ -153,14 +161,20 @@ gst_cuda_vision_analyser_set_caps (GstBaseTransform *trans, GstCaps *incaps, Gst
   return ok;
 }
 
-/* Every message is on the bus before EOS goes on: the frames in flight publish theirs first. */
+/* Every message is on the bus before EOS goes on: the frames in flight publish theirs first, and
+ * an interval that the stream ended before it was complete is posted with the frames it has, as
+ * level posts its last. */
 static gboolean
 gst_cuda_vision_analyser_sink_event (GstBaseTransform *trans, GstEvent *event)
 {
+  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (trans);
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    gst_cuda_vision_analyser_reset_interval (self);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
     gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
+    if (analyser_impl (self)->clock.frames () > 0)
+      post_interval (self);
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 

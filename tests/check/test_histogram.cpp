@@ -213,9 +213,10 @@ GST_START_TEST (test_interval_sums_frames)
   GstVideoInfo info = info_for (GST_VIDEO_FORMAT_GRAY8, 40, 30);
   BusHarness bh ("cudahistogram backend=cpu bins=8 interval=90000000");
   gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
-  /* the sums of frames 0-2, 3-5 and 6-8; the messages come from another thread, all before EOS */
-  std::vector<std::vector<guint64>> sums (3, std::vector<guint64> (8, 0));
-  for (int i = 0; i < 9; i++) {
+  /* the sums of frames 0-2, 3-5, 6-8 and, posted at EOS as level posts its last interval, of frame
+   * 9 alone; all before EOS */
+  std::vector<std::vector<guint64>> sums (4, std::vector<guint64> (8, 0));
+  for (int i = 0; i < 10; i++) {
     GstBuffer *in = make_buffer (info, 0, 100 + i);
     GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
     Count c = count_frame (in, info, 8, 0, 0, 40, 30);
@@ -224,15 +225,17 @@ GST_START_TEST (test_interval_sums_frames)
     gst_buffer_unref (gst_harness_push_and_pull (bh.h, in));
   }
   std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
-  fail_unless_equals_int (msgs.size (), 3);
+  fail_unless_equals_int (msgs.size (), 4);
   for (size_t m = 0; m < msgs.size (); m++) {
     const GstStructure *s = gst_message_get_structure (msgs[m]);
+    const guint in_interval = m < 3 ? 3 : 1;
     guint frames = 0;
     guint64 ts = 0, dur = 0;
-    fail_unless (gst_structure_get_uint (s, "frames", &frames) && frames == 3);
+    fail_unless (gst_structure_get_uint (s, "frames", &frames) && frames == in_interval, "message %zu: %u frames", m, frames);
     fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts) && ts == static_cast<guint64> (3 * m * GST_SECOND / 30),
         "message %zu: timestamp %" G_GUINT64_FORMAT, m, ts);
-    fail_unless (gst_structure_get_uint64 (s, "duration", &dur) && dur == 3 * (GST_SECOND / 30));
+    fail_unless (gst_structure_get_uint64 (s, "duration", &dur) && dur == in_interval * (GST_SECOND / 30),
+        "message %zu: duration %" G_GUINT64_FORMAT, m, dur);
     fail_unless (histogram_field (s) == sums[m], "interval %zu: the histogram is not the sum of its frames", m);
     gst_message_unref (msgs[m]);
   }
