@@ -1,8 +1,9 @@
 /* cudavision-run: runs a camera list's pipelines of gst-cudavision elements in one process,
  * restarts each camera on its own, publishes the results to an MQTT broker and serves Prometheus
  * metrics (docs/fleet.md).
- *   cudavision-run [--shard I/N] [--metrics-port N] [--check] CONFIG
- * Exit status: 0 after SIGINT or SIGTERM, 2 for a bad config or arguments, 1 for anything else.
+ *   cudavision-run [--shard I/N] [--metrics-port N] [--check] [--allow-empty] CONFIG
+ * Exit status: 0 after SIGINT or SIGTERM with every result delivered, 3 when results still queued
+ * for the broker were lost at the stop, 2 for a bad config or arguments, 1 for anything else.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <glib-unix.h>
 #include <gst/gst.h>
@@ -54,6 +55,7 @@ void warn_about (const cuvrun::BrokerConfig &b)
 struct Options {
   gchar *shard_text = nullptr;
   gboolean check = FALSE;
+  gboolean allow_empty = FALSE;
   gboolean version = FALSE;
   gint metrics_port = -1;
   int shard = 0;
@@ -72,6 +74,8 @@ int parse_command_line (int *argc, char ***argv, Options *o)
           "Serve /metrics, /healthz and /readyz on this port instead of the config's metrics-port (0: none)", "N"},
       {"check", 0, 0, G_OPTION_ARG_NONE, &o->check,
           "Check the config, its files (passwords, TLS) and every camera's pipeline and topics, then exit", nullptr},
+      {"allow-empty", 0, 0, G_OPTION_ARG_NONE, &o->allow_empty,
+          "Run (or pass --check) a config without cameras, with a warning, instead of refusing it", nullptr},
       {"version", 0, 0, G_OPTION_ARG_NONE, &o->version, "Print the version and exit", nullptr},
       {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr},
   };
@@ -155,12 +159,14 @@ int run (const cuvrun::RunnerConfig &config, int shard, int shards)
   else
     g_print ("cudavision-run: stopped, every result delivered\n");
   g_main_loop_unref (loop);
+  /* a supervisor sees results lost (docs/fleet.md, "Operations") */
+  const int status = lost ? 3 : 0;
   if (publisher.abandoned ()) {
     std::fflush (stdout);
     std::fflush (stderr);
-    _exit (0);
+    _exit (status);
   }
-  return 0;
+  return status;
 }
 
 }  // namespace
@@ -176,6 +182,12 @@ int main (int argc, char **argv)
   std::string error;
   if (!cuvrun::load_config (argv[1], &config, &error)) {
     g_printerr ("cudavision-run: %s\n", error.c_str ());
+    return 2;
+  }
+  /* an empty or failed ConfigMap mount must not look like a healthy runner */
+  if (config.cameras.empty () && !o.allow_empty) {
+    g_printerr ("cudavision-run: %s: no camera ([camera NAME] groups): nothing would run (--allow-empty runs it all the "
+                "same)\n", argv[1]);
     return 2;
   }
   if (o.metrics_port >= 0)

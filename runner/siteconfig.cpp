@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -336,11 +337,16 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
   g_free (scheme);
   if (!source)
     return r.fail (g, "uri", "no GStreamer source here reads " + scheme_text + ":// URIs");
-  /* a FIFO or a device would block the runner's main loop when the camera starts */
+  /* a FIFO or a device would block the runner's main loop when the camera starts; a file that is
+   * not there is a typo that --check must see, not a camera that restarts for ever */
   if (scheme_text == "file") {
     gchar *file = g_filename_from_uri (cam.uri.c_str (), nullptr, nullptr);
-    const bool odd = file && g_file_test (file, G_FILE_TEST_EXISTS) && !g_file_test (file, G_FILE_TEST_IS_REGULAR);
+    const std::string name = file ? file : "";
+    const bool exists = file && g_file_test (file, G_FILE_TEST_EXISTS);
+    const bool odd = exists && !g_file_test (file, G_FILE_TEST_IS_REGULAR);
     g_free (file);
+    if (!exists)
+      return r.fail (g, "uri", "no file " + name);
     if (odd)
       return r.fail (g, "uri", "not a regular file (a FIFO or a device would block the runner)");
   }
@@ -449,6 +455,45 @@ bool read_groups (Reader &r, RunnerConfig *config)
   return ok;
 }
 
+/* Every byte is one that GKeyFile and the pipeline parser keep as it is: GKeyFile ends a value at a
+ * NUL (the rest of a pipeline would go unseen, and --check would say valid), takes a byte order
+ * mark into the first group's name, and reports bytes that are not UTF-8 without their line. */
+bool honest_bytes (Reader &r, const std::string &text)
+{
+  if (text.compare (0, 3, "\xEF\xBB\xBF") == 0) {
+    *r.error = std::string (r.path) + ":1: a UTF-8 byte order mark: save the file without it";
+    return false;
+  }
+  std::string group;
+  for (size_t i = 0; i < r.lines.size (); i++) {
+    const std::string &line = r.lines[i];
+    const size_t nul = line.find ('\0');
+    const char *bad = nullptr;
+    const bool utf8 = nul == std::string::npos && g_utf8_validate_len (line.data (), line.size (), &bad);
+    std::string name, key;
+    if (utf8) {
+      if (group_header (line, &name))
+        group = name;
+      continue;
+    }
+    const size_t column = nul != std::string::npos ? nul : static_cast<size_t> (bad - line.data ());
+    std::string where = std::string (r.path) + ":" + std::to_string (i + 1) + ": ";
+    if (key_of (line.substr (0, column), &key) && !group.empty ())
+      where += "[" + group + "] " + key + ": ";
+    else if (!group.empty ())
+      where += "[" + group + "]: ";
+    if (nul != std::string::npos) {
+      *r.error = where + "a NUL byte at column " + std::to_string (column + 1) + " (what follows it would be dropped)";
+    } else {
+      char hex[8];
+      std::snprintf (hex, sizeof hex, "0x%02X", static_cast<unsigned char> (line[column]));
+      *r.error = where + "not UTF-8 (byte " + hex + " at column " + std::to_string (column + 1) + "): save the file as UTF-8";
+    }
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool load_config (const char *path, RunnerConfig *config, std::string *error)
@@ -462,7 +507,7 @@ bool load_config (const char *path, RunnerConfig *config, std::string *error)
   const std::vector<std::string> lines = lines_of (text);
   GKeyFile *kf = g_key_file_new ();
   Reader r{kf, path, lines, error};
-  bool ok = unique_groups (r);
+  bool ok = honest_bytes (r, text) && unique_groups (r);
   if (ok && !g_key_file_load_from_data (kf, text.data (), text.size (), G_KEY_FILE_NONE, &err)) {
     /* GKeyFile's message names the line ("Key file contains line “x” which is not ...") */
     *error = std::string (path) + ": " + err->message;

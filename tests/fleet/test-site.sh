@@ -6,7 +6,7 @@
 # (larger than the broker's maximum packet) is dropped and counted while the others go on; the
 # runner's retained state and its will; a wrong password and a wrong CA (a clear error, nothing
 # sent, nothing in clear); configs that must not run; scrapes read back by promtool and
-# prometheus_client; a 300 MB request; SIGTERM with results queued.
+# prometheus_client; a 300 MB request; SIGTERM with results queued (exit status 3).
 #   tests/fleet/test-site.sh BUILD_DIR       (CUV_FLEET_BACKEND=cuda on a GPU machine)
 set -eu
 for tool in mosquitto mosquitto_sub mosquitto_passwd openssl curl; do
@@ -231,7 +231,9 @@ sleep 2
 queued=$(curl -s http://127.0.0.1:$metrics/metrics | awk '/^cudavision_results_queued / {print $2}')
 [ "${queued:-0}" -gt 0 ] || fail "nothing queued while the broker is away"
 kill -TERM $runner
-wait $runner || fail "the runner did not exit 0 on SIGTERM"
+rc=0
+wait $runner || rc=$?
+[ $rc = 3 ] || fail "the runner exited $rc on SIGTERM with results lost, not 3"
 grep -E "^cudavision-run: [0-9]+ results were still queued for the broker and are lost" runner.log ||
   fail "the runner did not say how many results it lost"
 
@@ -329,5 +331,16 @@ printf '[runner]\nusername=u\npassword=secret\n' > inline.conf
 rejects inline.conf "inline.conf:3: [runner] password: a password is never written in the config"
 printf '[camera a]\nuri=rtsp://admin:secret@127.0.0.1:1/a\npipeline=cudasobel\n' > uripw.conf
 rejects uripw.conf "uripw.conf:2: [camera a] uri: a password in the URI"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram\000 ! cudanoisemap\n' > nul.conf
+rejects nul.conf "nul.conf:3: [camera a] pipeline: a NUL byte at column 23"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram name=h\377\n' > latin1.conf
+rejects latin1.conf "latin1.conf:3: [camera a] pipeline: not UTF-8 (byte 0xFF at column 30)"
+printf '\357\273\277[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > bom.conf
+rejects bom.conf "bom.conf:1: a UTF-8 byte order mark"
+: > empty.conf
+rejects empty.conf "empty.conf: no camera ([camera NAME] groups)"
+timeout 20 "$run" --check --allow-empty empty.conf | grep -q "0 cameras, valid" || fail "--allow-empty refused an empty config"
+printf '[camera a]\nuri=file://%s/no-such-clip.mkv\npipeline=cudasobel\n' "$dir" > missing.conf
+rejects missing.conf "missing.conf:2: [camera a] uri: no file $dir/no-such-clip.mkv"
 if grep -rq secret --include='*.log' .; then fail "a password of a rejected config reached a log"; fi
 echo "site: every claim held"
