@@ -7,7 +7,9 @@
 #   cuv_step WHAT CMD [ARG...] runs CMD; where it fails, says which step failed and the command that
 #                            retries it (cuv_retry), and returns its status
 #   debian_root SUITE ROOT   makes ROOT with debootstrap from the archive apt already uses, unless a
-#                            finished one is there (kept for the next run on this machine)
+#                            finished one is there (kept for the next run on this machine); a
+#                            folder that holds files and that it did not begin is left alone (an
+#                            error). `rm -rf ROOT` throws a root away: the next run makes it again
 #   root_packages ROOT PKG... installs in ROOT (entered) the Debian packages it lacks
 #   enter_root ROOT SRC [no-host-cuda]
 #                            bind-mounts /proc, /dev, SRC at /src and (unless no-host-cuda) the host's
@@ -26,8 +28,24 @@
 #                            README's test command in a root of SUITE, this checkout at /src, its
 #                            build in BUILD inside the root
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+# set but empty (a failed $(mktemp -d)) would silently be the machine's own cache
+if [ "${CUV_CACHE+set}" = set ] && [ -z "$CUV_CACHE" ]; then
+  echo "${0##*/}: CUV_CACHE is set but empty: give a folder, or unset it for /var/cache/gst-cudavision" >&2
+  exit 2
+fi
 CUV_CACHE=${CUV_CACHE:-/var/cache/gst-cudavision}
-cuv_retry="CUV_CACHE=$CUV_CACHE bash ${0#$PWD/}"
+case $CUV_CACHE in
+  /*) ;;
+  *) echo "${0##*/}: CUV_CACHE=$CUV_CACHE: an absolute path, please (the scripts run from the checkout's root)" >&2; exit 2 ;;
+esac
+# the command that runs this script again as it was run: the cache variables it was given, its
+# arguments, each quoted
+cuv_retry=""
+for cuv_var in CUV_CACHE CUV_TRIXIE_ROOT CUV_FORKY_ROOT CUV_BOOKWORM_ROOT CUV_CUDA_WHEELS; do
+  [ -n "${!cuv_var:-}" ] && cuv_retry+="$cuv_var=$(printf '%q' "${!cuv_var}") "
+done
+cuv_retry+="bash $(printf '%q' "${0#$PWD/}")"
+[ $# -gt 0 ] && cuv_retry+=" $(printf '%q ' "$@")"
 cuv_step () {
   local what=$1 rc=0
   shift
@@ -47,7 +65,13 @@ debian_root () {
     /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list 2>/dev/null |
     grep -oE 'https?://[^[:space:]]+' | head -n 1)
   mirror=${mirror:-http://deb.debian.org/debian}
+  # a folder this script did not begin (no "$root.cuv-making" beside it) is never removed
+  if [ -n "$(ls -A "$root" 2>/dev/null)" ] && [ ! -e "$root.cuv-making" ]; then
+    echo "$root holds files but is no Debian root these scripts began: move it away, or name another root" >&2
+    return 1
+  fi
   echo "making a Debian $suite root in $root from $mirror"
+  $sudo mkdir -p "$(dirname "$root")" && $sudo touch "$root.cuv-making" || return 1
   $sudo rm -rf "$root"
   $sudo mkdir -p "$root"
   $sudo debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || {
@@ -57,6 +81,7 @@ debian_root () {
   # a mirror that is a snapshot serves a testing Release past its Valid-Until date
   echo 'Acquire::Check-Valid-Until "false";' | $sudo tee "$root/etc/apt/apt.conf.d/99cuv-snapshot" >/dev/null
   $sudo touch "$root/.cuv-complete"
+  $sudo rm -f "$root.cuv-making"
 }
 cuv_mounted=()
 cuv_unmount () {
@@ -87,7 +112,9 @@ root_packages () {
   for p in "$@"; do in_root "$root" "dpkg -s $p >/dev/null 2>&1" || missing="$missing $p"; done
   [ -z "$missing" ] && return 0
   echo "installing in $root:$missing"
-  in_root "$root" "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$missing >/dev/null"
+  # an install that was interrupted (a run stopped mid-way) is finished first
+  in_root "$root" "DEBIAN_FRONTEND=noninteractive dpkg --configure -a >/dev/null 2>&1; apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$missing >/dev/null"
 }
 cuda_wheels () {
   local root=$1 reqs=$2 prefix=$3 cache=${CUV_CUDA_WHEELS:-$CUV_CACHE/cuda-wheels} py arch

@@ -45,6 +45,12 @@ if [ "$(cat "$venv/pins" 2>/dev/null)" != "$pins" ]; then
     eval '$sudo python3 -m venv "$venv" && $sudo "$venv/bin/pip" install -q $pins' &&
     echo "$pins" | $sudo tee "$venv/pins" >/dev/null
 fi
+# without the tools every check below would fail with the shell's word for a missing program
+if [ ! -x "$venv/bin/kubectl" ] || [ "$(cat "$venv/pins" 2>/dev/null)" != "$pins" ]; then
+  echo "FAIL: the deploy tools' virtual environment in $venv (above); the checks that need it did not run"
+  echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+fi
 kubectl=$venv/bin/kubectl
 work=$(mktemp -d)
 # the kustomization in a copy, with credentials of its own (never the checkout's secrets/)
@@ -262,6 +268,11 @@ check ".dockerignore is .containerignore" cmp -s .containerignore .dockerignore
 
 # the container's build steps in a fresh Debian 12
 check "a Debian 12 root" cuv_step "making the Debian bookworm root" debian_root bookworm "$root"
+if [ ! -f "$root/.cuv-complete" ]; then
+  echo "the container's build steps need that root: they did not run"
+  echo "$passed passed, $failed failed, 0 skipped"
+  exit 1
+fi
 enter_root "$root" "$src"
 check "deploy/container-build.sh runtime, then build / (CUDA for sm_90)" \
   in_root "$root" 'cd /src && deploy/container-build.sh runtime && CUV_CUDA_ARCHS=90 deploy/container-build.sh build /'

@@ -22,6 +22,7 @@ wheels=/opt/cuda-wheels
 [ $# -gt 0 ] || set -- -Dcuda-archs=90
 cuv_step "making the Debian testing root" debian_root testing "$root"
 enter_root "$root" "$PWD" no-host-cuda
+cuv_step "python3 in the testing root (for the wheels)" root_packages "$root" python3
 cuv_step "the CUDA toolchain wheels (tests/cuda-wheels.txt)" cuda_wheels "$root" tests/cuda-wheels.txt "$wheels"
 # tools/build.sh configures a build folder only once
 setup="$* $(sha256sum < tests/cuda-wheels.txt | cut -d' ' -f1)"
