@@ -389,9 +389,6 @@ src_event (GstBaseTransform *trans, GstEvent *event)
   return base_src_event (trans, event);
 }
 
-/* GstBaseTransform drops a frame whose output it cannot negotiate: a reference kept until the
- * base has the frame (then dropped, so that the frame is writable in place again) submits it
- * once more after renegotiating */
 /* Set on the element where its next frame is a DISCONT: the frame came as one (chain_surviving_refusals
  * takes the flag off while GstBaseTransform has it), or the frame before it never reached the
  * element (submit). */
@@ -402,6 +399,9 @@ discont_quark ()
   return quark;
 }
 
+/* GstBaseTransform drops a frame whose output it cannot negotiate: a reference kept until the
+ * base has the frame (then dropped, so that the frame is writable in place again) submits it
+ * once more after renegotiating */
 GstFlowReturn
 submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
 {

@@ -223,14 +223,14 @@ gst_cuda_motionest_swap_frame (GstCudaVisionFilter *filter, guint kept)
   gst_cuda_vision_analyser_swap_frame (GST_CUDA_VISION_ANALYSER (filter), kept);
 }
 
-/* A new interval counts into sums of its own; the last one's stay with the message that still
- * reads them. */
 static void
 gst_cuda_motionest_reset_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  if (impl->count_used)
-    impl->count = std::make_shared<cuv::MotionTally> ();
+  if (impl->count_used) {
+    impl->count.units = impl->count.moving = 0;
+    std::fill (impl->count.votes.begin (), impl->count.votes.end (), 0u);
+  }
   impl->count_used = false;
 }
 
@@ -254,7 +254,7 @@ gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const int n = impl->vectors ? impl->grid.count () : 0;
   const int range = static_cast<int> (impl->frame.range);
-  cuv::MotionTally *count = impl->count.get ();
+  cuv::MotionTally *count = &impl->count;
   impl->count_used = true;
   if (n == 0)
     return;
@@ -321,7 +321,7 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
 static void
 gst_cuda_motionest_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
-  const cuv::MotionTally *count = GST_CUDA_MOTIONEST (analyser)->impl->count.get ();
+  const cuv::MotionTally *count = &GST_CUDA_MOTIONEST (analyser)->impl->count;
   int dx, dy;
   cuv::motion_global_vector (*count, &dx, &dy);
   const double units = count->units ? static_cast<double> (count->units) : 1.0;

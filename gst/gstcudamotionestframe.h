@@ -75,9 +75,8 @@ struct GstCudaMotionestImpl {
   cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
 #endif
   const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
-  /* the message interval's sums (each interval has its own: a message may still read the last
-   * one's on the messages' thread), and whether a frame went in */
-  std::shared_ptr<cuv::MotionTally> count = std::make_shared<cuv::MotionTally> ();
+  /* the message interval's sums, and whether a frame went in (only then are they zeroed again) */
+  cuv::MotionTally count;
   bool count_used = false;
   std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
   /* frames whose results are published later (gst_cuda_motionest_keep_frame): as many as the
