@@ -36,7 +36,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-using cuvtest::count_message;
 using cuvtest::Tally;
 using cuvtest::threads_now;
 
@@ -101,44 +100,22 @@ play (const std::vector<std::string> &launches, long frames)
         gst_object_unref (q);
       return r;
     }
-    GstBus *bus = gst_element_get_bus (p);
-    gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
-    gst_object_unref (bus);
+    tally.watch (p);
     watch_sinks (p, &arrivals);
     pipes.push_back (p);
   }
-  r.threads_before = threads_now ();
-  std::atomic<bool> done{false};
-  std::atomic<int> peak{r.threads_before};
-  std::thread sampler ([&] {
-    while (!done) {
-      peak = std::max (peak.load (), threads_now ());
-      std::this_thread::sleep_for (std::chrono::milliseconds (5));
-    }
-  });
+  cuvtest::ThreadPeak threads (std::chrono::milliseconds (5));
+  r.threads_before = threads.at_start ();
   const Clock::time_point start = Clock::now ();
   for (GstElement *p : pipes)
     gst_element_set_state (p, GST_STATE_PLAYING);
-  {
-    std::unique_lock<std::mutex> lk (tally.lock);
-    r.ok = tally.cond.wait_for (lk, std::chrono::seconds (300),
-        [&] { return tally.errors > 0 || tally.eos == static_cast<int> (pipes.size ()); }) && tally.errors == 0;
-  }
+  r.ok = tally.wait_all (pipes.size (), std::chrono::seconds (300));
   r.seconds = std::chrono::duration<double> (Clock::now () - start).count ();
-  done = true;
-  sampler.join ();
-  /* less the sampler */
-  r.peak_threads = peak - 1;
+  r.peak_threads = threads.stop ();
   if (!r.ok)
     std::fprintf (stderr, "%d of %zu pipelines reached EOS in 300 s%s%s\n", tally.eos, pipes.size (),
         tally.errors ? "; an error: " : "", tally.first_error.c_str ());
-  for (GstElement *p : pipes) {
-    gst_element_set_state (p, GST_STATE_NULL);
-    GstBus *bus = gst_element_get_bus (p);
-    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
-    gst_object_unref (bus);
-    gst_object_unref (p);
-  }
+  cuvtest::drop_pipelines (pipes);
   r.messages = tally.messages;
   r.start_ms = (arrivals.first_ns - std::chrono::duration_cast<std::chrono::nanoseconds> (start.time_since_epoch ()).count ()) * 1e-6;
   if (arrivals.three_quarters_ns > arrivals.quarter_ns)

@@ -52,7 +52,6 @@ branches (const std::string &backend)
   return n ? std::max (1, std::atoi (n)) : backend == "cuda" ? 256 : 64;
 }
 
-using cuvtest::count_message;
 using cuvtest::Tally;
 using cuvtest::threads_now;
 
@@ -107,47 +106,24 @@ play (const std::vector<std::string> &launches)
     GstElement *p = gst_parse_launch (l.c_str (), &err);
     fail_unless (p != nullptr && err == nullptr, "cannot make %s: %s", l.substr (0, 200).c_str (),
         err ? err->message : "?");
-    GstBus *bus = gst_element_get_bus (p);
-    gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
-    gst_object_unref (bus);
+    tally.watch (p);
     watch_first_frame (p, &first_ns);
     pipes.push_back (p);
   }
-  std::atomic<bool> done{false};
-  const int at_start = threads_now ();
-  std::atomic<int> peak{at_start};
-  std::thread sampler ([&] {
-    while (!done) {
-      peak = std::max (peak.load (), threads_now ());
-      std::this_thread::sleep_for (std::chrono::milliseconds (2));
-    }
-  });
+  cuvtest::ThreadPeak threads (std::chrono::milliseconds (2));
   const auto start = std::chrono::steady_clock::now ();
   for (GstElement *p : pipes)
     fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  bool finished;
-  {
-    std::unique_lock<std::mutex> lk (tally.lock);
-    finished = tally.cond.wait_for (lk, std::chrono::seconds (120),
-        [&] { return tally.errors > 0 || tally.eos == static_cast<int> (pipes.size ()); });
-  }
+  const size_t count = pipes.size ();
+  const bool finished = tally.wait_all (count, std::chrono::seconds (120));
   Run r;
   r.seconds = std::chrono::duration<double> (std::chrono::steady_clock::now () - start).count ();
   r.streaming = first_ns ? (now_ns () - first_ns) * 1e-9 : r.seconds;
-  done = true;
-  sampler.join ();
-  /* less the sampler itself */
-  r.added_threads = peak - at_start - 1;
-  for (GstElement *p : pipes) {
-    gst_element_set_state (p, GST_STATE_NULL);
-    GstBus *bus = gst_element_get_bus (p);
-    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
-    gst_object_unref (bus);
-    gst_object_unref (p);
-  }
+  r.added_threads = threads.stop () - threads.at_start ();
+  cuvtest::drop_pipelines (pipes);
   r.messages = tally.messages;
   fail_unless (tally.errors == 0, "an error: %s (%s)", tally.first_error.c_str (), launches[0].substr (0, 200).c_str ());
-  fail_unless (finished, "%d of %zu pipelines reached EOS in 120 s (%s)", tally.eos, pipes.size (),
+  fail_unless (finished, "%d of %zu pipelines reached EOS in 120 s (%s)", tally.eos, count,
       launches[0].substr (0, 200).c_str ());
   return r;
 }
@@ -330,19 +306,13 @@ GST_START_TEST (test_analysers_after_compositor)
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &frames, nullptr);
     gst_object_unref (pad);
     gst_object_unref (sink);
-    GstBus *bus = gst_element_get_bus (p);
-    gst_bus_set_sync_handler (bus, count_message, &tally, nullptr);
+    tally.watch (p);
     fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-    {
-      std::unique_lock<std::mutex> lk (tally.lock);
-      fail_unless (tally.cond.wait_for (lk, std::chrono::seconds (60), [&] { return tally.eos > 0 || tally.errors > 0; }),
-          "backend=%s: no EOS after the compositor", backend.c_str ());
-    }
-    gst_element_set_state (p, GST_STATE_NULL);
-    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
-    gst_object_unref (bus);
-    gst_object_unref (p);
+    const bool ended = tally.wait_all (1, std::chrono::seconds (60));
+    std::vector<GstElement *> pipes{p};
+    cuvtest::drop_pipelines (pipes);
     fail_unless (tally.errors == 0, "backend=%s: %s", backend.c_str (), tally.first_error.c_str ());
+    fail_unless (ended, "backend=%s: no EOS after the compositor", backend.c_str ());
     fail_unless (frames >= kFrames, "backend=%s: %ld frames left the compositor", backend.c_str (), frames.load ());
     fail_unless_equals_int (tally.messages.load (), 2 * frames.load ());
   }

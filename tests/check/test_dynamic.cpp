@@ -269,14 +269,37 @@ std::vector<GstBuffer *> collect_each_first (const std::string &launch)
   return out;
 }
 
-/* The frames a run that lost some gave, against the run without losses (@ref) and the run with
- * every frame a stream's first (@first), by timestamp: a frame that left the element under test
- * as a DISCONT (@disconts) equals its frame in @first, every other its frame in @ref
- * (docs/design.md, "Renegotiation"). Returns how many were DISCONTs after the first. */
+/* What @launch (its element "ref" on the CPU backend, its appsink "sink") gives: each of its
+ * @frames frames as the run without losses gives it (@plain), and as the first of a stream
+ * (@as_first). */
+struct References {
+  References (const std::string &launch, int frames) : plain (collect (launch)), as_first (collect_each_first (launch))
+  {
+    /* (fail_unless_equals_int names its own locals "first" and "second") */
+    fail_unless_equals_int (plain.size (), frames);
+    fail_unless_equals_int (as_first.size (), frames);
+  }
+  ~References ()
+  {
+    for (GstBuffer *b : plain)
+      gst_buffer_unref (b);
+    for (GstBuffer *b : as_first)
+      gst_buffer_unref (b);
+  }
+  References (const References &) = delete;
+  References &operator= (const References &) = delete;
+  std::vector<GstBuffer *> plain, as_first;
+};
+
+/* The frames a run that lost some gave, against @refs by timestamp: a frame that left the element
+ * under test as a DISCONT (@disconts) equals its frame as a stream's first, every other its frame
+ * of the run without losses (docs/design.md, "Renegotiation"). Returns how many were DISCONTs
+ * after the first. */
 int
-check_against_references (const std::vector<Sample> &got, const std::vector<GstBuffer *> &ref,
-    const std::vector<GstBuffer *> &first, Disconts &disconts_at, const Element &e, const std::string &what)
+check_against_references (const std::vector<Sample> &got, const References &refs, Disconts &disconts_at,
+    const Element &e, const std::string &what)
 {
+  const std::vector<GstBuffer *> &ref = refs.plain, &first = refs.as_first;
   std::lock_guard<std::mutex> lk (disconts_at.lock);
   int disconts = 0;
   size_t j = 0;
@@ -323,11 +346,7 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
       : std::vector<std::string>{"video/x-raw", "video/x-raw,pixel-aspect-ratio=1/1"};
   for (const Element &e : kElements) {
     const std::string element = std::string (e.name) + " " + e.props;
-    const std::string reference = source + element + " name=ref backend=cpu ! video/x-raw ! appsink name=sink sync=false";
-    auto ref = collect (reference);
-    auto as_first = collect_each_first (reference);
-    fail_unless_equals_int (ref.size (), frames);
-    fail_unless_equals_int (as_first.size (), frames);
+    const References refs (source + element + " name=ref backend=cpu ! video/x-raw ! appsink name=sink sync=false", frames);
     for (const Route &r : routes ())
       for (const char *mode : {"delayed", "immediate"})
         for (int period_us : {1000, 3000}) {
@@ -353,13 +372,9 @@ GST_START_TEST (test_renegotiation_while_frames_flow)
                     ours.got.size () >= frames / 2,
                 "%s: %zu frames of %d, %d lost races with the capsfilter", what.c_str (), ours.got.size (), frames,
                 ours.lost_races);
-          check_against_references (ours.got, ref, as_first, *ours.disconts, e, what);
+          check_against_references (ours.got, refs, *ours.disconts, e, what);
           free_samples (ours.got);
         }
-    for (GstBuffer *b : ref)
-      gst_buffer_unref (b);
-    for (GstBuffer *b : as_first)
-      gst_buffer_unref (b);
   }
 }
 GST_END_TEST;
@@ -489,10 +504,7 @@ GST_START_TEST (test_frame_lost_before_processing)
       " pattern=ball ! video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! ";
   for (const Element &e : kElements) {
     const std::string element = std::string (e.name) + " " + e.props;
-    const std::string reference = source + element + " name=ref backend=cpu ! video/x-raw ! appsink name=sink sync=false";
-    auto ref = collect (reference);
-    auto as_first = collect_each_first (reference);
-    fail_unless_equals_int (ref.size (), frames);
+    const References refs (source + element + " name=ref backend=cpu ! video/x-raw ! appsink name=sink sync=false", frames);
     for (const Route &r : routes ()) {
       const std::string what = describe (e, r) + ", frame " + std::to_string (lose) + " lost";
       GstElement *pipe = new_pipeline (source + r.before + element + " name=under-test backend=" + r.backend + " ! " +
@@ -517,11 +529,11 @@ GST_START_TEST (test_frame_lost_before_processing)
       fail_unless (error.empty (), "%s: %s", what.c_str (), error.c_str ());
       /* every frame but the lost one */
       fail_unless_equals_int (got.size (), frames - 1);
-      fail_unless (GST_BUFFER_PTS (got[lose].buffer) == GST_BUFFER_PTS (ref[lose + 1]), "%s: not frame %d lost",
+      fail_unless (GST_BUFFER_PTS (got[lose].buffer) == GST_BUFFER_PTS (refs.plain[lose + 1]), "%s: not frame %d lost",
           what.c_str (), lose);
       fail_unless (GST_BUFFER_IS_DISCONT (got[lose].buffer), "%s: the frame after the lost one is not a DISCONT",
           what.c_str ());
-      fail_unless_equals_int (check_against_references (got, ref, as_first, disconts, e, what), 1);
+      fail_unless_equals_int (check_against_references (got, refs, disconts, e, what), 1);
       free_samples (got);
       gst_object_unref (sink);
       gst_object_unref (sinkpad);
@@ -529,10 +541,6 @@ GST_START_TEST (test_frame_lost_before_processing)
       gst_object_unref (under);
       gst_object_unref (pipe);
     }
-    for (GstBuffer *b : ref)
-      gst_buffer_unref (b);
-    for (GstBuffer *b : as_first)
-      gst_buffer_unref (b);
   }
 }
 GST_END_TEST;

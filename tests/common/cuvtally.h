@@ -5,12 +5,16 @@
 
 #include <gst/gst.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace cuvtest {
 
@@ -25,6 +29,38 @@ inline int threads_now ()
   return 0;
 }
 
+/* The peak of the process's threads from construction to stop (), sampled every @period by a
+ * thread of its own, which it leaves out. */
+class ThreadPeak {
+ public:
+  explicit ThreadPeak (std::chrono::milliseconds period) : at_start_ (threads_now ()), peak_ (at_start_)
+  {
+    sampler_ = std::thread ([this, period] {
+      while (!done_) {
+        peak_ = std::max (peak_.load (), threads_now ());
+        std::this_thread::sleep_for (period);
+      }
+    });
+  }
+  ~ThreadPeak () { stop (); }
+  int at_start () const { return at_start_; }
+  int stop ()
+  {
+    done_ = true;
+    if (sampler_.joinable ())
+      sampler_.join ();
+    return peak_ - 1;
+  }
+
+ private:
+  const int at_start_;
+  std::atomic<int> peak_;
+  std::atomic<bool> done_{false};
+  std::thread sampler_;
+};
+
+inline GstBusSyncReply count_message (GstBus *, GstMessage *m, gpointer data);
+
 /* What a set of pipelines posted until each reached EOS, counted by count_message, a bus sync
  * handler that drops element messages (as cheap as a handler can be, the same for every shape). */
 struct Tally {
@@ -34,7 +70,35 @@ struct Tally {
   int errors = 0;
   std::string first_error;
   std::atomic<long> messages{0};
+
+  /* Counts what @pipe's bus carries. */
+  void watch (GstElement *pipe)
+  {
+    GstBus *bus = gst_element_get_bus (pipe);
+    gst_bus_set_sync_handler (bus, count_message, this, nullptr);
+    gst_object_unref (bus);
+  }
+
+  /* Whether @pipelines reached EOS within @limit, with no error. */
+  bool wait_all (size_t pipelines, std::chrono::seconds limit)
+  {
+    std::unique_lock<std::mutex> lk (lock);
+    return cond.wait_for (lk, limit, [&] { return errors > 0 || eos == static_cast<int> (pipelines); }) && errors == 0;
+  }
 };
+
+/* Sets @pipes to NULL, takes their bus handlers off and lets them go. */
+inline void drop_pipelines (std::vector<GstElement *> &pipes)
+{
+  for (GstElement *p : pipes) {
+    gst_element_set_state (p, GST_STATE_NULL);
+    GstBus *bus = gst_element_get_bus (p);
+    gst_bus_set_sync_handler (bus, nullptr, nullptr, nullptr);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+  }
+  pipes.clear ();
+}
 
 inline GstBusSyncReply count_message (GstBus *, GstMessage *m, gpointer data)
 {
