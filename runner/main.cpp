@@ -116,7 +116,8 @@ int run (const cuvrun::RunnerConfig &config, int shard, int shards)
   for (size_t k = 0; k < config.cameras.size (); k++)
     if (static_cast<int> (k % shards) == shard)
       cameras.push_back (std::make_unique<cuvrun::Camera> (config.cameras[k], config, publisher));
-  cuvrun::Metrics metrics (cameras, publisher, std::to_string (shard) + "/" + std::to_string (shards));
+  cuvrun::Metrics metrics (cameras, publisher, std::to_string (shard) + "/" + std::to_string (shards),
+      cuvrun::HttpLimits {config.metrics_connections, config.metrics_idle_timeout_s});
   if (config.metrics_port > 0 && !metrics.start (config.metrics_address, config.metrics_port, &error)) {
     g_printerr ("cudavision-run: %s\n", error.c_str ());
     return 1;

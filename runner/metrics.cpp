@@ -5,21 +5,10 @@
 
 namespace cuvrun {
 
-namespace {
-
-/* No request of ours has a body: anything larger than this is answered 413 before it is read. */
-constexpr goffset kMaxRequestBody = 1024;
-
-void plain_response (SoupServerMessage *msg, guint status, const std::string &body)
-{
-  soup_server_message_set_status (msg, status, nullptr);
-  soup_server_message_set_response (msg, "text/plain; charset=utf-8", SOUP_MEMORY_COPY, body.data (), body.size ());
-}
-
-}  // namespace
-
-Metrics::Metrics (const std::vector<std::unique_ptr<Camera>> &cameras, Publisher &publisher, std::string shard)
-    : cameras_ (cameras), pub_ (publisher), shard_ (std::move (shard)), last_frames_ (cameras.size (), 0),
+Metrics::Metrics (const std::vector<std::unique_ptr<Camera>> &cameras, Publisher &publisher, std::string shard,
+    HttpLimits limits)
+    : cameras_ (cameras), pub_ (publisher), shard_ (std::move (shard)),
+      server_ (limits, [this] (const char *path) { return answer (path); }), last_frames_ (cameras.size (), 0),
       fps_ (cameras.size (), 0.0)
 {
   last_sample_us_ = g_get_monotonic_time ();
@@ -30,10 +19,6 @@ Metrics::~Metrics ()
 {
   if (sampler_)
     g_source_remove (sampler_);
-  if (server_) {
-    soup_server_disconnect (server_);
-    g_object_unref (server_);
-  }
 }
 
 gboolean Metrics::sample (gpointer self)
@@ -133,6 +118,13 @@ std::string Metrics::text ()
   Family (out, "cudavision_shard_cameras", "gauge", "Cameras in this runner's shard (0: a warning at start).")
       .sample ({}, static_cast<uint64_t> (cameras_.size ()));
   Family (out, "cudavision_shard_info", "gauge", "The shard this runner runs, as I/N.").sample ({{"shard", shard_}}, 1);
+  const HttpStats h = server_.stats ();
+  Family (out, "cudavision_http_connections", "gauge", "Connections open to this metrics server (metrics-connections at most).")
+      .sample ({}, h.open);
+  Family (out, "cudavision_http_connections_evicted_total", "counter",
+      "Connections closed to make room for a new one: the oldest without a finished request, at metrics-connections "
+      "or when the process is short of file descriptors.")
+      .sample ({}, h.evicted);
   return out;
 }
 
@@ -147,66 +139,23 @@ bool Metrics::ready (std::string *why)
   return why->empty ();
 }
 
-/* Before a request's body is read: only GET and HEAD, and no body over kMaxRequestBody, which is
- * answered 413 and never read into memory. */
-void Metrics::handle_early (SoupServer *, SoupServerMessage *msg, const char *, GHashTable *, gpointer)
+HttpResponse Metrics::answer (const char *path)
 {
-  SoupMessageHeaders *h = soup_server_message_get_request_headers (msg);
-  soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
-  const SoupEncoding encoding = soup_message_headers_get_encoding (h);
-  const bool large = encoding == SOUP_ENCODING_CHUNKED || encoding == SOUP_ENCODING_EOF ||
-      (encoding == SOUP_ENCODING_CONTENT_LENGTH && soup_message_headers_get_content_length (h) > kMaxRequestBody);
-  const char *method = soup_server_message_get_method (msg);
-  if (large || (!g_str_equal (method, SOUP_METHOD_GET) && !g_str_equal (method, SOUP_METHOD_HEAD))) {
-    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
-    if (!large)
-      soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Allow", "GET, HEAD");
-    plain_response (msg, large ? SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE : SOUP_STATUS_METHOD_NOT_ALLOWED,
-        large ? "request body too large\n" : "only GET and HEAD\n");
-  }
-}
-
-void Metrics::handle (SoupServer *, SoupServerMessage *msg, const char *path, GHashTable *, gpointer self)
-{
-  auto *m = static_cast<Metrics *> (self);
-  if (g_str_equal (path, "/healthz")) {
-    plain_response (msg, SOUP_STATUS_OK, "ok\n");
-  } else if (g_str_equal (path, "/readyz")) {
+  if (g_str_equal (path, "/healthz"))
+    return HttpResponse {200, "text/plain; charset=utf-8", "ok\n"};
+  if (g_str_equal (path, "/readyz")) {
     std::string why;
-    const bool ready = m->ready (&why);
-    plain_response (msg, ready ? SOUP_STATUS_OK : SOUP_STATUS_SERVICE_UNAVAILABLE, ready ? "ready\n" : why);
-  } else if (g_str_equal (path, "/metrics")) {
-    const std::string body = m->text ();
-    soup_server_message_set_status (msg, SOUP_STATUS_OK, nullptr);
-    soup_server_message_set_response (msg, "text/plain; version=0.0.4; charset=utf-8", SOUP_MEMORY_COPY, body.data (),
-        body.size ());
-  } else {
-    plain_response (msg, SOUP_STATUS_NOT_FOUND, "/metrics, /healthz and /readyz\n");
+    const bool ready = this->ready (&why);
+    return HttpResponse {ready ? 200u : 503u, "text/plain; charset=utf-8", ready ? "ready\n" : why};
   }
+  if (g_str_equal (path, "/metrics"))
+    return HttpResponse {200, "text/plain; version=0.0.4; charset=utf-8", text ()};
+  return HttpResponse {404, "text/plain; charset=utf-8", "/metrics, /healthz and /readyz\n"};
 }
 
 bool Metrics::start (const std::string &address, int port, std::string *error)
 {
-  server_ = soup_server_new ("server-header", "cudavision-run ", nullptr);
-  soup_server_add_early_handler (server_, nullptr, handle_early, this, nullptr);
-  soup_server_add_handler (server_, nullptr, handle, this, nullptr);
-  GError *err = nullptr;
-  bool ok;
-  if (address.empty ()) {
-    ok = soup_server_listen_all (server_, port, static_cast<SoupServerListenOptions> (0), &err);
-  } else {
-    GSocketAddress *a = g_inet_socket_address_new_from_string (address.c_str (), port);
-    ok = a && soup_server_listen (server_, a, static_cast<SoupServerListenOptions> (0), &err);
-    if (a)
-      g_object_unref (a);
-  }
-  if (!ok) {
-    *error = "metrics on " + (address.empty () ? std::string ("port ") : address + " port ") + std::to_string (port) +
-        ": " + (err ? err->message : "not an address");
-    g_clear_error (&err);
-    return false;
-  }
-  return true;
+  return server_.start (address, port, error);
 }
 
 }  // namespace cuvrun

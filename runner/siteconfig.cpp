@@ -217,7 +217,7 @@ struct Reader {
 };
 
 const char *const kRunnerKeys[] = {"broker-host", "broker-port", "topic-prefix", "client-id", "metrics-address",
-    "metrics-port", "queue-limit", "restart-min-ms", "restart-max-ms", "failing-after", "stall-ms", "username",
+    "metrics-port", "metrics-connections", "metrics-idle-timeout-s", "queue-limit", "restart-min-ms", "restart-max-ms", "failing-after", "stall-ms", "username",
     "password-file", "mqtt-version", "max-message-bytes", "tls", "tls-ca-file", "tls-cert-file", "tls-key-file", "tls-insecure", nullptr};
 const char *const kCameraKeys[] = {"uri", "pipeline", "cuda-device-id", "username", "password-file", "loop", nullptr};
 
@@ -274,6 +274,8 @@ bool read_runner (Reader &r, RunnerConfig &c)
           r.string (g, "topic-prefix", &c.topic_prefix, false) && r.string (g, "client-id", &b.client_id, false) &&
           r.string (g, "metrics-address", &c.metrics_address, false) &&
           r.integer (g, "metrics-port", 0, 65535, &c.metrics_port) &&
+          r.integer (g, "metrics-connections", 2, 10000, &c.metrics_connections) &&
+          r.integer (g, "metrics-idle-timeout-s", 1, 3600, &c.metrics_idle_timeout_s) &&
           r.integer (g, "queue-limit", 1, 10000000, &c.queue_limit) &&
           r.integer (g, "restart-min-ms", 10, 3600000, &c.restart_min_ms) &&
           r.integer (g, "restart-max-ms", 10, 3600000, &c.restart_max_ms) &&

@@ -43,6 +43,8 @@ struct RunnerConfig {
   std::string topic_prefix = "cudavision";
   std::string metrics_address; /* empty: every address */
   int metrics_port = 9464; /* 0: no metrics server */
+  int metrics_connections = 64;  /* open at once; the oldest waiting is closed for a new one */
+  int metrics_idle_timeout_s = 10; /* an idle connection is closed after this long */
   int queue_limit = 10000;  /* results kept while the broker is away */
   int restart_min_ms = 500;
   int restart_max_ms = 30000;

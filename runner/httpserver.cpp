@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "runner/httpserver.h"
+
+#include <dirent.h>
+#include <glib-unix.h>
+#include <gio/gio.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace cuvrun {
+
+namespace {
+
+/* Descriptors the server leaves to the rest of the process (a camera that starts again opens
+ * about 8): below this many free, it closes its own oldest connection. */
+constexpr long kSpareFiles = 16;
+/* Each connection's request line and headers, and the response's headers, fit in this; a longer
+ * request is answered 431 (Prometheus' and the kubelet's requests take about 300 bytes). */
+constexpr size_t kConnectionMemory = 8 * 1024;
+/* No request of ours has a body: one that announces a larger one is answered 413 unread. */
+constexpr unsigned long long kMaxRequestBody = 1024;
+
+/* Descriptors this process may still open (0 when it cannot tell: it is short). */
+long spare_files ()
+{
+  struct rlimit l {};
+  if (getrlimit (RLIMIT_NOFILE, &l) != 0 || l.rlim_cur == RLIM_INFINITY)
+    return std::numeric_limits<long>::max ();
+  DIR *d = opendir ("/proc/self/fd");
+  if (!d)
+    return 0;
+  long open = -1; /* the directory's own */
+  while (const dirent *e = readdir (d))
+    open += e->d_name[0] != '.';
+  closedir (d);
+  return static_cast<long> (l.rlim_cur) - open;
+}
+
+MHD_Result respond (MHD_Connection *c, const HttpResponse &r, bool close, bool allow)
+{
+  MHD_Response *resp = MHD_create_response_from_buffer (r.body.size (), const_cast<char *> (r.body.data ()),
+      MHD_RESPMEM_MUST_COPY);
+  if (!resp)
+    return MHD_NO;
+  MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, r.content_type.c_str ());
+  if (close)
+    MHD_add_response_header (resp, MHD_HTTP_HEADER_CONNECTION, "close");
+  if (allow)
+    MHD_add_response_header (resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+  const MHD_Result queued = MHD_queue_response (c, r.status, resp);
+  MHD_destroy_response (resp);
+  return queued;
+}
+
+}  // namespace
+
+HttpServer::HttpServer (HttpLimits limits, Handler handler) : limits_ (limits), handler_ (std::move (handler)) {}
+
+HttpServer::~HttpServer ()
+{
+  if (watch_)
+    g_source_remove (watch_);
+  if (timer_)
+    g_source_remove (timer_);
+  if (daemon_)
+    MHD_stop_daemon (daemon_);
+}
+
+HttpStats HttpServer::stats () const
+{
+  return HttpStats {open_.size (), evicted_};
+}
+
+/* Answered on the first call, before any body is read: a body (none of our paths takes one) or
+ * a method other than GET and HEAD closes the connection after the answer. */
+MHD_Result HttpServer::on_request (void *self, MHD_Connection *c, const char *url, const char *method, const char *,
+    const char *, size_t *, void **)
+{
+  auto *s = static_cast<HttpServer *> (self);
+  const char *length = MHD_lookup_connection_value (c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  const char *encoding = MHD_lookup_connection_value (c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+  const unsigned long long declared = length ? std::strtoull (length, nullptr, 10) : 0;
+  const bool body = encoding || declared > 0;
+  if (encoding || declared > kMaxRequestBody)
+    return respond (c, HttpResponse {MHD_HTTP_CONTENT_TOO_LARGE, "text/plain; charset=utf-8", "request body too large\n"},
+        true, false);
+  if (std::strcmp (method, MHD_HTTP_METHOD_GET) != 0 && std::strcmp (method, MHD_HTTP_METHOD_HEAD) != 0)
+    return respond (c, HttpResponse {MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET and HEAD\n"}, true,
+        true);
+  return respond (c, s->handler_ (url), body, false);
+}
+
+void HttpServer::on_connection (void *self, MHD_Connection *c, void **, MHD_ConnectionNotificationCode code)
+{
+  auto *s = static_cast<HttpServer *> (self);
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    s->open_.erase (c);
+    return;
+  }
+  const MHD_ConnectionInfo *info = MHD_get_connection_info (c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  s->open_[c] = Connection {info ? static_cast<int> (info->connect_fd) : -1, g_get_monotonic_time (), false};
+  s->make_room (static_cast<size_t> (s->limits_.connections));
+}
+
+void HttpServer::on_completed (void *self, MHD_Connection *c, void **, MHD_RequestTerminationCode)
+{
+  auto *s = static_cast<HttpServer *> (self);
+  const auto it = s->open_.find (c);
+  if (it != s->open_.end ())
+    it->second.waiting_since_us = g_get_monotonic_time ();
+}
+
+void HttpServer::make_room (size_t keep)
+{
+  size_t active = 0, leaving = 0;
+  for (const auto &[c, conn] : open_)
+    (conn.evicting ? leaving : active)++;
+  if (active <= 1)
+    return;
+  const long spare = spare_files ();
+  while (active > 1 && (active > keep || spare + static_cast<long> (leaving) < kSpareFiles)) {
+    evict_oldest ();
+    active--;
+    leaving++;
+  }
+}
+
+/* Shuts the socket down: the daemon then reads its end and closes it as it closes any other,
+ * on this thread, so that the descriptor is still the connection's here. */
+void HttpServer::evict_oldest ()
+{
+  Connection *oldest = nullptr;
+  for (auto &[c, conn] : open_)
+    if (!conn.evicting && conn.fd >= 0 && (!oldest || conn.waiting_since_us < oldest->waiting_since_us))
+      oldest = &conn;
+  if (!oldest)
+    return;
+  shutdown (oldest->fd, SHUT_RDWR);
+  oldest->evicting = true;
+  evicted_++;
+}
+
+void HttpServer::on_log (void *self, const char *format, va_list args)
+{
+  auto *s = static_cast<HttpServer *> (self);
+  char line[512];
+  std::vsnprintf (line, sizeof line, format, args);
+  const size_t n = std::strlen (line);
+  if (n && line[n - 1] == '\n')
+    line[n - 1] = 0;
+  if (!s->daemon_) {
+    s->start_error_ = line;
+    return;
+  }
+  const gint64 now = g_get_monotonic_time ();
+  if (s->last_log_us_ && now - s->last_log_us_ < 60 * G_USEC_PER_SEC) {
+    s->logs_held_++;
+    return;
+  }
+  if (s->logs_held_)
+    g_printerr ("cudavision-run: metrics server: %s (and %llu more messages in the last minute)\n", line,
+        static_cast<unsigned long long> (s->logs_held_));
+  else
+    g_printerr ("cudavision-run: metrics server: %s\n", line);
+  s->last_log_us_ = now;
+  s->logs_held_ = 0;
+}
+
+gboolean HttpServer::on_ready (gint, GIOCondition, gpointer self)
+{
+  static_cast<HttpServer *> (self)->run ();
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean HttpServer::on_timer (gpointer self)
+{
+  auto *s = static_cast<HttpServer *> (self);
+  s->timer_ = 0;
+  s->make_room (static_cast<size_t> (s->limits_.connections));
+  s->run ();
+  return G_SOURCE_REMOVE;
+}
+
+/* The daemon's timeouts (idle connections) and the descriptor check run at least once a second. */
+void HttpServer::run ()
+{
+  MHD_run (daemon_);
+  MHD_UNSIGNED_LONG_LONG ms = 1000;
+  if (MHD_get_timeout (daemon_, &ms) != MHD_YES || ms > 1000)
+    ms = 1000;
+  if (timer_)
+    g_source_remove (timer_);
+  timer_ = g_timeout_add (static_cast<guint> (ms), on_timer, this);
+}
+
+bool HttpServer::start (const std::string &address, int port, std::string *error)
+{
+  struct sockaddr_storage native {};
+  bool v6 = false;
+  if (!address.empty ()) {
+    GSocketAddress *a = g_inet_socket_address_new_from_string (address.c_str (), static_cast<guint> (port));
+    if (!a || !g_socket_address_to_native (a, &native, sizeof native, nullptr)) {
+      *error = "metrics on " + address + ": not an address";
+      g_clear_object (&a);
+      return false;
+    }
+    v6 = g_socket_address_get_family (a) == G_SOCKET_FAMILY_IPV6;
+    g_object_unref (a);
+  }
+  /* the daemon takes twice the limit, so that a connection that comes while those closed to make
+   * room are still closing is taken */
+  const unsigned int taken = static_cast<unsigned int> (limits_.connections) * 2;
+  auto start_daemon = [&] (unsigned int flags) {
+    start_error_.clear ();
+    return MHD_start_daemon (flags | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, static_cast<uint16_t> (port), nullptr, nullptr,
+        on_request, this, MHD_OPTION_CONNECTION_LIMIT, taken, MHD_OPTION_CONNECTION_TIMEOUT,
+        static_cast<unsigned int> (limits_.idle_timeout_s), MHD_OPTION_CONNECTION_MEMORY_LIMIT, kConnectionMemory,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, this, MHD_OPTION_NOTIFY_COMPLETED, on_completed, this,
+        MHD_OPTION_EXTERNAL_LOGGER, on_log, this, MHD_OPTION_SOCK_ADDR,
+        address.empty () ? nullptr : reinterpret_cast<struct sockaddr *> (&native), MHD_OPTION_END);
+  };
+  if (address.empty ()) {
+    /* IPv6 and IPv4 on one socket, or IPv4 alone on a host without IPv6 */
+    daemon_ = start_daemon (MHD_USE_DUAL_STACK);
+    if (!daemon_)
+      daemon_ = start_daemon (0);
+  } else {
+    daemon_ = start_daemon (v6 ? MHD_USE_IPv6 : 0);
+  }
+  if (!daemon_) {
+    *error = "metrics on " + (address.empty () ? std::string ("port ") : address + " port ") + std::to_string (port) + ": " +
+        (start_error_.empty () ? std::string ("the server did not start") : start_error_);
+    return false;
+  }
+  const MHD_DaemonInfo *info = MHD_get_daemon_info (daemon_, MHD_DAEMON_INFO_EPOLL_FD);
+  watch_ = g_unix_fd_add (info->epoll_fd, G_IO_IN, on_ready, this);
+  run ();
+  return true;
+}
+
+}  // namespace cuvrun

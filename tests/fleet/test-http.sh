@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The runner's metrics port under siege (docs/fleet.md, "Security"), with a real broker and a file
+# camera: tests/fleet/siege.py's slow clients in a process limited to 64 descriptors, 500 idle
+# clients, requests it must refuse; the runner plays on through it and stops cleanly.
+#   tests/fleet/test-http.sh BUILD_DIR
+set -eu
+for tool in mosquitto prlimit; do
+  command -v $tool >/dev/null || { echo "no $tool here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+done
+. "$(dirname "$0")/lib.sh" "$1"
+metrics=$((base + 10))
+cd "$dir"
+cat > broker.conf <<CONF
+listener $base 127.0.0.1
+allow_anonymous true
+CONF
+broker
+gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
+  ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
+cat > site.conf <<CONF
+[runner]
+broker-port=$base
+broker-host=127.0.0.1
+metrics-address=127.0.0.1
+metrics-port=$metrics
+
+[camera file]
+uri=file://$dir/clip.mkv
+loop=true
+pipeline=cudahistogram bins=16 interval=1000000000$backend
+CONF
+"$run" site.conf > runner.log 2>&1 &
+runner=$!
+pids+=($runner)
+for _ in $(seq 60); do curl -sf -o /dev/null http://127.0.0.1:$metrics/healthz && break; sleep 0.5; done
+$py "$here/siege.py" $runner $metrics 10 64 || fail "the metrics port under siege"
+grep -E 'metrics server' runner.log | head -5 || true
+kill -TERM $runner
+rc=0
+wait $runner || rc=$?
+[ $rc = 0 ] || fail "the runner exited $rc after SIGTERM"
+echo "the runner played on and stopped cleanly"
