@@ -150,25 +150,21 @@ void HttpServer::on_log (void *self, const char *format, va_list args)
   auto *s = static_cast<HttpServer *> (self);
   char line[512];
   std::vsnprintf (line, sizeof line, format, args);
-  const size_t n = std::strlen (line);
-  if (n && line[n - 1] == '\n')
-    line[n - 1] = 0;
+  const size_t len = std::strlen (line);
+  if (len && line[len - 1] == '\n')
+    line[len - 1] = 0;
   if (!s->daemon_) {
     s->start_error_ = line;
     return;
   }
-  const gint64 now = g_get_monotonic_time ();
-  if (s->last_log_us_ && now - s->last_log_us_ < 60 * G_USEC_PER_SEC) {
-    s->logs_held_++;
+  if (!s->log_.due ())
     return;
-  }
-  if (s->logs_held_)
-    g_printerr ("cudavision-run: metrics server: %s (and %llu more messages in the last minute)\n", line,
-        static_cast<unsigned long long> (s->logs_held_));
+  const uint64_t n = s->log_.take ();
+  if (n > 1)
+    g_printerr ("cudavision-run: metrics server: %s (and %llu more messages since the last)\n", line,
+        static_cast<unsigned long long> (n - 1));
   else
     g_printerr ("cudavision-run: metrics server: %s\n", line);
-  s->last_log_us_ = now;
-  s->logs_held_ = 0;
 }
 
 gboolean HttpServer::on_ready (gint, GIOCondition, gpointer self)

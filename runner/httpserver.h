@@ -20,6 +20,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "runner/throttle.h"
+
 namespace cuvrun {
 
 struct HttpLimits {
@@ -78,9 +80,7 @@ class HttpServer {
   std::unordered_map<MHD_Connection *, Connection> open_;
   uint64_t evicted_ = 0;
   std::string start_error_; /* the daemon's message while it starts */
-  /* the daemon's log lines: the first of a kind, then at most one a minute with a count */
-  gint64 last_log_us_ = 0;
-  uint64_t logs_held_ = 0;
+  Throttle log_; /* the daemon's messages */
 };
 
 }  // namespace cuvrun

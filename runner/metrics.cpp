@@ -115,6 +115,9 @@ std::string Metrics::text ()
   }
   Family (out, "cudavision_broker_connected", "gauge", "1 while connected to the MQTT broker.").sample ({}, p.connected ? 1 : 0);
   Family (out, "cudavision_broker_connects_total", "counter", "Connections the MQTT broker accepted.").sample ({}, p.connects);
+  Family (out, "cudavision_broker_session_takeovers_total", "counter",
+      "Times another client with this runner's client id took its session (two runners of one id).")
+      .sample ({}, p.takeovers);
   Family (out, "cudavision_shard_cameras", "gauge", "Cameras in this runner's shard (0: a warning at start).")
       .sample ({}, static_cast<uint64_t> (cameras_.size ()));
   Family (out, "cudavision_shard_info", "gauge", "The shard this runner runs, as I/N.").sample ({{"shard", shard_}}, 1);

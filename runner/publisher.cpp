@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstring>
 
+#include <mqtt_protocol.h>
+
 #include "runner/json.h"
 
 namespace cuvrun {
@@ -57,6 +59,7 @@ Publisher::Publisher (const BrokerConfig &broker, const std::string &state_topic
   mosquitto_disconnect_v5_callback_set (mosq_, on_disconnect);
   mosquitto_publish_v5_callback_set (mosq_, on_publish);
   mosquitto_log_callback_set (mosq_, on_log);
+  mosquitto_message_v5_callback_set (mosq_, on_message);
   /* this queue, not the library's, bounds what waits */
   mosquitto_max_inflight_messages_set (mosq_, 0);
   /* our thread runs the client's loop: other threads' publishes only queue and wake it */
@@ -198,11 +201,58 @@ void Publisher::publish (const std::string &topic, const std::string &payload, b
 {
   std::lock_guard<std::mutex> lk (lock_);
   waiting_.push_back ({topic, payload, retain, 0});
+  uint64_t full = 0;
   while (waiting_.size () + in_flight_.size () > limit_ && !waiting_.empty ()) {
     waiting_.pop_front ();
-    drop (kDroppedQueueFull);
+    full++;
+  }
+  if (full) {
+    drop (kDroppedQueueFull, full);
+    if (queue_full_log_.due (full))
+      g_printerr ("cudavision-run: MQTT broker %s:%d: %s; the queue is full (queue-limit %zu): %llu results dropped, the "
+                  "oldest (then a count a minute while it goes on)\n", broker_.host.c_str (), broker_.port,
+          connected_ ? "not acknowledging" : ("away: " + last_error_).c_str (), limit_,
+          static_cast<unsigned long long> (queue_full_log_.take ()));
   }
   send_waiting ();
+}
+
+void Publisher::taken_over (const std::string &how)
+{
+  takeovers_++;
+  if (!takeover_log_.due ())
+    return;
+  const uint64_t n = takeover_log_.take ();
+  const std::string times = n > 1 ? "; " + std::to_string (n) + " times since the last such line" : "";
+  g_printerr ("cudavision-run: MQTT broker %s:%d: another client connects with this client id '%s' (%s%s): the "
+              "broker gives the session to the last to connect, so each takes it from the other; give each runner its "
+              "own client-id or --shard\n", broker_.host.c_str (), broker_.port, broker_.client_id.c_str (), how.c_str (),
+      times.c_str ());
+}
+
+/* The runner's own state topic, read back at each connection: its retained state from another
+ * run of this client id, once this process has connected before, means another runner took the
+ * session between (brokers before MQTT 5's reason code, Debian 12's Mosquitto 2.0.11 among them,
+ * close the connection without a word). A state of this runner's previous run, at the first
+ * connection, is a restart's. */
+void Publisher::on_message (struct mosquitto *, void *self, const struct mosquitto_message *m, const mosquitto_property *)
+{
+  auto *p = static_cast<Publisher *> (self);
+  if (!m->payload || m->topic != p->state_topic_)
+    return;
+  JsonParser *parser = json_parser_new ();
+  gint64 run = 0;
+  std::string state;
+  if (json_parser_load_from_data (parser, static_cast<const char *> (m->payload), m->payloadlen, nullptr) &&
+      JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser))) {
+    JsonObject *o = json_node_get_object (json_parser_get_root (parser));
+    run = json_object_get_int_member_with_default (o, "run", 0);
+    state = json_object_get_string_member_with_default (o, "state", "");
+  }
+  g_object_unref (parser);
+  std::lock_guard<std::mutex> lk (p->lock_);
+  if (run != p->run_ && p->connects_ > 1)
+    p->taken_over ("its state, of run " + std::to_string (run) + ", " + state + ", replaced this runner's");
 }
 
 void Publisher::send_waiting ()
@@ -243,12 +293,17 @@ void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
   }
   g_printerr ("cudavision-run: MQTT broker %s:%d: connected%s\n", p->broker_.host.c_str (), p->broker_.port,
       p->broker_.tls ? " (TLS)" : "");
+  /* the retained state first (on_message), then this run's */
+  mosquitto_subscribe (mosq, nullptr, p->state_topic_.c_str (), 0);
   const std::string online = p->state_payload ("online");
   mosquitto_publish (mosq, nullptr, p->state_topic_.c_str (), static_cast<int> (online.size ()), online.data (), 1, true);
   std::lock_guard<std::mutex> lk (p->lock_);
   p->connected_ = true;
   p->connects_++;
   p->last_error_.clear ();
+  if (const uint64_t more = p->queue_full_log_.take ())
+    g_printerr ("cudavision-run: MQTT broker %s:%d: %llu more results were dropped for the full queue before it came back\n",
+        p->broker_.host.c_str (), p->broker_.port, static_cast<unsigned long long> (more));
   p->send_waiting ();
 }
 
@@ -256,6 +311,8 @@ void Publisher::on_disconnect (struct mosquitto *, void *self, int rc, const mos
 {
   auto *p = static_cast<Publisher *> (self);
   std::lock_guard<std::mutex> lk (p->lock_);
+  if (rc == MQTT_RC_SESSION_TAKEN_OVER)
+    p->taken_over ("the broker said: session taken over");
   if (p->connected_ && !p->stopping_)
     g_printerr ("cudavision-run: MQTT broker %s:%d: disconnected: %s; %zu messages unacknowledged, sent again\n",
         p->broker_.host.c_str (), p->broker_.port,
@@ -317,6 +374,7 @@ PublisherStats Publisher::stats ()
   PublisherStats s;
   s.published = published_;
   s.dropped = dropped_;
+  s.takeovers = takeovers_;
   s.queued = waiting_.size () + in_flight_.size ();
   s.connects = connects_;
   s.connected = connected_;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "runner/siteconfig.h"
+#include "runner/throttle.h"
 
 namespace cuvrun {
 
@@ -31,6 +32,7 @@ struct PublisherStats {
   std::map<std::string, uint64_t> dropped; /* by reason */
   uint64_t queued = 0;    /* waiting or unacknowledged now */
   uint64_t connects = 0;  /* connections the broker accepted */
+  uint64_t takeovers = 0; /* times another client with this client id took the session */
   bool connected = false;
   std::string last_error; /* why the last connection failed or ended */
 };
@@ -69,6 +71,9 @@ class Publisher {
   static void on_disconnect (struct mosquitto *, void *self, int rc, const mosquitto_property *);
   static void on_publish (struct mosquitto *, void *self, int mid, int reason, const mosquitto_property *);
   static void on_log (struct mosquitto *, void *self, int level, const char *text);
+  static void on_message (struct mosquitto *, void *self, const struct mosquitto_message *m, const mosquitto_property *);
+  /* under lock_: another client with this client id took the session (@how: how it was seen) */
+  void taken_over (const std::string &how);
   void run ();
   /* sleeps up to @ms unless stop() wakes it */
   void pause (int ms);
@@ -93,7 +98,8 @@ class Publisher {
   std::deque<Message> waiting_;
   std::map<int, Message> in_flight_;
   bool connected_ = false;
-  uint64_t published_ = 0, connects_ = 0;
+  uint64_t published_ = 0, connects_ = 0, takeovers_ = 0;
+  Throttle queue_full_log_, takeover_log_;
   std::map<std::string, uint64_t> dropped_;
   std::string last_error_;
   std::string last_log_error_, refused_; /* under the log lock: the library's last error, the broker's refusal */

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# What the runner's log says when the cause is elsewhere (docs/fleet.md, "Operations"), with a
+# real broker and looping file cameras: two runners started with one client id are told so, and
+# counted, whichever broker version closes the first's connection; results dropped for a full
+# queue while the broker is away are logged once, then counted, not a line each.
+#   tests/fleet/test-logs.sh BUILD_DIR
+set -eu
+command -v mosquitto >/dev/null || { echo "no mosquitto here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
+. "$(dirname "$0")/lib.sh" "$1"
+cd "$dir"
+cat > broker.conf <<CONF
+listener $base 127.0.0.1
+allow_anonymous true
+CONF
+gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
+  ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
+cat > site.conf <<CONF
+[runner]
+broker-port=$base
+broker-host=127.0.0.1
+metrics-address=127.0.0.1
+queue-limit=20
+restart-max-ms=1000
+
+[camera file]
+uri=file://$dir/clip.mkv
+loop=true
+pipeline=cudahistogram bins=16 interval=0$backend
+CONF
+scrape () { curl -s http://127.0.0.1:$1/metrics | awk -v m="$2" '$1 == m {print $2}'; }
+
+echo "== two runners with one client id"
+broker
+"$run" --metrics-port $((base + 10)) site.conf > runner-a.log 2>&1 &
+a=$!
+pids+=($a)
+sleep 2
+"$run" --metrics-port $((base + 11)) site.conf > runner-b.log 2>&1 &
+b=$!
+pids+=($b)
+said=""
+for _ in $(seq 40); do
+  said=$(grep -h "another client connects with this client id 'cudavision-run-0of1'" runner-a.log runner-b.log | head -1)
+  [ -n "$said" ] && break
+  sleep 0.5
+done
+[ -n "$said" ] || fail "neither runner says another took its session: $(grep -h MQTT runner-a.log runner-b.log | tail -4)"
+echo "$said"
+counted=$(( $(scrape $((base + 10)) cudavision_broker_session_takeovers_total) + $(scrape $((base + 11)) cudavision_broker_session_takeovers_total) ))
+[ "$counted" -ge 1 ] || fail "cudavision_broker_session_takeovers_total is 0 on both"
+echo "counted: $counted"
+kill -TERM $b
+wait $b || true
+grep -q "another client connects" runner-a.log runner-b.log
+before_b=$(grep -c "another client connects" runner-a.log || true)
+
+echo "== the broker away for 6 s with a queue of 20"
+sleep 3  # the survivor alone on the broker again
+kill $broker_pid
+wait $broker_pid 2>/dev/null || true
+sleep 6
+dropped=$(scrape $((base + 10)) 'cudavision_results_dropped_total{reason="queue-full"}')
+lines=$(grep -c "the queue is full (queue-limit 20)" runner-a.log || true)
+echo "dropped: $dropped, in $lines log line(s)"
+[ "${dropped%.*}" -ge 40 ] || fail "only $dropped results dropped for a full queue in 6 s"
+[ "$lines" = 1 ] || fail "$lines lines for the full queue in 6 s, not 1"
+broker
+for _ in $(seq 40); do grep -q "more results were dropped for the full queue before it came back" runner-a.log && break; sleep 0.5; done
+grep "more results were dropped for the full queue" runner-a.log || fail "no count of the rest once the broker came back"
+[ "$(grep -c "another client connects" runner-a.log || true)" = "$before_b" ] ||
+  fail "a runner alone on its id, through a broker restart, says another took its session"
+kill -TERM $a
+wait $a || true
+echo "the logs said the cause"
