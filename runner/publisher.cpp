@@ -209,8 +209,8 @@ void Publisher::publish (const std::string &topic, const std::string &payload, b
   if (full) {
     drop (kDroppedQueueFull, full);
     if (queue_full_log_.due (full))
-      g_printerr ("cudavision-run: MQTT broker %s:%d: %s; the queue is full (queue-limit %zu): %llu results dropped, the "
-                  "oldest (then a count a minute while it goes on)\n", broker_.host.c_str (), broker_.port,
+      g_printerr ("cudavision-run: MQTT broker %s:%d: %s; the queue is full (queue-limit %zu): the oldest results "
+                  "are dropped, %llu now (then a count a minute while it goes on)\n", broker_.host.c_str (), broker_.port,
           connected_ ? "not acknowledging" : ("away: " + last_error_).c_str (), limit_,
           static_cast<unsigned long long> (queue_full_log_.take ()));
   }

@@ -60,7 +60,7 @@ kill $broker_pid
 wait $broker_pid 2>/dev/null || true
 sleep 6
 dropped=$(scrape $((base + 10)) 'cudavision_results_dropped_total{reason="queue-full"}')
-lines=$(grep -c "the queue is full (queue-limit 20)" runner-a.log || true)
+lines=$(grep -c "the queue is full (queue-limit 20): the oldest results are dropped" runner-a.log || true)
 echo "dropped: $dropped, in $lines log line(s)"
 [ "${dropped%.*}" -ge 40 ] || fail "only $dropped results dropped for a full queue in 6 s"
 [ "$lines" = 1 ] || fail "$lines lines for the full queue in 6 s, not 1"
