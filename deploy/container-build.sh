@@ -8,7 +8,8 @@
 # stage of deploy/Containerfile installs NVIDIA's for Debian 12); without one the build is
 # CPU-only. At run time the image needs no toolkit: the CUDA runtime is linked in statically, and
 # NVIDIA's container toolkit brings the host's driver. CUV_CUDA_ARCHS picks the GPU generations
-# (default: the build's own default).
+# (default: the build's own default); CUV_VERSION, where given, must be meson.build's project
+# version (the image's tag and label say it).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:?usage: deploy/container-build.sh runtime|build DESTDIR}
@@ -31,6 +32,11 @@ case $mode in
     args=(--prefix=/usr --buildtype=release -Dtests=disabled -Dexamples=disabled -Drunner=enabled)
     [ -n "${CUV_CUDA_ARCHS:-}" ] && args+=("-Dcuda-archs=$CUV_CUDA_ARCHS")
     meson setup "$build" "$src" "${args[@]}" >/dev/null
+    version=$(meson introspect --projectinfo "$build" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+    if [ -n "${CUV_VERSION:-}" ] && [ "$CUV_VERSION" != "$version" ]; then
+      echo "deploy/container-build.sh: VERSION $CUV_VERSION is not meson.build's project version $version" >&2
+      exit 1
+    fi
     meson compile -C "$build" >/dev/null
     DESTDIR=$destdir meson install -C "$build" --no-rebuild >/dev/null
     rm -rf "$build"

@@ -274,8 +274,15 @@ if [ ! -f "$root/.cuv-complete" ]; then
   exit 1
 fi
 enter_root "$root" "$src"
-check "deploy/container-build.sh runtime, then build / (CUDA for sm_90)" \
-  in_root "$root" 'cd /src && deploy/container-build.sh runtime && CUV_CUDA_ARCHS=90 deploy/container-build.sh build /'
+# with the Containerfile's VERSION, which the build holds to meson.build's
+image_version=$(sed -n 's/^ARG VERSION=//p' deploy/Containerfile)
+check "deploy/container-build.sh runtime, then build / (CUDA for sm_90, VERSION $image_version)" \
+  in_root "$root" "cd /src && deploy/container-build.sh runtime && CUV_CUDA_ARCHS=90 CUV_VERSION=$image_version deploy/container-build.sh build /"
+check "the installed cudavision-run says VERSION $image_version" \
+  in_root "$root" "cudavision-run --version | grep -q '^cudavision-run $image_version '"
+check "a VERSION that is not meson.build's is refused" \
+  in_root "$root" 'cd /src && ! CUV_VERSION=0.0.0-wrong deploy/container-build.sh build /tmp/wrong-version > /tmp/wrong-version.log 2>&1 && grep -q "is not meson.build" /tmp/wrong-version.log'
+
 check "the installed plugin registers" \
   in_root "$root" 'gst-inspect-1.0 cudasobel >/dev/null && gst-inspect-1.0 cudamotionest >/dev/null'
 check "a pipeline runs on the installed plugin" in_root "$root" GST_REGISTRY_1_0=/tmp/registry.bin \
