@@ -18,7 +18,7 @@
 #include "runner/camera.h"
 #include "runner/contexts.h"
 #include "runner/siteconfig.h"
-#include "runner/limits.h"
+#include "runner/openfiles.h"
 #include "runner/metrics.h"
 #include "runner/publisher.h"
 
@@ -51,13 +51,16 @@ void warn_about (const cuvrun::BrokerConfig &b)
         cuvrun::kBrokerPasswordEnv);
 }
 
+/* --metrics-port's value when it is not given (any number given is held to 0 to 65535) */
+constexpr gint kPortNotGiven = G_MININT;
+
 /* The command line's values. */
 struct Options {
   gchar *shard_text = nullptr;
   gboolean check = FALSE;
   gboolean allow_empty = FALSE;
   gboolean version = FALSE;
-  gint metrics_port = -1;
+  gint metrics_port = kPortNotGiven;
   int shard = 0;
   int shards = 1;
 };
@@ -88,7 +91,7 @@ int parse_command_line (int *argc, char ***argv, Options *o)
     g_print ("cudavision-run %s (%s)\n", CUV_VERSION, gst_version_string ());
     return 0;
   }
-  if (!parsed || *argc != 2 || o->metrics_port > 65535 || o->metrics_port < -1) {
+  if (!parsed || *argc != 2 || (o->metrics_port != kPortNotGiven && (o->metrics_port > 65535 || o->metrics_port < 0))) {
     g_printerr ("cudavision-run: %s\n%s",
         err ? err->message : *argc != 2 ? "one CONFIG file, please" : "--metrics-port: 0 to 65535",
         g_option_context_get_help (ctx, TRUE, nullptr));
@@ -191,7 +194,7 @@ int main (int argc, char **argv)
                 "same)\n", argv[1]);
     return 2;
   }
-  if (o.metrics_port >= 0)
+  if (o.metrics_port != kPortNotGiven)
     config.metrics_port = o.metrics_port;
   config.run_id = g_get_real_time ();
   size_t in_shard = 0;

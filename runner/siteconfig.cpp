@@ -308,6 +308,9 @@ bool read_runner (Reader &r, RunnerConfig &c)
   if (c.restart_max_ms < c.restart_min_ms)
     return r.fail (g, "restart-max-ms", "smaller than restart-min-ms");
   std::string why;
+  const std::string &prefix = c.topic_prefix;
+  if (prefix.empty () || prefix.front () == '/' || prefix.back () == '/' || prefix.find ("//") != std::string::npos)
+    return r.fail (g, "topic-prefix", "'" + prefix + "' has an empty topic level (a leading, trailing or doubled '/')");
   if (c.topic_prefix[0] == '$' || !valid_topic (c.topic_prefix + "/camera/state", &why))
     return r.fail (g, "topic-prefix", "cannot begin an MQTT topic: " + (why.empty () ? "'$' begins the broker's own topics" : why));
   if (b.client_id.find ('/') != std::string::npos || !valid_topic (c.topic_prefix + "/runner/" + b.client_id + "/state", &why))

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "runner/limits.h"
+#include "runner/openfiles.h"
 
 namespace cuvbench {
 namespace {

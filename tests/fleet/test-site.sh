@@ -342,5 +342,13 @@ rejects empty.conf "empty.conf: no camera ([camera NAME] groups)"
 timeout 20 "$run" --check --allow-empty empty.conf | grep -q "0 cameras, valid" || fail "--allow-empty refused an empty config"
 printf '[camera a]\nuri=file://%s/no-such-clip.mkv\npipeline=cudasobel\n' "$dir" > missing.conf
 rejects missing.conf "missing.conf:2: [camera a] uri: no file $dir/no-such-clip.mkv"
+printf '[runner]\ntopic-prefix=site//x/\n[camera a]\nuri=file://%s/clip.mkv\npipeline=cudasobel\n' "$dir" > levels.conf
+rejects levels.conf "levels.conf:2: [runner] topic-prefix: 'site//x/' has an empty topic level"
+printf '[camera a]\nuri=file://%s/clip.mkv\npipeline=cudasobel\n' "$dir" > port.conf
+for p in -1 65536; do
+  rc=0
+  out=$(timeout 20 "$run" --check --metrics-port=$p port.conf 2>&1) || rc=$?
+  [ $rc = 2 ] && grep -q -- "--metrics-port: 0 to 65535" <<<"$out" || fail "--metrics-port=$p: exit status $rc: $out"
+done
 if grep -rq secret --include='*.log' .; then fail "a password of a rejected config reached a log"; fi
 echo "site: every claim held"
