@@ -11,18 +11,25 @@
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
-/* The CPU backends' transform of a temporal element sees the previous frame on the host, then
- * keeps @fin as the next one's: by a reference on @hold where it may (the input buffer, which
- * upstream's pool can spare), else as a host copy. */
+/* The element's transform_cpu on host views, with its job (cuvframejob.h): a temporal element
+ * sees the previous frame on the host, then keeps @fin as the next one's: by a reference on @hold
+ * where it may (the input buffer, which upstream's pool can spare), else as a host copy. */
 static GstFlowReturn
 transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, const cuv::Frame &fin,
     const cuv::Frame &fout, GstBuffer *hold = nullptr)
 {
+  cuv::FrameJob job;
+  job.in = &fin;
+  job.out = &fout;
+  job.context = route.context;
+  job.threads = route.threads;
+  if (route.temporal.keeps_luma ())
+    route.temporal.luma_planes (GST_OBJECT (self), route.context, false, GST_VIDEO_INFO_WIDTH (&st.in_info),
+        GST_VIDEO_INFO_HEIGHT (&st.in_info), &job.luma, &job.previous_luma);
   if (!route.op.temporal)
-    return route.op.transform_cpu (self, &fin, &fout);
-  route.previous_view = st.previous.begin (&st.in_info, st.in_layout, false);
-  GstFlowReturn ret = route.op.transform_cpu (self, &fin, &fout);
-  route.previous_view = nullptr;
+    return route.op.transform_cpu (self, &job);
+  job.previous = st.previous.begin (&st.in_info, st.in_layout, false);
+  GstFlowReturn ret = route.op.transform_cpu (self, &job);
   st.previous.end ();
   if (ret == GST_FLOW_OK && hold)
     st.previous.hold (hold);

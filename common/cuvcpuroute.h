@@ -10,7 +10,8 @@
 
 namespace cuv {
 
-/* One frame on the CPU backend (process_frame, cuvdispatch.h). */
+/* One frame on the CPU backend, from the base class's process (gstcudavisionfilter.cpp), which
+ * checked the caps state @st and reset the route's per-frame fields. */
 GstFlowReturn process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf);
 
 }  // namespace cuv

@@ -256,10 +256,18 @@ run (CudaFrame &f, const cuv::Frame &out_view)
     f.fout = st.out_stage.device_frame;
   else
     return false;
-  route.previous_view = route.op.temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
-  const GstFlowReturn ret = route.op.transform_cuda (f.self, &f.fin, &f.fout, f.stream);
-  route.previous_view = nullptr;
-  if (ret != GST_FLOW_OK)
+  cuv::FrameJob job;
+  job.in = &f.fin;
+  job.out = &f.fout;
+  job.context = route.context;
+  job.stream = f.stream;
+  job.threads = route.threads;
+  if (route.temporal.keeps_luma () &&
+      !route.temporal.luma_planes (GST_OBJECT (f.self), route.context, true, GST_VIDEO_INFO_WIDTH (&st.in_info),
+          GST_VIDEO_INFO_HEIGHT (&st.in_info), &job.luma, &job.previous_luma))
+    return false;
+  job.previous = route.op.temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
+  if (route.op.transform_cuda (f.self, &job) != GST_FLOW_OK)
     return false;
   if (route.op.temporal && f.in_dev && !(f.hold = st.previous.can_hold (GST_OBJECT (f.self), f.inbuf)))
     return CUV_CUDA_OK (f.self, st.previous.keep_device_copy (route.context, f.fin, f.stream));

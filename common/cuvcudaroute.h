@@ -16,7 +16,8 @@
 #if CUV_HAVE_CUDA
 namespace cuv {
 
-/* One frame on the CUDA backend (process_frame, cuvdispatch.h). */
+/* One frame on the CUDA backend, from the base class's process (gstcudavisionfilter.cpp), which
+ * checked the caps @state and reset the route's per-frame fields. */
 GstFlowReturn process_cuda (GstCudaVisionFilter *self, Route &route, const std::shared_ptr<CapsState> &state,
     GstBuffer *inbuf, GstBuffer *outbuf);
 

@@ -348,9 +348,6 @@ cuv::caps_result_empty (GstQuery *query, GstPadDirection direction)
 
 namespace {
 
-GstPadChainFunction base_chain = nullptr;
-gboolean (*base_src_event) (GstBaseTransform *, GstEvent *) = nullptr;
-cuv::Route &(*route_of_element) (GstBaseTransform *) = nullptr;
 GstFlowReturn (*base_submit) (GstBaseTransform *, gboolean, GstBuffer *) = nullptr;
 /* refusals in a row after which the element gives up and tells upstream */
 constexpr int kMaxRefusalsInARow = 4;
@@ -369,24 +366,6 @@ renegotiate_output (GstBaseTransform *trans)
     GST_INFO_OBJECT (trans, "renegotiating the output failed (try %d)", attempt + 1);
   }
   return false;
-}
-
-gboolean
-src_event (GstBaseTransform *trans, GstEvent *event)
-{
-#if CUV_HAVE_CUDA
-  /* what reads our output may have changed (a tee's new branch): an element in place, for which
-   * GstBaseTransform decides no allocation, learns it again only when upstream asks, and until then
-   * its results wait before the push (cuvresultsmeta.h) */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE)
-    route_of_element (trans).consumer_completes = false;
-#endif
-  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE && gst_pad_has_current_caps (trans->sinkpad)) {
-    GST_DEBUG_OBJECT (trans, "RECONFIGURE from downstream: the next frame renegotiates the output");
-    gst_event_unref (event);
-    return TRUE;
-  }
-  return base_src_event (trans, event);
 }
 
 /* Set on the element where its next frame is a DISCONT: the frame came as one (chain_surviving_refusals
@@ -433,10 +412,27 @@ submit (GstBaseTransform *trans, gboolean is_discont, GstBuffer *input)
   return ret;
 }
 
+}  // namespace
+
+bool
+cuv::keep_reconfigure (GstBaseTransform *trans, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) != GST_EVENT_RECONFIGURE || !gst_pad_has_current_caps (trans->sinkpad))
+    return false;
+  GST_DEBUG_OBJECT (trans, "RECONFIGURE from downstream: the next frame renegotiates the output");
+  gst_event_unref (event);
+  return true;
+}
+
 GstFlowReturn
-chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
+cuv::chain_surviving_refusals (GstPadChainFunction base_chain, GstPad *pad, GstObject *parent, GstBuffer *buffer)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (parent);
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    refusals_quark = g_quark_from_static_string ("cuv-refusals-in-a-row");
+    g_once_init_leave (&once, 1);
+  }
   /* GstBaseTransform marks a DISCONT input's flag on the next buffer its generate_output gives it,
    * which, for a frame held in flight and pushed from elsewhere (a caps change's drain), is a
    * later frame that the element did not start anew on; submit () sets the flag again on the
@@ -466,28 +462,11 @@ chain_surviving_refusals (GstPad *pad, GstObject *parent, GstBuffer *buffer)
   return ret;
 }
 
-}  // namespace
-
 void
-cuv::install_renegotiation (GstBaseTransformClass *klass, Route &(*route_of) (GstBaseTransform *trans))
+cuv::install_renegotiation (GstBaseTransformClass *klass)
 {
-  route_of_element = route_of;
-  base_src_event = klass->src_event;
   base_submit = klass->submit_input_buffer;
-  klass->src_event = GST_DEBUG_FUNCPTR (src_event);
   klass->submit_input_buffer = GST_DEBUG_FUNCPTR (submit);
-}
-
-void
-cuv::survive_refused_caps (GstBaseTransform *trans)
-{
-  static gsize once = 0;
-  if (g_once_init_enter (&once)) {
-    base_chain = GST_PAD_CHAINFUNC (trans->sinkpad);
-    refusals_quark = g_quark_from_static_string ("cuv-refusals-in-a-row");
-    g_once_init_leave (&once, 1);
-  }
-  gst_pad_set_chain_function (trans->sinkpad, chain_surviving_refusals);
 }
 
 void

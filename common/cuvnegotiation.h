@@ -88,25 +88,30 @@ bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
 /* Renegotiation while frames flow (docs/design.md, "Renegotiation"): an element that can give
  * downstream either memory answers a change downstream itself, so that upstream, the source
  * included, renegotiates only when the element cannot.
- * - install_renegotiation (class_init): a RECONFIGURE from downstream stays with a negotiated
- *   element (its source pad is marked); before each frame the output is negotiated again where
+ * - keep_reconfigure (the base class's src_event): a RECONFIGURE from downstream stays with a
+ *   negotiated element (taken, and true: its source pad is marked, and the next frame
+ *   renegotiates the output).
+ * - install_renegotiation (class_init): before each frame the output is negotiated again where
  *   the pad is marked, with a second try where the first lost a race with the next caps change;
  *   and a frame whose output GstBaseTransform could not negotiate (it drops it) is submitted
  *   again after renegotiating, so that a temporal element still sees every frame.
- * - survive_refused_caps (instance init): a downstream refusal of the caps it had just taken (a
- *   caps change in between) is answered by negotiating again: the frame is lost, as a source
+ * - chain_surviving_refusals (the base class's chain function, around GstBaseTransform's
+ *   @base_chain): a downstream refusal of the caps it had just taken (a
+ *   capsfilter changed again between the query and the push) renegotiates, and the element
  *   loses the one it retries, with GstBaseTransform's "not negotiated" warning, and the stream
  *   goes on; one that renegotiation cannot mend (or several in a row) goes upstream with a
  *   RECONFIGURE, so that upstream retries as GStreamer's sources do.
  * - caps_result_empty: whether a sink caps query came back empty: a capsfilter that changes its
  *   caps while the query passes reads them twice, a moment apart, and answers nothing; the base
  *   asks once more. */
-void install_renegotiation (GstBaseTransformClass *klass, Route &(*route_of) (GstBaseTransform *trans));
+bool keep_reconfigure (GstBaseTransform *trans, GstEvent *event);
+void install_renegotiation (GstBaseTransformClass *klass);
+GstFlowReturn chain_surviving_refusals (GstPadChainFunction base_chain, GstPad *pad, GstObject *parent,
+    GstBuffer *buffer);
 
 /* An element's sink and src templates: @cuda_formats in CUDA memory first, then @system_formats
  * in system memory. */
 void add_pad_templates (GstElementClass *klass, const gchar *cuda_formats, const gchar *system_formats);
-void survive_refused_caps (GstBaseTransform *trans);
 bool caps_result_empty (GstQuery *query, GstPadDirection direction);
 
 }  // namespace cuv

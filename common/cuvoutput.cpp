@@ -61,34 +61,6 @@ cuv::Output::publish_deferred (Route &route, bool all)
 #endif
 }
 
-namespace {
-/* every element's: GstBaseTransform's chain, and how to find the element's route */
-GstPadChainFunction base_chain = nullptr;
-cuv::Route &(*route_of_element) (GstBaseTransform *) = nullptr;
-
-GstFlowReturn
-chain_and_publish (GstPad *pad, GstObject *parent, GstBuffer *buffer)
-{
-  const GstFlowReturn ret = base_chain (pad, parent, buffer);
-  if (!cuv::Output::publish_deferred (route_of_element (GST_BASE_TRANSFORM (parent)), false) && ret == GST_FLOW_OK)
-    return GST_FLOW_ERROR;
-  return ret;
-}
-}  // namespace
-
-void
-cuv::Output::install_publishing (GstBaseTransform *trans, Route &(*route_of) (GstBaseTransform *trans))
-{
-  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (trans);
-  /* the same for every element (GstBaseTransform's), set by the first */
-  static std::once_flag once;
-  std::call_once (once, [sink, route_of] {
-    base_chain = GST_PAD_CHAINFUNC (sink);
-    route_of_element = route_of;
-  });
-  gst_pad_set_chain_function (sink, GST_DEBUG_FUNCPTR (chain_and_publish));
-}
-
 /* Streaming thread: the frame in flight, finished, into @out (NULL when there was none). */
 GstFlowReturn
 cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
@@ -208,6 +180,8 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
 #if CUV_HAVE_CUDA
   if (current && current == input && !route.processed)
     current = passed_through (current);
+#else
+  (void) input;
 #endif
   /* the route holds the frame in flight */
   if (current && route.left_in_flight)

@@ -43,10 +43,6 @@ class Output {
    * excepted until a drain (cuvresultsmeta.h). False where a wait failed (an element error is
    * posted). */
   static bool publish_deferred (Route &route, bool all);
-  /* At instance init: the sink pad's chain function is GstBaseTransform's, then
-   * publish_deferred (): also where a push failed, after which the base class asks for no more
-   * output. */
-  static void install_publishing (GstBaseTransform *trans, Route &(*route_of) (GstBaseTransform *trans));
 
   /* prepare_output_buffer, in place, for an input that others hold too: a buffer of a pool of
    * the element's own (made at the first such input after each caps change) with the input's

@@ -1,8 +1,9 @@
 /* gst-cudavision: what GstCudaVisionFilter's per-frame route holds: the caps state (the infos,
  * the memory type of each side, the staging buffers, a temporal element's previous frame), the
  * element's operation and the Route from start to stop (context, backend, streams, the frames in
- * flight). The base class (gstcudavisionfilter.cpp) owns a Route; process_frame () (cuvdispatch.h)
- * takes each buffer through it. Not installed.
+ * flight, what a temporal element keeps). The base class (gstcudavisionfilter.cpp) owns a Route
+ * and takes each buffer through it on the backend chosen at start (process_cpu, cuvcpuroute.h;
+ * process_cuda, cuvcudaroute.h). Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -17,9 +18,11 @@
 
 #include "common/cuvcuda.h"
 #include "common/cuvframe.h"
+#include "common/cuvframejob.h"
 #include "common/cuvprevious.h"
 #include "common/cuvresultsmeta.h"
 #include "common/cuvstreampool.h"
+#include "common/cuvtemporal.h"
 
 typedef struct _GstCudaVisionFilter GstCudaVisionFilter;
 
@@ -68,9 +71,8 @@ namespace cuv {
 
 /* The element's operation, from its class (gstcudavisionfilter.h documents each). */
 struct Operation {
-  GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const Frame *in, const Frame *out) = nullptr;
-  GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const Frame *in, const Frame *out,
-      cudaStream_t stream) = nullptr;
+  GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const FrameJob *job) = nullptr;
+  GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const FrameJob *job) = nullptr;
   gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
   void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf) = nullptr;
   guint (*keep_frame) (GstCudaVisionFilter *self) = nullptr;
@@ -114,8 +116,11 @@ struct Route {
    * flight (at most two) */
   std::deque<std::shared_ptr<PendingResults>> deferred;
 #endif
-  /* streaming thread: the previous frame's view while a temporal transform runs */
-  const Frame *previous_view = nullptr;
+  /* what a temporal element keeps of the previous frame, and where it is forgotten */
+  Temporal temporal;
+  /* streaming thread, set by the base class around each frame: the CPU backend's bands
+   * (n-threads, resolved), handed to the operation in its job */
+  int threads = 1;
   /* streaming thread, set by the base class around each frame: whether process_frame () may leave
    * the frame in flight rather than wait for it (max-frames-in-flight) */
   bool may_leave_in_flight = false;

@@ -8,40 +8,39 @@
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
 void
-cuv::Temporal::forget (GstObject *self, const Route &route, const char *why)
+cuv::Temporal::forget (GstObject *self, PreviousFrame *previous, const char *why)
 {
   GST_DEBUG_OBJECT (self, "%s: forgetting the previous frame", why);
-  if (std::shared_ptr<CapsState> state = route.state ())
-    state->previous.reset ();
+  if (previous)
+    previous->reset ();
   luma_planes_.forget ();
 }
 
-void
-cuv::Temporal::caps_changed (GstObject *self, const Route &route, CapsState &state, CapsState *old,
-    bool stream_continues)
+bool
+cuv::Temporal::caps_changed (GstObject *self, PreviousFrame *old, bool stream_continues)
 {
   if (!temporal_ || !old)
-    return;
+    return false;
   if (!stream_continues) {
-    forget (self, route, "new caps");
-    return;
+    forget (self, old, "new caps");
+    return false;
   }
   GST_DEBUG_OBJECT (self, "new caps, the same frames: keeping the previous frame");
-  state.take_previous (*old);
+  return true;
 }
 
 void
-cuv::Temporal::event (GstObject *self, const Route &route, GstEvent *event)
+cuv::Temporal::event (GstObject *self, PreviousFrame *previous, GstEvent *event)
 {
   if (temporal_ && (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP || GST_EVENT_TYPE (event) == GST_EVENT_GAP))
-    forget (self, route, GST_EVENT_TYPE_NAME (event));
+    forget (self, previous, GST_EVENT_TYPE_NAME (event));
 }
 
 void
-cuv::Temporal::begin_buffer (GstObject *self, const Route &route, GstBuffer *inbuf)
+cuv::Temporal::begin_buffer (GstObject *self, PreviousFrame &previous, GstBuffer *inbuf)
 {
   if (temporal_ && GST_BUFFER_IS_DISCONT (inbuf))
-    forget (self, route, "DISCONT");
+    forget (self, &previous, "DISCONT");
 }
 
 void
@@ -51,16 +50,16 @@ cuv::Temporal::stop ()
 }
 
 bool
-cuv::Temporal::luma_planes (GstObject *self, const Route &route, Plane *current, const Plane **previous)
+cuv::Temporal::luma_planes (GstObject *self, GstCudaContext *context, bool device, int width, int height,
+    Plane *current, const Plane **previous)
 {
-  std::shared_ptr<CapsState> state = route.state ();
-  const int width = GST_VIDEO_INFO_WIDTH (&state->in_info);
-  const int height = GST_VIDEO_INFO_HEIGHT (&state->in_info);
 #if CUV_HAVE_CUDA
-  if (route.use_cuda)
-    return CUV_CUDA_OK (self, luma_planes_.begin_device (route.context, width, height, current, previous));
+  if (device)
+    return CUV_CUDA_OK (self, luma_planes_.begin_device (context, width, height, current, previous));
 #endif
   (void) self;
+  (void) context;
+  (void) device;
   luma_planes_.begin_host (width, height, current, previous);
   return true;
 }

@@ -6,10 +6,10 @@
 #include "common/gstcudavisionfilter.h"
 #include "common/cuvnegotiation.h"
 #include "common/cuvoutput.h"
-#include "common/cuvdispatch.h"
+#include "common/cuvcpuroute.h"
+#include "common/cuvcudaroute.h"
 #include "common/cuvroute.h"
 #include "common/cuvsettings.h"
-#include "common/cuvtemporal.h"
 
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -56,8 +56,6 @@ struct GstCudaVisionFilterImpl {
   cuv::Route route;
   /* how frames leave: in order, in flight, into buffers of our own */
   cuv::Output output;
-  /* what a temporal element keeps of the previous frame, and where it is forgotten */
-  cuv::Temporal temporal;
   /* the cuda-device-id property */
   gint device ()
   {
@@ -70,6 +68,13 @@ struct GstCudaVisionFilterImpl {
   {
     std::lock_guard<std::mutex> lk (lock);
     return {settings.device_id, settings.backend};
+  }
+
+  /* n-threads (0: one per core, as cuv::parallel_bands () takes it; the range ends at G_MAXINT) */
+  int n_threads ()
+  {
+    std::lock_guard<std::mutex> lk (lock);
+    return static_cast<int> (settings.n_threads);
   }
 
   /* Whether this frame may stay in flight until the next is queued: max-frames-in-flight 1, or -1
@@ -95,7 +100,35 @@ gst_cuda_vision_filter_impl (GstCudaVisionFilter *self)
   return static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self))->impl;
 }
 
-static cuv::Route &route_of (GstBaseTransform *t) { return gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (t))->route; }
+/* GstBaseTransform's chain function, the same for every element (taken at the first init) */
+static GstPadChainFunction base_chain = nullptr;
+
+/* The sink pad's chain function, written here alone: GstBaseTransform's, through the refused
+ * caps' renegotiation (cuvnegotiation.h), then the results that waited for the push published
+ * (cuvoutput.h): also where a push failed, after which the base class asks for no more output. */
+static GstFlowReturn
+gst_cuda_vision_filter_chain (GstPad *pad, GstObject *parent, GstBuffer *buffer)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (parent));
+  const GstFlowReturn ret = cuv::chain_surviving_refusals (base_chain, pad, parent, buffer);
+  if (!cuv::Output::publish_deferred (priv->route, false) && ret == GST_FLOW_OK)
+    return GST_FLOW_ERROR;
+  return ret;
+}
+
+/* What reads our output may have changed (a tee's new branch): an element in place, for which
+ * GstBaseTransform decides no allocation, learns it again only when upstream asks, and until then
+ * its results wait before the push (cuvresultsmeta.h). A RECONFIGURE stays here where the element
+ * renegotiates itself (cuvnegotiation.h). */
+static gboolean
+gst_cuda_vision_filter_src_event (GstBaseTransform *trans, GstEvent *event)
+{
+#if CUV_HAVE_CUDA
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE)
+    gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans))->route.consumer_completes = false;
+#endif
+  return cuv::keep_reconfigure (trans, event) || GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
 
 void
 gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
@@ -108,25 +141,6 @@ gboolean
 gst_cuda_vision_filter_stream_continues (GstCudaVisionFilter *self)
 {
   return gst_cuda_vision_filter_impl (self)->stream_continues;
-}
-
-const cuv::Frame *
-gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self)
-{
-  return gst_cuda_vision_filter_impl (self)->route.previous_view;
-}
-
-gboolean
-gst_cuda_vision_filter_luma_planes (GstCudaVisionFilter *self, cuv::Plane *current, const cuv::Plane **previous)
-{
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  return priv->temporal.luma_planes (GST_OBJECT (self), priv->route, current, previous);
-}
-
-GstCudaContext *
-gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self)
-{
-  return gst_cuda_vision_filter_impl (self)->route.context;
 }
 
 void
@@ -146,8 +160,13 @@ gst_cuda_vision_filter_init (GstCudaVisionFilter *self)
 {
   auto p = static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self));
   p->impl = new GstCudaVisionFilterImpl ();
-  cuv::survive_refused_caps (GST_BASE_TRANSFORM (self));
-  cuv::Output::install_publishing (GST_BASE_TRANSFORM (self), route_of);
+  GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (self);
+  static gsize once = 0;
+  if (g_once_init_enter (&once)) {
+    base_chain = GST_PAD_CHAINFUNC (sink);
+    g_once_init_leave (&once, 1);
+  }
+  gst_pad_set_chain_function (sink, GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_chain));
 }
 
 static void
@@ -248,6 +267,21 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
   return TRUE;
 }
 
+/* What the element keeps between frames goes (its release), with its context current. */
+static void
+release_operation (GstCudaVisionFilter *self, cuv::Route &route)
+{
+  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
+  if (!klass->release)
+    return;
+#if CUV_HAVE_CUDA
+  cuv::ContextGuard guard (route.context, cuv::ContextGuard::kNoInjectedFault);
+#else
+  (void) route;
+#endif
+  klass->release (self);
+}
+
 /* Decides the backend; every failure a user must see is an element message naming the cause. */
 static gboolean
 gst_cuda_vision_filter_start (GstBaseTransform *trans)
@@ -257,9 +291,9 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   const auto [device_id, backend] = priv->device_and_backend ();
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  priv->temporal.configure (klass->temporal, klass->temporal_luma);
+  priv->route.temporal.configure (klass->temporal, klass->temporal_luma);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame, klass->frame_finished,
-      klass->keep_frame, klass->swap_frame, priv->temporal.keeps_frames (), klass->host_results != FALSE};
+      klass->keep_frame, klass->swap_frame, priv->route.temporal.keeps_frames (), klass->host_results != FALSE};
 
   bool cuda_memory_possible = false;
   const bool ok = cuv::open_backend (GST_ELEMENT (trans), device_id, backend, priv->route, &cuda_memory_possible);
@@ -274,10 +308,8 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
   priv->output.drop (GST_CUDA_VISION_FILTER (trans), priv->route);
   priv->route.finish_last_frame ();
   /* nothing of the element's is in use on the GPU any more: the subclass frees what it keeps */
-  GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (trans);
-  if (klass->release)
-    klass->release (GST_CUDA_VISION_FILTER (trans));
-  priv->temporal.stop ();
+  release_operation (GST_CUDA_VISION_FILTER (trans), priv->route);
+  priv->route.temporal.stop ();
   priv->output.drop_pool ();
   priv->route.close ();
   priv->cuda_memory_possible = true;
@@ -358,10 +390,7 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
     return refuse ();
   if ((state->in_cuda_caps || state->out_cuda_caps) && !cuv::ensure_context (GST_ELEMENT (self), priv->device (), priv->route))
     return refuse ();
-  const auto release = [self, klass] {
-    if (klass->release)
-      klass->release (self);
-  };
+  const auto release = [self, priv] { release_operation (self, priv->route); };
   if (state->in_cuda_caps && !cuv::follow_upstream_context (GST_ELEMENT (self), priv->device (), priv->route, release))
     return refuse ();
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
@@ -372,7 +401,8 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   std::shared_ptr<CapsState> old = priv->route.state ();
   priv->stream_continues = old && gst_video_info_is_equal (&old->in_info, &state->in_info) &&
       gst_video_info_is_equal (&old->out_info, &state->out_info);
-  priv->temporal.caps_changed (GST_OBJECT (self), priv->route, *state, old.get (), priv->stream_continues);
+  if (priv->route.temporal.caps_changed (GST_OBJECT (self), old ? &old->previous : nullptr, priv->stream_continues))
+    state->take_previous (*old);
   old.reset ();
   priv->route.set_state (state);
   if (klass->set_info && !klass->set_info (self, &state->in_info, &state->out_info))
@@ -396,7 +426,7 @@ gst_cuda_vision_filter_propose_allocation (GstBaseTransform *trans, GstQuery *de
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
   /* a temporal element holds the previous input buffer, and a frame in flight its input: ask
    * upstream's pool for as many more */
-  const guint held = (priv->temporal.keeps_frames () ? 1 : 0) + 1;
+  const guint held = (priv->route.temporal.keeps_frames () ? 1 : 0) + 1;
   /* in place or passthrough (no decide_query), the parent forwards the query downstream, and
    * upstream's buffers go on downstream: downstream's pool where it gave one, else ours (also
    * where downstream does not answer: a base sink without propose_allocation, appsink 1.22) */
@@ -426,7 +456,8 @@ gst_cuda_vision_filter_sink_event (GstBaseTransform *trans, GstEvent *event)
     priv->output.drop (GST_CUDA_VISION_FILTER (trans), priv->route);
   else if (GST_EVENT_IS_SERIALIZED (event))
     gst_cuda_vision_filter_drain_frames (GST_CUDA_VISION_FILTER (trans));
-  priv->temporal.event (GST_OBJECT (trans), priv->route, event);
+  std::shared_ptr<CapsState> state = priv->route.state ();
+  priv->route.temporal.event (GST_OBJECT (trans), state ? &state->previous : nullptr, event);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -438,17 +469,45 @@ gst_cuda_vision_filter_before_transform (GstBaseTransform *trans, GstBuffer *buf
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
+/* A frame's path (docs/design.md, "A frame's path"): here, then the backend chosen at start
+ * (cuvcpuroute.cpp or cuvcudaroute.cpp), which hands the element's operation its cuv::FrameJob;
+ * @inbuf == @outbuf in place. */
+static GstFlowReturn
+gst_cuda_vision_filter_process (GstCudaVisionFilter *self, GstBuffer *inbuf, GstBuffer *outbuf)
+{
+  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
+  cuv::Route &route = priv->route;
+  std::shared_ptr<CapsState> state = route.state ();
+  if (!state) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  route.temporal.begin_buffer (GST_OBJECT (self), state->previous, inbuf);
+  route.threads = priv->n_threads ();
+  route.left_in_flight = false;
+  route.processed = true;
+  GstFlowReturn ret;
+#if CUV_HAVE_CUDA
+  /* upstream analysers' results go onto the output unless the CUDA route hands them on */
+  route.results = cuv::carried_results (inbuf);
+  route.hand_on_results = false;
+  route.results_waited = nullptr;
+  route.own_results.reset ();
+  if (route.use_cuda)
+    ret = cuv::process_cuda (self, route, state, inbuf, outbuf);
+  else
+#endif
+    ret = cuv::process_cpu (self, route, *state, inbuf, outbuf);
+  route.temporal.end_buffer (ret == GST_FLOW_OK);
+  if (ret == GST_FLOW_OK && !route.left_in_flight)
+    cuv::Output::frame_done (self, route, outbuf);
+  return ret;
+}
+
 static GstFlowReturn
 gst_cuda_vision_filter_transform (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer *outbuf)
 {
-  GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  priv->temporal.begin_buffer (GST_OBJECT (self), priv->route, inbuf);
-  GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, outbuf);
-  priv->temporal.end_buffer (ret == GST_FLOW_OK);
-  if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
-    cuv::Output::frame_done (self, priv->route, outbuf);
-  return ret;
+  return gst_cuda_vision_filter_process (GST_CUDA_VISION_FILTER (trans), inbuf, outbuf);
 }
 
 /* In place, a shared input is written into a buffer of our own (cuvoutput.cpp says why). */
@@ -475,13 +534,7 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  GstBuffer *inbuf = priv->output.input_of (buf);
-  priv->temporal.begin_buffer (GST_OBJECT (self), priv->route, inbuf);
-  GstFlowReturn ret = cuv::process_frame (self, priv->route, inbuf, buf);
-  priv->temporal.end_buffer (ret == GST_FLOW_OK);
-  if (ret == GST_FLOW_OK && !priv->route.left_in_flight)
-    cuv::Output::frame_done (self, priv->route, buf);
-  return ret;
+  return gst_cuda_vision_filter_process (self, priv->output.input_of (buf), buf);
 }
 
 static void
@@ -582,18 +635,10 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_transform_ip);
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_prepare_output_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_generate_output);
-  cuv::install_renegotiation (trans_class, route_of);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_src_event);
+  cuv::install_renegotiation (trans_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_FILTER, static_cast<GstPluginAPIFlags> (0));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_VISION_BACKEND, static_cast<GstPluginAPIFlags> (0));
   gst_cuda_memory_init_once ();
-}
-
-gint
-gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self)
-{
-  /* the property's range ends at G_MAXINT */
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  std::lock_guard<std::mutex> lk (priv->lock);
-  return static_cast<gint> (priv->settings.n_threads);
 }

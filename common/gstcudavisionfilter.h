@@ -5,8 +5,9 @@
  * properties, the GstCudaContext shared with GStreamer's CUDA elements, a stream from the
  * context's pool, both memory types on both pads (CUDA memory first), pinned staging when a side
  * is system memory, the output pools and the allocation proposal, and the waits of
- * docs/design.md, "Synchronisation". A subclass gives its formats and implements transform_cpu and transform_cuda on cuv::Frame views
- * (host views for the CPU backend, device views for the CUDA backend). */
+ * docs/design.md, "Synchronisation". A subclass gives its formats and implements transform_cpu and
+ * transform_cuda on one frame's cuv::FrameJob (host views for the CPU backend, device views for
+ * the CUDA backend). */
 #pragma once
 
 #include <gst/gst.h>
@@ -16,6 +17,7 @@
 #include "common/cuvbackend.h"
 #include "common/cuvcuda.h"
 #include "common/cuvframe.h"
+#include "common/cuvframejob.h"
 #include "kernels/image.h"
 
 G_BEGIN_DECLS
@@ -45,8 +47,8 @@ struct _GstCudaVisionFilterClass {
   gboolean keeps_caps;
 
   /* TRUE for elements that compare each frame with the one before (docs/design.md, "Temporal elements"): the base
-   * class keeps the previous input frame (see cuvprevious.h) and the transform reads it through
-   * gst_cuda_vision_filter_previous_frame (). Such elements work out of place. Acts in set_caps,
+   * class keeps the previous input frame (see cuvprevious.h) and hands it to the transform in its
+   * job (cuv::FrameJob::previous). Such elements work out of place. Acts in set_caps,
    * propose_allocation and sink_event (gstcudavisionfilter.cpp: the previous frame handed on,
    * one buffer more asked of upstream, forgotten in one place, cuv::Temporal, at a caps change of
    * the frames, FLUSH_STOP, a gap, a DISCONT buffer and stop) and for each frame (cuvcpuroute.cpp,
@@ -54,7 +56,7 @@ struct _GstCudaVisionFilterClass {
   gboolean temporal;
 
   /* With temporal: what the base class keeps of the previous frame is its luma plane, which the
-   * transform writes for each frame (gst_cuda_vision_filter_luma_planes ()), instead of the
+   * transform writes for each frame (cuv::FrameJob::luma and previous_luma), instead of the
    * frame itself: the element holds no upstream buffer and may work in place (cudamotionest).
    * Forgotten where the previous frame is (docs/design.md, "Temporal elements"). */
   gboolean temporal_luma;
@@ -74,20 +76,18 @@ struct _GstCudaVisionFilterClass {
 
   /* Optional: at stop, once every frame in flight is finished or dropped and the GPU is done
    * with the last frame's streams: frees what the operation keeps between frames (device
-   * buffers, tables, results). The context is still the element's. A subclass never frees such
+   * buffers, tables, results). The context is still the element's, and current. A subclass never frees such
    * things in its own GstBaseTransform::stop, which runs before the base class has finished the
    * frames. */
   void (*release) (GstCudaVisionFilter *self);
 
-  /* The operation on host views. */
-  GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const cuv::Frame *in,
-      const cuv::Frame *out);
+  /* The operation on host views, in @job->threads bands. */
+  GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const cuv::FrameJob *job);
 
-  /* The operation on device views: launches on @stream, with the element's context current, and
+  /* The operation on device views: launches on @job->stream, with @job->context current, and
    * does not synchronize. Return GST_FLOW_ERROR on a CUDA failure (checked with CUV_CUDA_OK);
    * the base class posts the error message. */
-  GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const cuv::Frame *in,
-      const cuv::Frame *out, cudaStream_t stream);
+  GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const cuv::FrameJob *job);
 
   /* Optional: after a frame's work is complete (on the GPU too), before its buffer @outbuf goes
    * downstream, which may be when the next frame has been queued (max-frames-in-flight);
@@ -115,21 +115,6 @@ struct _GstCudaVisionFilterClass {
 void gst_cuda_vision_filter_class_add_templates (GstElementClass *klass, const gchar *cuda_formats,
     const gchar *system_formats);
 
-/* The context in use, or NULL (CPU backend without a GPU); borrowed, valid until stop. */
-GstCudaContext *gst_cuda_vision_filter_get_context (GstCudaVisionFilter *self);
-
-/* For a temporal element, inside transform_cpu/transform_cuda: the previous input frame, in the
- * same kind of memory as @in (host or device), with its layout and size; NULL for the first frame
- * after start, a flush, a caps change (not one of memory only) or a DISCONT buffer. */
-const cuv::Frame *gst_cuda_vision_filter_previous_frame (GstCudaVisionFilter *self);
-
-/* For a temporal_luma element, inside transform_cpu/transform_cuda: the plane this frame's luma
- * goes into (@current: the input's size, on the host in transform_cpu and on the device in
- * transform_cuda) and the previous frame's (@previous), NULL for the first frame after start, a
- * flush, a gap, a caps change (not one of memory only) or a DISCONT buffer. The planes swap when
- * the transform returns GST_FLOW_OK. FALSE (logged) when device memory could not be had. */
-gboolean gst_cuda_vision_filter_luma_planes (GstCudaVisionFilter *self, cuv::Plane *current, const cuv::Plane **previous);
-
 /* Inside set_info (and after the parent's set_caps): whether the new caps describe the frames
  * the last ones did, only in another memory on a pad (downstream switching between CUDA and
  * system memory): the stream goes on, and what the element keeps from frame to frame stays. */
@@ -139,10 +124,6 @@ gboolean gst_cuda_vision_filter_stream_continues (GstCudaVisionFilter *self);
  * pushed (the base class does it for every serialized event; a subclass that must act after
  * them and before the event calls it first). */
 void gst_cuda_vision_filter_drain_frames (GstCudaVisionFilter *self);
-
-/* Inside transform_cpu: the bands to split the frame into (n-threads; 0 = one per core), for
- * cuv::parallel_bands () (cuvcpupool.h). */
-gint gst_cuda_vision_filter_get_n_threads (GstCudaVisionFilter *self);
 
 /* Passthrough when @identity and both pads carry the same caps; call on property changes and from
  * set_info. */

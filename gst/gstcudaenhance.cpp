@@ -96,15 +96,16 @@ gst_cuda_enhance_tables (GstCudaEnhance *self, const cuv::EnhanceParams &p)
 }
 
 static GstFlowReturn
-gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
   GstCudaEnhance *self = GST_CUDA_ENHANCE (filter);
   cuv::EnhanceParams p = gst_cuda_enhance_params (self);
   const cuv::EnhanceTables *tables = p.is_identity () ? nullptr : &gst_cuda_enhance_tables (self, p);
   /* each pixel alone: bands of row pairs (whole chroma rows of 4:2:0). Byte table lookups in SIMD
    * are the lightest (4:2:0 without a hue turn), then RGB in SIMD, 4:2:0 through the pair
    * table and YUY2/UYVY; RGB through the definition's scalar loop (to YUV and back a pixel) is heavy. */
-  const int threads = gst_cuda_vision_filter_get_n_threads (filter);
+  const int threads = job->threads;
   const bool rgb = cuv::layout_is_rgb (in->layout);
   int bands = threads;
   if (tables && cuv::enhance_cpu_is_light (*tables, in->layout))
@@ -124,16 +125,17 @@ gst_cuda_enhance_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
 
 #if CUV_HAVE_CUDA
 static GstFlowReturn
-gst_cuda_enhance_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
+gst_cuda_enhance_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
+  cudaStream_t stream = job->stream;
   GstCudaEnhance *self = GST_CUDA_ENHANCE (filter);
   GstCudaEnhanceImpl *impl = self->impl;
   cuv::EnhanceParams p = gst_cuda_enhance_params (self);
   if (p.is_identity ())
     return CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)) ? GST_FLOW_OK : GST_FLOW_ERROR;
 
-  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+  GstCudaContext *ctx = job->context;
   const size_t bytes = sizeof (cuv::EnhanceTables);
   if (!impl->device_tables) {
     if (!CUV_CUDA_OK (self, impl->device_tables.allocate (ctx, cuv::CudaBuffer::Kind::Device, bytes)) ||

@@ -166,16 +166,17 @@ heatmap_params (GstCudaHeatmapImpl *impl, const uint32_t *table)
 }
 
 static GstFlowReturn
-gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
-  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  const cuv::Frame *prev = job->previous;
   impl->first_frame = prev == nullptr;
   const cuv::Frame &before = prev ? *prev : *in;
   const cuv::HeatmapParams params = heatmap_params (impl, impl->table);
   /* each pixel alone (with its 2x2 chroma): bands of row pairs, their statistics added */
   impl->cpu_result = cuv::sum_over_row_pairs<cuv::DiffStats> (in->height,
-      cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in),
+      cuv::light_bands (job->threads, *in),
       [&] (int y0, int y1) {
         cuv::DiffStats band;
         cuv::heatmap_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (before, y0, y1), cuv::frame_rows (*out, y0, y1),
@@ -189,12 +190,13 @@ gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *i
 
 #if CUV_HAVE_CUDA
 static GstFlowReturn
-gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
+gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
+  cudaStream_t stream = job->stream;
   GstCudaHeatmap *self = GST_CUDA_HEATMAP (filter);
   GstCudaHeatmapImpl *impl = self->impl;
-  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+  GstCudaContext *ctx = job->context;
   if (!impl->device_table && !CUV_CUDA_OK (self, impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device,
           sizeof (impl->table))))
     return GST_FLOW_ERROR;
@@ -207,7 +209,7 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *
       return GST_FLOW_ERROR;
     impl->device_table_stale = false;
   }
-  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  const cuv::Frame *prev = job->previous;
   impl->first_frame = prev == nullptr;
   const auto *table = reinterpret_cast<const uint32_t *> (impl->device_table.data ());
   if (!CUV_CUDA_OK (self, cuv::heatmap_cuda (*in, prev ? *prev : *in, *out, heatmap_params (impl, table),

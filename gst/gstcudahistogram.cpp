@@ -199,10 +199,11 @@ roi_pixels (const cuv::Roi &roi)
 }
 
 static GstFlowReturn
-gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  const int threads = cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in);
+  const int threads = cuv::light_bands (job->threads, *in);
   if (in->planes[0].data != out->planes[0].data)
     cuv::parallel_row_pairs (in->height, threads,
         [&] (int y0, int y1) { cuv::copy_frame_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*out, y0, y1)); });
@@ -225,12 +226,13 @@ gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame 
 
 #if CUV_HAVE_CUDA
 static GstFlowReturn
-gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
+gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
+  cudaStream_t stream = job->stream;
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->results.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
+  if (!CUV_CUDA_OK (self, impl->results.ensure (job->context, stream)))
     return GST_FLOW_ERROR;
   /* each of the last three frames' results in a slot of its own (gst_cuda_histogram_keep_frame) */
   impl->results.next_slot ();

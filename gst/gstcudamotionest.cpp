@@ -147,18 +147,18 @@ gst_cuda_motionest_block_size_get_type (void)
   return cuv::enum_type (&type, "GstCudaMotionestBlockSize", values);
 }
 
+/* the frame's work: gstcudamotionestframe.cpp */
 static GstFlowReturn
-gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+gst_cuda_motionest_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
-  return motionest::search_cpu (filter, GST_CUDA_MOTIONEST (filter)->impl, in, out);
+  return motionest::search_cpu (filter, GST_CUDA_MOTIONEST (filter)->impl, job);
 }
 
 #if CUV_HAVE_CUDA
 static GstFlowReturn
-gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
+gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
-  return motionest::search_cuda (filter, GST_CUDA_MOTIONEST (filter)->impl, in, out, stream);
+  return motionest::search_cuda (filter, GST_CUDA_MOTIONEST (filter)->impl, job);
 }
 #endif
 

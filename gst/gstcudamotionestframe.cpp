@@ -59,12 +59,11 @@ searched (GstCudaMotionestImpl *impl, const cuv::MotionVector *vectors, const cu
 
 /* Without a previous frame the frame is searched against itself: (0, 0) at cost 0 everywhere. */
 GstFlowReturn
-motionest::search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
-    const cuv::Frame *out)
+motionest::search_cpu (GstCudaVisionFilter *, GstCudaMotionestImpl *impl, const cuv::FrameJob *job)
 {
-  cuv::Plane cur;
-  const cuv::Plane *prev;
-  gst_cuda_vision_filter_luma_planes (filter, &cur, &prev);
+  const cuv::Frame *in = job->in, *out = job->out;
+  const cuv::Plane &cur = job->luma;
+  const cuv::Plane *prev = job->previous_luma;
   cuv::luma_plane_cpu (*in, cur);
   /* a buffer of our own for a shared input (common/cuvoutput.cpp): the frame first */
   if (in->planes[0].data != out->planes[0].data)
@@ -75,7 +74,7 @@ motionest::search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, 
   const cuv::MotionParams params = motion_params (impl);
   cuv::motion_prepare_reference (prev ? *prev : cur, params.range, &impl->cpu_reference);
   cuv::parallel_bands (cuv::motion_search_block_rows (params.block, cur.height),
-      gst_cuda_vision_filter_get_n_threads (filter), [&] (int begin, int end) {
+      job->threads, [&] (int begin, int end) {
         cuv::motion_search_rows_cpu (cur, impl->cpu_reference, params, vectors, begin, end);
       });
   if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
@@ -161,12 +160,13 @@ draw_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::Mot
 /* The interval's votes on the GPU, only for frames that add to it: counting every unit's vector
  * on the host took most of the frame's time with messages on (docs/performance.md). */
 static bool
-count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::MotionVector *dvec, cudaStream_t stream)
+count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::MotionVector *dvec,
+    GstCudaContext *ctx, cudaStream_t stream)
 {
   impl->frame_votes = nullptr;
   if (impl->grid.count () == 0 || !gst_cuda_vision_analyser_frame_posts_messages (GST_CUDA_VISION_ANALYSER (self)))
     return true;
-  if (!CUV_CUDA_OK (self, impl->votes.ensure (gst_cuda_vision_filter_get_context (self), stream)))
+  if (!CUV_CUDA_OK (self, impl->votes.ensure (ctx, stream)))
     return false;
   /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_frame) */
   impl->votes.next_slot ();
@@ -178,15 +178,15 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
 }
 
 GstFlowReturn
-motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
-    const cuv::Frame *out, cudaStream_t stream)
+motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::FrameJob *job)
 {
   GstCudaVisionFilter *self = filter;
-  GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
-  cuv::Plane cur;
-  const cuv::Plane *prev;
-  if (!CUV_CUDA_OK (self, gst_cuda_motionest_ensure_buffers (impl, ctx)) ||
-      !gst_cuda_vision_filter_luma_planes (filter, &cur, &prev)) {
+  const cuv::Frame *in = job->in, *out = job->out;
+  GstCudaContext *ctx = job->context;
+  cudaStream_t stream = job->stream;
+  const cuv::Plane &cur = job->luma;
+  const cuv::Plane *prev = job->previous_luma;
+  if (!CUV_CUDA_OK (self, gst_cuda_motionest_ensure_buffers (impl, ctx))) {
     release_buffers (impl);
     return GST_FLOW_ERROR;
   }
@@ -207,7 +207,7 @@ motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl,
       !CUV_CUDA_OK (self, cuv::motion_search_cuda (cur, prev ? *prev : cur, motion_params (impl), dvec, stream)) ||
       (vector_bytes && !CUV_CUDA_OK (self, cudaMemcpyAsync (host_vectors, dvec, vector_bytes, cudaMemcpyDeviceToHost,
                             stream))) ||
-      !count_votes_cuda (self, impl, dvec, stream) || !draw_cuda (self, impl, dvec, *out, stream))
+      !count_votes_cuda (self, impl, dvec, ctx, stream) || !draw_cuda (self, impl, dvec, *out, stream))
     return GST_FLOW_ERROR;
   /* the base class waits for the stream once, after this; then the vectors are on the host */
   return searched (impl, reinterpret_cast<const cuv::MotionVector *> (host_vectors), prev);

@@ -87,15 +87,14 @@ struct GstCudaMotionestImpl {
 
 namespace motionest {
 
-/* The frame's search on the CPU backend (a frame without a previous one is searched against
- * itself: (0, 0) at cost 0 everywhere), then the drawing. */
-GstFlowReturn search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
-    const cuv::Frame *out);
+/* The element's transform_cpu: the frame's search (a frame without a previous luma plane is
+ * searched against itself: (0, 0) at cost 0 everywhere), then the drawing. */
+GstFlowReturn search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::FrameJob *job);
 
 #if CUV_HAVE_CUDA
-/* The same on @stream; the vectors are on the host once the base class has waited for it. */
-GstFlowReturn search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::Frame *in,
-    const cuv::Frame *out, cudaStream_t stream);
+/* The element's transform_cuda: the same on the job's stream; the vectors are on the host once
+ * the base class has waited for it. */
+GstFlowReturn search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::FrameJob *job);
 #endif
 
 /* Frees what the element keeps for the caps (a caps change, stop). */

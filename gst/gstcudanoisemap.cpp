@@ -174,15 +174,16 @@ gst_cuda_noisemap_mode_get_type (void)
 }
 
 static GstFlowReturn
-gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
-  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  const cuv::Frame *prev = job->previous;
   impl->first_frame = prev == nullptr;
   const cuv::Frame &before = prev ? *prev : *in;
   /* each pixel alone (with its 2x2 chroma): bands of row pairs, their counts added */
   impl->cpu_result = cuv::sum_over_row_pairs<cuv::DiffStats> (in->height,
-      cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in),
+      cuv::light_bands (job->threads, *in),
       [&] (int y0, int y1) {
         cuv::DiffStats band;
         cuv::noisemap_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (before, y0, y1), cuv::frame_rows (*out, y0, y1),
@@ -196,7 +197,7 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *
     /* bands of tile rows, each writing its own rows of counts */
     const int cols = cuv::noise_tile_cols (in->width), rows = cuv::noise_tile_rows (in->height);
     impl->cpu_tiles.resize (static_cast<size_t> (cols) * rows);
-    cuv::parallel_bands (rows, cuv::light_bands (gst_cuda_vision_filter_get_n_threads (filter), *in), [&] (int r0, int r1) {
+    cuv::parallel_bands (rows, cuv::light_bands (job->threads, *in), [&] (int r0, int r1) {
       const int y0 = r0 * cuv::kNoiseTile, y1 = std::min (in->height, r1 * cuv::kNoiseTile);
       cuv::noisemap_tiles_reference (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*prev, y0, y1), impl->params.threshold,
           impl->cpu_tiles.data () + static_cast<size_t> (r0) * cols);
@@ -208,14 +209,15 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *
 
 #if CUV_HAVE_CUDA
 static GstFlowReturn
-gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
+gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
+  cudaStream_t stream = job->stream;
   GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
   GstCudaNoisemapImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->results.ensure (gst_cuda_vision_filter_get_context (filter), stream)))
+  if (!CUV_CUDA_OK (self, impl->results.ensure (job->context, stream)))
     return GST_FLOW_ERROR;
-  const cuv::Frame *prev = gst_cuda_vision_filter_previous_frame (filter);
+  const cuv::Frame *prev = job->previous;
   impl->first_frame = prev == nullptr;
   if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->results.to (),
           stream))) {
@@ -227,7 +229,7 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame 
   if (impl->frame.regions && prev) {
     const size_t bytes = static_cast<size_t> (cuv::noise_tile_cols (in->width)) *
         cuv::noise_tile_rows (in->height) * sizeof (uint16_t);
-    GstCudaContext *ctx = gst_cuda_vision_filter_get_context (filter);
+    GstCudaContext *ctx = job->context;
     if (impl->device_tiles.size () != bytes) {
       impl->device_tiles.reset ();
       impl->pinned_tiles.reset ();

@@ -105,8 +105,9 @@ gst_cuda_sobel_params (GstCudaSobel *self)
 }
 
 static GstFlowReturn
-gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out)
+gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
   GstCudaSobelImpl *impl = GST_CUDA_SOBEL (filter)->impl;
   const cuv::SobelParams params = gst_cuda_sobel_params (GST_CUDA_SOBEL (filter));
   /* the table is built again only when the scale or the threshold changed */
@@ -117,7 +118,7 @@ gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in,
   }
   const cuv::SobelOutput &output = impl->output;
   /* adjacent samples (gray, 4:2:0 luma) are light work; RGB reads and writes four channels */
-  const int threads = gst_cuda_vision_filter_get_n_threads (filter);
+  const int threads = job->threads;
   cuv::parallel_row_pairs (in->height,
       cuv::layout_is_rgb (in->layout) ? threads : cuv::light_bands (threads, *in),
       [&] (int y0, int y1) { cuv::sobel_rows_cpu (*in, *out, params, output, y0, y1); });
@@ -126,9 +127,10 @@ gst_cuda_sobel_transform_cpu (GstCudaVisionFilter *filter, const cuv::Frame *in,
 
 #if CUV_HAVE_CUDA
 static GstFlowReturn
-gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in, const cuv::Frame *out,
-    cudaStream_t stream)
+gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
+  const cuv::Frame *in = job->in, *out = job->out;
+  cudaStream_t stream = job->stream;
   GstCudaSobel *self = GST_CUDA_SOBEL (filter);
   cuv::SobelParams params = gst_cuda_sobel_params (self);
   int device = -1;
@@ -145,13 +147,13 @@ gst_cuda_sobel_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame *in
 
 /* ---- caps and state ---- */
 
-/* After the base class has finished the frames in flight (its stop): the fast root's check, and
- * what it found, which the next start asks again (the device may differ). */
+/* After the base class has finished the frames in flight (its stop), with the context current:
+ * the fast root's check, and what it found, which the next start asks again (the device may
+ * differ). */
 static void
 gst_cuda_sobel_release (GstCudaVisionFilter *filter)
 {
 #if CUV_HAVE_CUDA
-  cuv::ContextGuard guard (gst_cuda_vision_filter_get_context (filter));
   GST_CUDA_SOBEL (filter)->impl->fast_root.release ();
 #else
   (void) filter;

@@ -166,6 +166,26 @@ for name in sorted(registered - faulted):
 for name in sorted((listed | faulted) - registered):
     breaches.append(f"{name} is in the tests' element lists but gst/plugin.cpp does not register it")
 
+# a frame's path (docs/design.md, "A frame's path"): an element calls only those functions of the
+# base class that read no per-frame state back; what a frame needs comes in its cuv::FrameJob
+BASE_CALLS = {"gst_cuda_vision_filter_class_add_templates", "gst_cuda_vision_filter_update_passthrough",
+              "gst_cuda_vision_filter_stream_continues", "gst_cuda_vision_filter_drain_frames",
+              "gst_cuda_vision_filter_get_type"}
+for f in sources:
+    if f.startswith(("gst/", "examples/")):
+        for n, line in enumerate(open(f), 1):
+            for call in re.findall(r"\b(gst_cuda_vision_filter_\w+)\s*\(", line):
+                if call not in BASE_CALLS:
+                    breaches.append(f"{f}:{n}: calls {call}, which the base class does not offer its elements: a "
+                                    "frame's needs come in its cuv::FrameJob (docs/design.md, \"A frame's path\")")
+# nothing of common/ finds an element's route through a global function pointer
+for f in sources:
+    if f.startswith("common/"):
+        for n, line in enumerate(open(f), 1):
+            if re.match(r"^(static\s+)?(cuv::)?Route\s*&\s*\(\s*\*", line.strip()):
+                breaches.append(f"{f}:{n}: a global that finds an element's route; pass the route as an argument "
+                                "(docs/design.md, \"A frame's path\")")
+
 for b in breaches:
     print(b)
 print(f"source rules: {len(sources)} files, {len(breaches)} breaches")
