@@ -4,8 +4,8 @@
 #endif
 
 #include "common/gstcudavisionanalyser.h"
+#include "common/cuvsettings.h"
 
-#include <mutex>
 #include <utility>
 
 #include "common/cuvreport.h"
@@ -17,10 +17,14 @@
 
 namespace {
 
-struct AnalyserImpl {
-  std::mutex lock;
+/* the properties' values, under the object lock (cuvsettings.h) */
+struct AnalyserSettings {
   bool post_messages = DEFAULT_POST_MESSAGES;
   guint64 interval = DEFAULT_INTERVAL;
+};
+
+struct AnalyserImpl {
+  AnalyserSettings settings;
 
   /* streaming thread only: this frame's copy of the properties, and the interval so far */
   bool frame_post_messages = DEFAULT_POST_MESSAGES;
@@ -84,11 +88,9 @@ static void
 begin_frame (GstCudaVisionAnalyser *self, GstBuffer *inbuf)
 {
   AnalyserImpl *impl = analyser_impl (self);
-  {
-    std::lock_guard<std::mutex> lk (impl->lock);
-    impl->frame_post_messages = impl->post_messages;
-    impl->frame_interval = impl->interval;
-  }
+  const AnalyserSettings now = cuv::snapshot (self, impl->settings);
+  impl->frame_post_messages = now.post_messages;
+  impl->frame_interval = now.interval;
   GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
   if (klass->begin_frame)
     klass->begin_frame (self, inbuf);
@@ -187,61 +189,25 @@ gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 
 /* ---- properties ---- */
 
-/* Installed once, on this class (class_init): GObject hands them to these, and a subclass's own
- * set_property/get_property see only its own properties. */
-enum {
-  PROP_0,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
-};
-
-static void
-gst_cuda_vision_analyser_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+/* Installed once, on this class (class_init): a subclass's own table holds only its own. */
+static void *
+analyser_settings (GObject *object)
 {
-  AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
-  std::lock_guard<std::mutex> lk (impl->lock);
-  switch (prop_id) {
-    case PROP_POST_MESSAGES:
-      impl->post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      impl->interval = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_cuda_vision_analyser_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  AnalyserImpl *impl = analyser_impl (GST_CUDA_VISION_ANALYSER (object));
-  std::lock_guard<std::mutex> lk (impl->lock);
-  switch (prop_id) {
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, impl->post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, impl->interval);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return &analyser_impl (GST_CUDA_VISION_ANALYSER (object))->settings;
 }
 
 static void
 install_properties (GObjectClass *gobject_class)
 {
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  cuv::Properties p (gobject_class, analyser_settings);
+  const GParamFlags flags = cuv::kMutablePlaying;
   /**
    * GstCudaVisionAnalyser:post-messages:
    *
    * Post an element message, named as the element, on the bus every #GstCudaVisionAnalyser:interval
    * (the element's documentation lists its fields).
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+  p.add (CUV_FIELD (AnalyserSettings, post_messages),
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post an element message named as the element on the bus every interval", DEFAULT_POST_MESSAGES, flags));
   /**
@@ -252,7 +218,7 @@ install_properties (GObjectClass *gobject_class)
    */
   /* at most G_MAXINT64 (292 years): "-1" deserializes to 2^64-1, which is then out of range and
    * a warning instead of a silent "never" */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+  p.add (CUV_FIELD (AnalyserSettings, interval),
       g_param_spec_uint64 ("interval", "Interval",
           "Nanoseconds of stream between messages (0 = every frame); a message's results cover the frames of its interval",
           0, G_MAXINT64, DEFAULT_INTERVAL, flags));
@@ -292,8 +258,6 @@ gst_cuda_vision_analyser_class_init (GstCudaVisionAnalyserClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gobject_class->finalize = gst_cuda_vision_analyser_finalize;
-  gobject_class->set_property = gst_cuda_vision_analyser_set_property;
-  gobject_class->get_property = gst_cuda_vision_analyser_get_property;
   install_properties (gobject_class);
   trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_prepare_output_buffer);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_set_caps);

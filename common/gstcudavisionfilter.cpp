@@ -9,6 +9,7 @@
 #include "common/cuvcpuroute.h"
 #include "common/cuvcudaroute.h"
 #include "common/cuvroute.h"
+#include "common/cuvfiltersettings.h"
 #include "common/cuvsettings.h"
 
 #include <gst/cuda/gstcudamemory.h>
@@ -17,35 +18,13 @@
 
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
-enum {
-  PROP_0,
-  PROP_DEVICE_ID,
-  PROP_BACKEND,
-  PROP_MAX_FRAMES_IN_FLIGHT,
-  PROP_N_THREADS,
-};
-
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_BACKEND GST_CUDA_VISION_BACKEND_AUTO
-#define DEFAULT_MAX_FRAMES_IN_FLIGHT -1
-#define DEFAULT_N_THREADS 0
-
-/* the properties' values, under GstCudaVisionFilterImpl's lock */
-struct FilterSettings {
-  gint device_id = DEFAULT_DEVICE_ID;
-  GstCudaVisionBackend backend = DEFAULT_BACKEND;
-  gint max_frames_in_flight = DEFAULT_MAX_FRAMES_IN_FLIGHT;
-  guint n_threads = DEFAULT_N_THREADS;
-};
-
 struct GstCudaVisionFilterImpl {
-  std::mutex lock; /* the properties */
-  FilterSettings settings;
+  GstObject *owner; /* its lock guards settings and upstream_live */
+  cuv::FilterSettings settings;
   /* streaming thread: whether upstream is live (asked at each caps event) */
   bool upstream_live = true;
   /* streaming thread: whether the last caps change kept the frames as they were (another memory) */
@@ -56,33 +35,29 @@ struct GstCudaVisionFilterImpl {
   cuv::Route route;
   /* how frames leave: in order, in flight, into buffers of our own */
   cuv::Output output;
+  /* the properties now */
+  cuv::FilterSettings now () { return cuv::snapshot (owner, settings); }
   /* the cuda-device-id property */
-  gint device ()
-  {
-    std::lock_guard<std::mutex> lk (lock);
-    return settings.device_id;
-  }
+  gint device () { return now ().device_id; }
 
   /* the cuda-device-id and backend properties, read together */
   std::pair<gint, GstCudaVisionBackend> device_and_backend ()
   {
-    std::lock_guard<std::mutex> lk (lock);
-    return {settings.device_id, settings.backend};
+    const cuv::FilterSettings s = now ();
+    return {s.device_id, s.backend};
   }
 
   /* n-threads (0: one per core, as cuv::parallel_bands () takes it; the range ends at G_MAXINT) */
-  int n_threads ()
-  {
-    std::lock_guard<std::mutex> lk (lock);
-    return static_cast<int> (settings.n_threads);
-  }
+  int n_threads () { return static_cast<int> (now ().n_threads); }
 
   /* Whether this frame may stay in flight until the next is queued: max-frames-in-flight 1, or -1
    * with a source that is not live (where a frame's latency costs nothing) */
   bool frames_in_flight ()
   {
-    std::lock_guard<std::mutex> lk (lock);
-    return settings.max_frames_in_flight == 1 || (settings.max_frames_in_flight < 0 && !upstream_live);
+    GST_OBJECT_LOCK (owner);
+    const bool in_flight = settings.max_frames_in_flight == 1 || (settings.max_frames_in_flight < 0 && !upstream_live);
+    GST_OBJECT_UNLOCK (owner);
+    return in_flight;
   }
 };
 
@@ -160,6 +135,7 @@ gst_cuda_vision_filter_init (GstCudaVisionFilter *self)
 {
   auto p = static_cast<GstCudaVisionFilterPrivate *> (gst_cuda_vision_filter_get_instance_private (self));
   p->impl = new GstCudaVisionFilterImpl ();
+  p->impl->owner = GST_OBJECT (self);
   GstPad *sink = GST_BASE_TRANSFORM_SINK_PAD (self);
   static gsize once = 0;
   if (g_once_init_enter (&once)) {
@@ -179,28 +155,10 @@ gst_cuda_vision_filter_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* each property's field in FilterSettings, by id */
-static const cuv::SettingsField kFields[] = {{0}, {offsetof (FilterSettings, device_id)},
-    {offsetof (FilterSettings, backend)}, {offsetof (FilterSettings, max_frames_in_flight)},
-    {offsetof (FilterSettings, n_threads)}};
-static_assert (sizeof (GstCudaVisionBackend) == sizeof (gint), "enum properties are int fields");
-
-static void
-gst_cuda_vision_filter_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static void *
+filter_settings (GObject *object)
 {
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object));
-  std::lock_guard<std::mutex> lk (priv->lock);
-  if (prop_id == PROP_0 || prop_id >= G_N_ELEMENTS (kFields) || !cuv::set_settings_field (&priv->settings, kFields[prop_id], value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
-
-static void
-gst_cuda_vision_filter_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object));
-  std::lock_guard<std::mutex> lk (priv->lock);
-  if (prop_id == PROP_0 || prop_id >= G_N_ELEMENTS (kFields) || !cuv::get_settings_field (&priv->settings, kFields[prop_id], value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  return &gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object))->settings;
 }
 
 /* ---- context ---- */
@@ -410,10 +368,9 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   /* a live source's frames wait for no next frame unless the user says so (max-frames-in-flight);
    * without an answer, upstream counts as live */
   const bool live = cuv::upstream_is_live (GST_BASE_TRANSFORM_SINK_PAD (trans));
-  {
-    std::lock_guard<std::mutex> lk (priv->lock);
-    priv->upstream_live = live;
-  }
+  GST_OBJECT_LOCK (self);
+  priv->upstream_live = live;
+  GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "upstream is %slive", live ? "" : "not ");
   return TRUE;
 }
@@ -537,71 +494,6 @@ gst_cuda_vision_filter_transform_ip (GstBaseTransform *trans, GstBuffer *buf)
   return gst_cuda_vision_filter_process (self, priv->output.input_of (buf), buf);
 }
 
-static void
-install_properties (GObjectClass *gobject_class)
-{
-  /**
-   * GstCudaVisionFilter:cuda-device-id:
-   *
-   * The CUDA device to run on; -1 takes the context a neighbouring CUDA element already uses, or
-   * device 0.
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to run on (-1 = the one neighbouring CUDA elements use, else device 0); "
-          "a value past the device count is an error at start",
-          -1, G_MAXINT, DEFAULT_DEVICE_ID,
-          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
-  /**
-   * GstCudaVisionFilter:backend:
-   *
-   * Where frames are processed: `auto` uses CUDA when a device works and otherwise the CPU
-   * reference (posting one warning), `cuda` fails at start without a usable device, `cpu` always
-   * runs the CPU reference (which gives the same bytes).
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Where frames are processed: auto (CUDA if a device works, else the CPU with a warning), "
-          "cuda (error without a usable device) or cpu (the CPU reference; same output bytes)",
-          GST_TYPE_CUDA_VISION_BACKEND, DEFAULT_BACKEND,
-          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
-
-  /**
-   * GstCudaVisionFilter:max-frames-in-flight:
-   *
-   * Where a frame makes the host wait for the GPU before it leaves (a host copy, results read on
-   * the host, a previous frame kept, or any frame on GStreamer 1.22), 1 lets it leave when the
-   * next frame has been queued, so the GPU never waits for the host, at one frame of latency; 0
-   * pushes each frame as soon as it is complete. -1 is 1 when upstream is not live (a file, a
-   * decoder, videotestsrc, appsrc by default) and 0 when it is (a camera). The latency query
-   * reports the frame that is held.
-   */
-  g_object_class_install_property (gobject_class, PROP_MAX_FRAMES_IN_FLIGHT,
-      g_param_spec_int ("max-frames-in-flight", "Max frames in flight",
-          "Frames whose GPU work may still run when the next frame arrives: 1 pushes each frame once the "
-          "next is queued (throughput, one frame of latency), 0 pushes each frame as soon as it is done; "
-          "-1 = 1 when upstream is not live, 0 when it is",
-          -1, 1, DEFAULT_MAX_FRAMES_IN_FLIGHT,
-          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
-
-  /**
-   * GstCudaVisionFilter:n-threads:
-   *
-   * The CPU backend splits each frame into this many bands and runs them at once (0 = one per
-   * core; for the light operations, table lookups, differences and counting, one per megapixel
-   * up to that: a smaller frame stays on the core whose cache holds it), as videoconvert's
-   * property does. The worker threads are one set for the whole process,
-   * shared by every element in it, so a chain of elements does not oversubscribe the machine.
-   * The output is the same for every value. The CUDA backend ignores it.
-   */
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "CPU backend: bands each frame is split into and run at once, on worker threads every element "
-          "of the process shares (0 = one per core, or per megapixel for light operations); the output is the "
-          "same for any value",
-          0, G_MAXINT, DEFAULT_N_THREADS,
-          static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
-}
 
 static void
 gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
@@ -611,9 +503,7 @@ gst_cuda_vision_filter_class_init (GstCudaVisionFilterClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->finalize = gst_cuda_vision_filter_finalize;
-  gobject_class->set_property = gst_cuda_vision_filter_set_property;
-  gobject_class->get_property = gst_cuda_vision_filter_get_property;
-  install_properties (gobject_class);
+  cuv::install_filter_properties (gobject_class, filter_settings);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_set_context);
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_cuda_vision_filter_change_state);

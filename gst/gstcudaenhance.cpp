@@ -28,9 +28,9 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
 #include "common/cuvcpupool.h"
+#include "common/cuvsettings.h"
 #include "kernels/copy.h"
 #include "kernels/enhance.h"
 
@@ -39,19 +39,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
 
 #define ENHANCE_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 
-enum {
-  PROP_0,
-  PROP_CONTRAST,
-  PROP_BRIGHTNESS,
-  PROP_SATURATION,
-  PROP_HUE,
-};
-
 static const cuv::EnhanceParams kDefaults = {1.0, 0.0, 1.0, 0.0};
 
 struct GstCudaEnhanceImpl {
-  std::mutex lock;
-  cuv::EnhanceParams params = kDefaults;
+  cuv::EnhanceParams params = kDefaults; /* the properties, under the object lock (common/cuvsettings.h) */
 
   /* streaming thread only: the tables of `built` on the host and, for CUDA, on the device */
   cuv::EnhanceParams built = kDefaults;
@@ -77,8 +68,7 @@ GST_ELEMENT_REGISTER_DEFINE (cudaenhance, "cudaenhance", GST_RANK_NONE, GST_TYPE
 static cuv::EnhanceParams
 gst_cuda_enhance_params (GstCudaEnhance *self)
 {
-  std::lock_guard<std::mutex> lk (self->impl->lock);
-  return self->impl->params;
+  return cuv::snapshot (self, self->impl->params);
 }
 
 /* The host tables for @p, rebuilt only when the values changed. */
@@ -187,57 +177,18 @@ gst_cuda_enhance_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void
-gst_cuda_enhance_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static void *
+gst_cuda_enhance_settings (GObject *object)
 {
-  GstCudaEnhance *self = GST_CUDA_ENHANCE (object);
-  bool identity;
-  {
-    std::lock_guard<std::mutex> lk (self->impl->lock);
-    cuv::EnhanceParams &p = self->impl->params;
-    switch (prop_id) {
-      case PROP_CONTRAST:
-        p.contrast = g_value_get_double (value);
-        break;
-      case PROP_BRIGHTNESS:
-        p.brightness = g_value_get_double (value);
-        break;
-      case PROP_SATURATION:
-        p.saturation = g_value_get_double (value);
-        break;
-      case PROP_HUE:
-        p.hue = g_value_get_double (value);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-        return;
-    }
-    identity = p.is_identity ();
-  }
-  gst_cuda_vision_filter_update_passthrough (GST_CUDA_VISION_FILTER (self), identity);
+  return &GST_CUDA_ENHANCE (object)->impl->params;
 }
 
+/* values at which the frame passes unchanged make the element passthrough */
 static void
-gst_cuda_enhance_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+gst_cuda_enhance_changed (GObject *object)
 {
-  cuv::EnhanceParams p = gst_cuda_enhance_params (GST_CUDA_ENHANCE (object));
-  switch (prop_id) {
-    case PROP_CONTRAST:
-      g_value_set_double (value, p.contrast);
-      break;
-    case PROP_BRIGHTNESS:
-      g_value_set_double (value, p.brightness);
-      break;
-    case PROP_SATURATION:
-      g_value_set_double (value, p.saturation);
-      break;
-    case PROP_HUE:
-      g_value_set_double (value, p.hue);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  GstCudaEnhance *self = GST_CUDA_ENHANCE (object);
+  gst_cuda_vision_filter_update_passthrough (GST_CUDA_VISION_FILTER (self), gst_cuda_enhance_params (self).is_identity ());
 }
 
 static void
@@ -256,8 +207,7 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE);
 
-  gobject_class->set_property = gst_cuda_enhance_set_property;
-  gobject_class->get_property = gst_cuda_enhance_get_property;
+  cuv::Properties p (gobject_class, gst_cuda_enhance_settings, gst_cuda_enhance_changed);
   gobject_class->finalize = gst_cuda_enhance_finalize;
 
   /**
@@ -265,7 +215,7 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
    *
    * Luma contrast around 16: Y' = 16 + (Y - 16) * contrast + brightness * 255.
    */
-  g_object_class_install_property (gobject_class, PROP_CONTRAST,
+  p.add (CUV_FIELD (cuv::EnhanceParams, contrast),
       g_param_spec_double ("contrast", "Contrast",
           "Luma contrast: 0 flat, 1 unchanged, 2 doubled (as videobalance)", 0.0, 2.0, kDefaults.contrast, flags));
   /**
@@ -273,7 +223,7 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
    *
    * Added to luma, in units of full scale.
    */
-  g_object_class_install_property (gobject_class, PROP_BRIGHTNESS,
+  p.add (CUV_FIELD (cuv::EnhanceParams, brightness),
       g_param_spec_double ("brightness", "Brightness",
           "Added to luma in units of full scale: -1 black, 0 unchanged, 1 white (as videobalance)", -1.0, 1.0,
           kDefaults.brightness, flags));
@@ -282,7 +232,7 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
    *
    * Chroma gain: 0 grey, 1 unchanged, 2 doubled.
    */
-  g_object_class_install_property (gobject_class, PROP_SATURATION,
+  p.add (CUV_FIELD (cuv::EnhanceParams, saturation),
       g_param_spec_double ("saturation", "Saturation",
           "Chroma gain: 0 grey, 1 unchanged, 2 doubled (as videobalance)", 0.0, 2.0, kDefaults.saturation, flags));
   /**
@@ -290,7 +240,7 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
    *
    * Rotation of the chroma plane, in units of half a turn: -1 and 1 are 180 degrees.
    */
-  g_object_class_install_property (gobject_class, PROP_HUE,
+  p.add (CUV_FIELD (cuv::EnhanceParams, hue),
       g_param_spec_double ("hue", "Hue",
           "Chroma rotation in half turns: 0 unchanged, +-1 = 180 degrees (as videobalance)", -1.0, 1.0,
           kDefaults.hue, flags));

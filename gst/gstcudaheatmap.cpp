@@ -51,9 +51,9 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <mutex>
 
 #include "common/cuvcolor.h"
+#include "common/cuvsettings.h"
 #include "common/cuvcpupool.h"
 #include "common/cuvcuda.h"
 #include "common/cuvenum.h"
@@ -66,6 +66,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_TYPE_CUDA_HEATMAP_COLORMAP (gst_cuda_heatmap_colormap_get_type ())
 static GType gst_cuda_heatmap_colormap_get_type (void);
 
+/* the properties' values, under the object lock (common/cuvsettings.h) */
 struct HeatmapSettings {
   cuv::Colormap colormap = cuv::Colormap::Sine;
   double gain = 1.0;
@@ -73,7 +74,6 @@ struct HeatmapSettings {
 };
 
 struct GstCudaHeatmapImpl {
-  std::mutex lock;
   HeatmapSettings settings;
 
   /* streaming thread only */
@@ -108,13 +108,6 @@ struct _GstCudaHeatmap {
 
 #define HEATMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 
-enum {
-  PROP_0,
-  PROP_COLORMAP,
-  PROP_GAIN,
-  PROP_BLEND,
-};
-
 static const HeatmapSettings kDefaults;
 
 #define gst_cuda_heatmap_parent_class parent_class
@@ -129,10 +122,7 @@ gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
   impl->result = nullptr;
-  {
-    std::lock_guard<std::mutex> lk (impl->lock);
-    impl->frame = impl->settings;
-  }
+  impl->frame = cuv::snapshot (analyser, impl->settings);
   const HeatmapSettings &f = impl->frame;
   if (impl->table_valid && impl->table_map == f.colormap && impl->table_gain == f.gain &&
       impl->table_layout == impl->out_layout)
@@ -374,48 +364,12 @@ gst_cuda_heatmap_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void
-gst_cuda_heatmap_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  HeatmapSettings &s = impl->settings;
-  switch (prop_id) {
-    case PROP_COLORMAP:
-      s.colormap = static_cast<cuv::Colormap> (g_value_get_enum (value));
-      break;
-    case PROP_GAIN:
-      s.gain = g_value_get_double (value);
-      break;
-    case PROP_BLEND:
-      s.blend = g_value_get_double (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
+static_assert (sizeof (cuv::Colormap) == sizeof (gint), "enum properties are int fields");
 
-static void
-gst_cuda_heatmap_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void *
+gst_cuda_heatmap_settings (GObject *object)
 {
-  GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  const HeatmapSettings &s = impl->settings;
-  switch (prop_id) {
-    case PROP_COLORMAP:
-      g_value_set_enum (value, static_cast<gint> (s.colormap));
-      break;
-    case PROP_GAIN:
-      g_value_set_double (value, s.gain);
-      break;
-    case PROP_BLEND:
-      g_value_set_double (value, s.blend);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return &GST_CUDA_HEATMAP (object)->impl->settings;
 }
 
 static void
@@ -433,11 +387,10 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags flags = cuv::kMutablePlaying;
+  cuv::Properties p (gobject_class, gst_cuda_heatmap_settings);
   const auto controllable = static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE);
 
-  gobject_class->set_property = gst_cuda_heatmap_set_property;
-  gobject_class->get_property = gst_cuda_heatmap_get_property;
   gobject_class->finalize = gst_cuda_heatmap_finalize;
 
   /**
@@ -445,7 +398,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
    *
    * The colours from no change to full change.
    */
-  g_object_class_install_property (gobject_class, PROP_COLORMAP,
+  p.add (CUV_FIELD (HeatmapSettings, colormap),
       g_param_spec_enum ("colormap", "Colour map",
           "Colours from no change to full change: sine (blue, green, red), jet, inferno or gray",
           GST_TYPE_CUDA_HEATMAP_COLORMAP, static_cast<gint> (kDefaults.colormap), flags));
@@ -455,7 +408,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
    * Amplifies the difference before the colour map: n = min (1, gain * d / 765). With gain 8, a
    * change of 96 (out of 765) already reaches the top of the map.
    */
-  g_object_class_install_property (gobject_class, PROP_GAIN,
+  p.add (CUV_FIELD (HeatmapSettings, gain),
       g_param_spec_double ("gain", "Gain",
           "Amplification of the difference before the colour map: n = min(1, gain * d / 765), "
           "d = |dR| + |dG| + |dB|",
@@ -465,7 +418,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
    *
    * 1 outputs the heat map; less mixes it over the current frame (0 gives the frame itself).
    */
-  g_object_class_install_property (gobject_class, PROP_BLEND,
+  p.add (CUV_FIELD (HeatmapSettings, blend),
       g_param_spec_double ("blend", "Blend",
           "Opacity of the heat map over the current frame (1 = heat map only, 0 = the frame)", 0.0, 1.0,
           kDefaults.blend, controllable));

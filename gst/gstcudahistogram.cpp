@@ -52,10 +52,10 @@
 #include "gst/gstcudahistogrammeta.h"
 
 #include <cstring>
-#include <mutex>
 #include <utility>
 
 #include "common/cuvanalytics.h"
+#include "common/cuvsettings.h"
 #include "common/cuvcpupool.h"
 #include "common/cuvenum.h"
 #include "common/cuvreport.h"
@@ -69,6 +69,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_TYPE_CUDA_HISTOGRAM_POSITION (gst_cuda_histogram_position_get_type ())
 static GType gst_cuda_histogram_position_get_type (void);
 
+/* the properties' values, under the object lock (common/cuvsettings.h) */
 struct HistogramSettings {
   guint bins = 256;
   guint roi[4] = {0, 0, 0, 0}; /* x, y, width, height */
@@ -82,7 +83,6 @@ struct HistogramSettings {
 struct HistogramFrame { HistogramSettings frame; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
 
 struct GstCudaHistogramImpl {
-  std::mutex lock;
   HistogramSettings settings;
 
   /* streaming thread only */
@@ -114,19 +114,6 @@ struct _GstCudaHistogram {
 #define HISTOGRAM_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 #define HISTOGRAM_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420, YUY2, UYVY, P010_10LE }"
 
-enum {
-  PROP_0,
-  PROP_BINS,
-  PROP_ROI_X,
-  PROP_ROI_Y,
-  PROP_ROI_WIDTH,
-  PROP_ROI_HEIGHT,
-  PROP_OVERLAY,
-  PROP_OVERLAY_POSITION,
-  PROP_OVERLAY_SIZE,
-  PROP_TENSOR_META,
-};
-
 static const HistogramSettings kDefaults;
 
 #define gst_cuda_histogram_parent_class parent_class
@@ -142,10 +129,7 @@ gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (analyser);
   GstCudaHistogramImpl *impl = self->impl;
   impl->result = nullptr;
-  {
-    std::lock_guard<std::mutex> lk (impl->lock);
-    impl->frame = impl->settings;
-  }
+  impl->frame = cuv::snapshot (analyser, impl->settings);
   const guint *r = impl->frame.roi;
   const bool inside = cuv::histogram_clip_roi (impl->width, impl->height, static_cast<int> (r[0]), static_cast<int> (r[1]),
       static_cast<int> (r[2]), static_cast<int> (r[3]), &impl->roi);
@@ -390,72 +374,12 @@ gst_cuda_histogram_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void
-gst_cuda_histogram_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  HistogramSettings &s = impl->settings;
-  switch (prop_id) {
-    case PROP_BINS:
-      s.bins = g_value_get_uint (value);
-      break;
-    case PROP_ROI_X:
-    case PROP_ROI_Y:
-    case PROP_ROI_WIDTH:
-    case PROP_ROI_HEIGHT:
-      s.roi[prop_id - PROP_ROI_X] = g_value_get_uint (value);
-      break;
-    case PROP_OVERLAY:
-      s.overlay = g_value_get_boolean (value);
-      break;
-    case PROP_OVERLAY_POSITION:
-      s.position = static_cast<cuv::OverlayCorner> (g_value_get_enum (value));
-      break;
-    case PROP_OVERLAY_SIZE:
-      s.overlay_size = g_value_get_uint (value);
-      break;
-    case PROP_TENSOR_META:
-      s.tensor_meta = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
+static_assert (sizeof (cuv::OverlayCorner) == sizeof (gint), "enum properties are int fields");
 
-static void
-gst_cuda_histogram_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void *
+gst_cuda_histogram_settings (GObject *object)
 {
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  const HistogramSettings &s = impl->settings;
-  switch (prop_id) {
-    case PROP_BINS:
-      g_value_set_uint (value, s.bins);
-      break;
-    case PROP_ROI_X:
-    case PROP_ROI_Y:
-    case PROP_ROI_WIDTH:
-    case PROP_ROI_HEIGHT:
-      g_value_set_uint (value, s.roi[prop_id - PROP_ROI_X]);
-      break;
-    case PROP_OVERLAY:
-      g_value_set_boolean (value, s.overlay);
-      break;
-    case PROP_OVERLAY_POSITION:
-      g_value_set_enum (value, static_cast<gint> (s.position));
-      break;
-    case PROP_OVERLAY_SIZE:
-      g_value_set_uint (value, s.overlay_size);
-      break;
-    case PROP_TENSOR_META:
-      g_value_set_boolean (value, s.tensor_meta);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return &GST_CUDA_HISTOGRAM (object)->impl->settings;
 }
 
 static void
@@ -472,10 +396,9 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags flags = cuv::kMutablePlaying;
+  cuv::Properties p (gobject_class, gst_cuda_histogram_settings);
 
-  gobject_class->set_property = gst_cuda_histogram_set_property;
-  gobject_class->get_property = gst_cuda_histogram_get_property;
   gobject_class->finalize = gst_cuda_histogram_finalize;
 
   /**
@@ -484,7 +407,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    * Number of luma bins; bin = (luma * bins) >> 8. A change takes effect at the next frame and
    * starts a new message interval.
    */
-  g_object_class_install_property (gobject_class, PROP_BINS,
+  p.add (CUV_FIELD (HistogramSettings, bins),
       g_param_spec_uint ("bins", "Bins",
           "Number of luma histogram bins (bin = luma * bins / 256); takes effect at the next frame", 1,
           cuv::kHistogramMaxBins, kDefaults.bins, flags));
@@ -493,21 +416,21 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    *
    * Left edge of the measured region, in pixels.
    */
-  g_object_class_install_property (gobject_class, PROP_ROI_X,
+  p.add (CUV_FIELD (HistogramSettings, roi[0]),
       g_param_spec_uint ("roi-x", "ROI x", "Left edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
   /**
    * GstCudaHistogram:roi-y:
    *
    * Top edge of the measured region, in pixels.
    */
-  g_object_class_install_property (gobject_class, PROP_ROI_Y,
+  p.add (CUV_FIELD (HistogramSettings, roi[1]),
       g_param_spec_uint ("roi-y", "ROI y", "Top edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
   /**
    * GstCudaHistogram:roi-width:
    *
    * Width of the measured region; 0 reaches to the right edge. Clipped to the frame.
    */
-  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
+  p.add (CUV_FIELD (HistogramSettings, roi[2]),
       g_param_spec_uint ("roi-width", "ROI width",
           "Width of the measured region in pixels (0 = to the right edge; clipped to the frame)", 0, G_MAXINT, 0, flags));
   /**
@@ -515,7 +438,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    *
    * Height of the measured region; 0 reaches to the bottom edge. Clipped to the frame.
    */
-  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
+  p.add (CUV_FIELD (HistogramSettings, roi[3]),
       g_param_spec_uint ("roi-height", "ROI height",
           "Height of the measured region in pixels (0 = to the bottom edge; clipped to the frame)", 0, G_MAXINT, 0,
           flags));
@@ -526,7 +449,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    * Draw the histogram and the means into the frame (on the GPU), semi-transparent. Off, the
    * frame is not touched.
    */
-  g_object_class_install_property (gobject_class, PROP_OVERLAY,
+  p.add (CUV_FIELD (HistogramSettings, overlay),
       g_param_spec_boolean ("overlay", "Overlay",
           "Draw the histogram (white bars) and the R/G/B or luma means (coloured bars) into a corner of the frame",
           kDefaults.overlay, flags));
@@ -535,7 +458,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    *
    * The corner the overlay is drawn in.
    */
-  g_object_class_install_property (gobject_class, PROP_OVERLAY_POSITION,
+  p.add (CUV_FIELD (HistogramSettings, position),
       g_param_spec_enum ("overlay-position", "Overlay position", "Corner of the frame the overlay is drawn in",
           GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<gint> (kDefaults.position), flags));
   /**
@@ -543,7 +466,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    *
    * Width of the overlay in percent of the frame's width; it is half as high as wide.
    */
-  g_object_class_install_property (gobject_class, PROP_OVERLAY_SIZE,
+  p.add (CUV_FIELD (HistogramSettings, overlay_size),
       g_param_spec_uint ("overlay-size", "Overlay size",
           "Width of the overlay in percent of the frame width (its height is half its width)", 1, 100,
           kDefaults.overlay_size, flags));
@@ -555,7 +478,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
    * [bins], in the buffer's GstTensorMeta, for tensor-aware elements and applications. Only where
    * the plugin was built with GStreamer 1.26 or later.
    */
-  g_object_class_install_property (gobject_class, PROP_TENSOR_META,
+  p.add (CUV_FIELD (HistogramSettings, tensor_meta),
       g_param_spec_boolean ("tensor-meta", "Tensor meta",
           "Attach the counts as a GstTensorMeta tensor \"cudahistogram-counts\" (UINT64, dimensions [bins])",
           kDefaults.tensor_meta, flags));

@@ -101,18 +101,6 @@ static_assert (sizeof (GstCudaMotionVector) == sizeof (cuv::MotionVector) &&
         offsetof (GstCudaMotionVector, cost) == offsetof (cuv::MotionVector, cost),
     "the public record is the kernels' record");
 
-enum {
-  PROP_0,
-  PROP_BLOCK_SIZE,
-  PROP_SEARCH_RANGE,
-  PROP_PARTITION_PENALTY,
-  PROP_MOTION_THRESHOLD,
-  PROP_DRAW,
-  PROP_REGIONS,
-  PROP_MIN_REGION_AREA,
-  PROP_TENSOR_META,
-};
-
 static const MotionSettings kDefaults;
 
 #define gst_cuda_motionest_parent_class parent_class
@@ -173,10 +161,7 @@ static void
 gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  {
-    std::lock_guard<std::mutex> lk (impl->lock);
-    impl->frame = impl->settings;
-  }
+  impl->frame = cuv::snapshot (analyser, impl->settings);
   impl->grid = cuv::motion_grid (impl->frame.block, impl->width, impl->height);
   impl->processed = false;
 }
@@ -362,29 +347,13 @@ gst_cuda_motionest_release (GstCudaVisionFilter *filter)
 /* ---- properties ---- */
 
 /* each property's field in MotionSettings, by id */
-static const cuv::SettingsField kFields[] = {{0}, {offsetof (MotionSettings, block)}, {offsetof (MotionSettings, range)},
-    {offsetof (MotionSettings, penalty)}, {offsetof (MotionSettings, motion_threshold)}, {offsetof (MotionSettings, draw)},
-    {offsetof (MotionSettings, regions)}, {offsetof (MotionSettings, min_region_area)},
-    {offsetof (MotionSettings, tensor_meta)}};
 static_assert (sizeof (cuv::MotionBlock) == sizeof (gint) && sizeof (GstCudaMotionestDraw) == sizeof (gint),
     "enum properties are int fields");
 
-static void
-gst_cuda_motionest_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static void *
+gst_cuda_motionest_settings (GObject *object)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  if (prop_id == PROP_0 || prop_id >= G_N_ELEMENTS (kFields) || !cuv::set_settings_field (&impl->settings, kFields[prop_id], value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-}
-
-static void
-gst_cuda_motionest_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  if (prop_id == PROP_0 || prop_id >= G_N_ELEMENTS (kFields) || !cuv::get_settings_field (&impl->settings, kFields[prop_id], value))
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  return &GST_CUDA_MOTIONEST (object)->impl->settings;
 }
 
 static void
@@ -401,10 +370,9 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags flags = cuv::kMutablePlaying;
+  cuv::Properties p (gobject_class, gst_cuda_motionest_settings);
 
-  gobject_class->set_property = gst_cuda_motionest_set_property;
-  gobject_class->get_property = gst_cuda_motionest_get_property;
   gobject_class->finalize = gst_cuda_motionest_finalize;
 
   /**
@@ -412,7 +380,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * The blocks searched; `variable` splits 8x8 macroblocks where that costs less.
    */
-  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
+  p.add (CUV_FIELD (MotionSettings, block),
       g_param_spec_enum ("block-size", "Block size",
           "Size of the blocks searched; variable: 8x8 macroblocks, split into 8x4, 4x8 or 4x4 where that costs less",
           GST_TYPE_CUDA_MOTIONEST_BLOCK_SIZE, static_cast<gint> (kDefaults.block), flags));
@@ -421,7 +389,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * R: every displacement in [-R, R-1] x [-R, R-1] is tried (16: a 32x32 window).
    */
-  g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
+  p.add (CUV_FIELD (MotionSettings, range),
       g_param_spec_uint ("search-range", "Search range",
           "R: every displacement in [-R, R-1] x [-R, R-1] pixels is tried (16 = a 32x32 window)", 1,
           cuv::kMotionMaxRange, kDefaults.range, flags));
@@ -430,7 +398,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * With variable blocks: SAD added for each vector of a macroblock beyond the first.
    */
-  g_object_class_install_property (gobject_class, PROP_PARTITION_PENALTY,
+  p.add (CUV_FIELD (MotionSettings, penalty),
       g_param_spec_uint ("partition-penalty", "Partition penalty",
           "With block-size=variable: SAD added for each vector of a macroblock beyond the first (higher keeps 8x8)",
           0, 65535, kDefaults.penalty, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
@@ -439,7 +407,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * For moving-ratio: a block with a non-zero vector moves when its SAD per pixel is below this.
    */
-  g_object_class_install_property (gobject_class, PROP_MOTION_THRESHOLD,
+  p.add (CUV_FIELD (MotionSettings, motion_threshold),
       g_param_spec_uint ("motion-threshold", "Motion threshold",
           "A block with a non-zero vector counts as moving in moving-ratio when its SAD per pixel is below this "
           "(a worse match is noise or occlusion)",
@@ -449,7 +417,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * `none`: the frame passes unchanged; `arrows`: vectors drawn on it; `color`: a flow image.
    */
-  g_object_class_install_property (gobject_class, PROP_DRAW,
+  p.add (CUV_FIELD (MotionSettings, draw),
       g_param_spec_enum ("draw", "Draw",
           "none: the frame passes unchanged; arrows: each block's vector drawn on the frame; color: the frame replaced "
           "by a colour-wheel flow image (hue = direction, brightness = length)",
@@ -461,7 +429,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    * each and, where GStreamer's analytics library is there (1.24+), an object detection of type
    * "motion" in its GstAnalyticsRelationMeta, which `objectdetectionoverlay` draws.
    */
-  g_object_class_install_property (gobject_class, PROP_REGIONS,
+  p.add (CUV_FIELD (MotionSettings, regions),
       g_param_spec_boolean ("regions", "Regions",
           "Attach each region of moving blocks (8-connected, moving as in motion-threshold) as a "
           "GstVideoRegionOfInterestMeta \"motion\" and, with GStreamer 1.24+, an object detection \"motion\" in the "
@@ -472,7 +440,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    *
    * With `regions`: the least moving area, in pixels, that a region needs to be attached.
    */
-  g_object_class_install_property (gobject_class, PROP_MIN_REGION_AREA,
+  p.add (CUV_FIELD (MotionSettings, min_region_area),
       g_param_spec_uint ("min-region-area", "Minimum region area",
           "With regions=true: the least area of moving blocks, in pixels, that a region needs to be attached "
           "(smaller ones are left out as noise)",
@@ -485,7 +453,7 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
    * [rows, columns, 2] (dx, dy of each unit, as in the meta's vectors), in the buffer's
    * GstTensorMeta. Only where the plugin was built with GStreamer 1.26 or later.
    */
-  g_object_class_install_property (gobject_class, PROP_TENSOR_META,
+  p.add (CUV_FIELD (MotionSettings, tensor_meta),
       g_param_spec_boolean ("tensor-meta", "Tensor meta",
           "Attach the vector field as a GstTensorMeta tensor \"cudamotionest-vectors\" (INT8, dimensions "
           "[rows, columns, 2]: dx, dy of each unit)",

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "common/cuvbytespool.h"
@@ -48,8 +47,7 @@ struct MotionFrame {
 };
 
 struct GstCudaMotionestImpl {
-  std::mutex lock;
-  MotionSettings settings;
+  MotionSettings settings; /* the properties, under the object lock (common/cuvsettings.h) */
 
   /* streaming thread only */
   MotionSettings frame;

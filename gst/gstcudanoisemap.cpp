@@ -52,10 +52,10 @@
 #include "gst/gstcudanoisemapmeta.h"
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
 #include "common/cuvanalytics.h"
+#include "common/cuvsettings.h"
 #include "common/cuvcolor.h"
 #include "common/cuvcpupool.h"
 #include "common/cuvcuda.h"
@@ -75,6 +75,7 @@ typedef enum {
 #define GST_TYPE_CUDA_NOISEMAP_MODE (gst_cuda_noisemap_mode_get_type ())
 static GType gst_cuda_noisemap_mode_get_type (void);
 
+/* the properties' values, under the object lock (common/cuvsettings.h) */
 struct NoisemapSettings {
   guint threshold = 20;
   GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
@@ -84,7 +85,6 @@ struct NoisemapSettings {
 };
 
 struct GstCudaNoisemapImpl {
-  std::mutex lock;
   NoisemapSettings settings;
 
   /* streaming thread only */
@@ -119,15 +119,6 @@ struct _GstCudaNoisemap {
 
 #define NOISEMAP_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 
-enum {
-  PROP_0,
-  PROP_THRESHOLD,
-  PROP_MODE,
-  PROP_COLOR,
-  PROP_REGIONS,
-  PROP_MIN_REGION_AREA,
-};
-
 static const NoisemapSettings kDefaults;
 
 #define gst_cuda_noisemap_parent_class parent_class
@@ -142,10 +133,7 @@ gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
   impl->result = nullptr;
-  {
-    std::lock_guard<std::mutex> lk (impl->lock);
-    impl->frame = impl->settings;
-  }
+  impl->frame = cuv::snapshot (analyser, impl->settings);
   const guint c = impl->frame.color;
   const int a = c >> 24, r = c >> 16 & 0xff, g = c >> 8 & 0xff, b = c & 0xff;
   cuv::NoisemapParams &p = impl->params;
@@ -371,60 +359,12 @@ gst_cuda_noisemap_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void
-gst_cuda_noisemap_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
-{
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  NoisemapSettings &s = impl->settings;
-  switch (prop_id) {
-    case PROP_THRESHOLD:
-      s.threshold = g_value_get_uint (value);
-      break;
-    case PROP_MODE:
-      s.mode = static_cast<GstCudaNoisemapMode> (g_value_get_enum (value));
-      break;
-    case PROP_COLOR:
-      s.color = g_value_get_uint (value);
-      break;
-    case PROP_REGIONS:
-      s.regions = g_value_get_boolean (value);
-      break;
-    case PROP_MIN_REGION_AREA:
-      s.min_region_area = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
+static_assert (sizeof (GstCudaNoisemapMode) == sizeof (gint), "enum properties are int fields");
 
-static void
-gst_cuda_noisemap_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+static void *
+gst_cuda_noisemap_settings (GObject *object)
 {
-  GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  const NoisemapSettings &s = impl->settings;
-  switch (prop_id) {
-    case PROP_THRESHOLD:
-      g_value_set_uint (value, s.threshold);
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, s.mode);
-      break;
-    case PROP_COLOR:
-      g_value_set_uint (value, s.color);
-      break;
-    case PROP_REGIONS:
-      g_value_set_boolean (value, s.regions);
-      break;
-    case PROP_MIN_REGION_AREA:
-      g_value_set_uint (value, s.min_region_area);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return &GST_CUDA_NOISEMAP (object)->impl->settings;
 }
 
 static void
@@ -441,10 +381,9 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags flags = cuv::kMutablePlaying;
+  cuv::Properties p (gobject_class, gst_cuda_noisemap_settings);
 
-  gobject_class->set_property = gst_cuda_noisemap_set_property;
-  gobject_class->get_property = gst_cuda_noisemap_get_property;
   gobject_class->finalize = gst_cuda_noisemap_finalize;
 
   /**
@@ -452,7 +391,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    *
    * A pixel is noisy when one of its channels changed by more than this (so 255 marks nothing).
    */
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+  p.add (CUV_FIELD (NoisemapSettings, threshold),
       g_param_spec_uint ("threshold", "Threshold",
           "A pixel counts as changed when R, G or B (Y, U or V) changed by more than this since the previous frame",
           0, 255, kDefaults.threshold, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
@@ -461,7 +400,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    *
    * `map`: a black image with the changed pixels in `color`; `overlay`: the frame with them painted.
    */
-  g_object_class_install_property (gobject_class, PROP_MODE,
+  p.add (CUV_FIELD (NoisemapSettings, mode),
       g_param_spec_enum ("mode", "Mode",
           "map: black with the changed pixels in the colour; overlay: the frame with them painted",
           GST_TYPE_CUDA_NOISEMAP_MODE, kDefaults.mode, flags));
@@ -470,7 +409,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    *
    * The colour of changed pixels as 0xAARRGGBB; its alpha is its opacity.
    */
-  g_object_class_install_property (gobject_class, PROP_COLOR,
+  p.add (CUV_FIELD (NoisemapSettings, color),
       g_param_spec_uint ("color", "Colour",
           "Colour of changed pixels as 0xAARRGGBB (alpha = opacity; default opaque red)", 0, G_MAXUINT32,
           kDefaults.color, flags));
@@ -483,7 +422,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    * "change" in the GstAnalyticsRelationMeta. A region is 8-connected 16x16 tiles of which at
    * least a quarter of the pixels changed.
    */
-  g_object_class_install_property (gobject_class, PROP_REGIONS,
+  p.add (CUV_FIELD (NoisemapSettings, regions),
       g_param_spec_boolean ("regions", "Regions",
           "Attach each region of changing 16x16 tiles (a quarter of their pixels changed, 8-connected) as a "
           "GstVideoRegionOfInterestMeta \"change\" and, with GStreamer 1.24+, an object detection \"change\" in the "
@@ -494,7 +433,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
    *
    * With `regions`: the least changed pixels a region needs to be attached.
    */
-  g_object_class_install_property (gobject_class, PROP_MIN_REGION_AREA,
+  p.add (CUV_FIELD (NoisemapSettings, min_region_area),
       g_param_spec_uint ("min-region-area", "Minimum region area",
           "With regions=true: the least changed pixels that a region needs to be attached", 0, G_MAXINT,
           kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));

@@ -28,10 +28,10 @@
 #include "gst/gstcudasobel.h"
 
 #include <algorithm>
-#include <mutex>
 
 #include "common/cuvcpupool.h"
 #include "common/cuvenum.h"
+#include "common/cuvsettings.h"
 #include "kernels/sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
@@ -59,22 +59,20 @@ gst_cuda_sobel_mode_get_type (void)
   return cuv::enum_type (&type, "GstCudaSobelMode", values);
 }
 
-enum {
-  PROP_0,
-  PROP_MODE,
-  PROP_SCALE,
-  PROP_THRESHOLD,
-};
-
 #define DEFAULT_MODE GST_CUDA_SOBEL_MODE_COLOR
 #define DEFAULT_SCALE 1.0
 #define DEFAULT_THRESHOLD 0
 
-struct GstCudaSobelImpl {
-  std::mutex lock;
+/* the properties' values, under the object lock (common/cuvsettings.h) */
+struct SobelSettings {
   GstCudaSobelMode mode = DEFAULT_MODE;
   gdouble scale = DEFAULT_SCALE;
   guint threshold = DEFAULT_THRESHOLD;
+};
+static_assert (sizeof (GstCudaSobelMode) == sizeof (gint), "enum properties are int fields");
+
+struct GstCudaSobelImpl {
+  SobelSettings settings;
   /* streaming thread only: the CPU backend's output table, for output_scale and output_threshold */
   cuv::SobelOutput output;
   float output_scale = -1.0f;
@@ -99,9 +97,9 @@ GST_ELEMENT_REGISTER_DEFINE (cudasobel, "cudasobel", GST_RANK_NONE, GST_TYPE_CUD
 static cuv::SobelParams
 gst_cuda_sobel_params (GstCudaSobel *self)
 {
-  std::lock_guard<std::mutex> lk (self->impl->lock);
-  return cuv::SobelParams{self->impl->mode == GST_CUDA_SOBEL_MODE_LUMA ? cuv::SobelMode::Luma : cuv::SobelMode::Color,
-      static_cast<float> (self->impl->scale), static_cast<int> (self->impl->threshold)};
+  const SobelSettings now = cuv::snapshot (self, self->impl->settings);
+  return cuv::SobelParams{now.mode == GST_CUDA_SOBEL_MODE_LUMA ? cuv::SobelMode::Luma : cuv::SobelMode::Color,
+      static_cast<float> (now.scale), static_cast<int> (now.threshold)};
 }
 
 static GstFlowReturn
@@ -162,46 +160,10 @@ gst_cuda_sobel_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void
-gst_cuda_sobel_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+static void *
+gst_cuda_sobel_settings (GObject *object)
 {
-  GstCudaSobelImpl *impl = GST_CUDA_SOBEL (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  switch (prop_id) {
-    case PROP_MODE:
-      impl->mode = static_cast<GstCudaSobelMode> (g_value_get_enum (value));
-      break;
-    case PROP_SCALE:
-      impl->scale = g_value_get_double (value);
-      break;
-    case PROP_THRESHOLD:
-      impl->threshold = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-}
-
-static void
-gst_cuda_sobel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
-{
-  GstCudaSobelImpl *impl = GST_CUDA_SOBEL (object)->impl;
-  std::lock_guard<std::mutex> lk (impl->lock);
-  switch (prop_id) {
-    case PROP_MODE:
-      g_value_set_enum (value, impl->mode);
-      break;
-    case PROP_SCALE:
-      g_value_set_double (value, impl->scale);
-      break;
-    case PROP_THRESHOLD:
-      g_value_set_uint (value, impl->threshold);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  return &GST_CUDA_SOBEL (object)->impl->settings;
 }
 
 static void
@@ -217,10 +179,9 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
-  const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  const GParamFlags flags = cuv::kMutablePlaying;
+  cuv::Properties p (gobject_class, gst_cuda_sobel_settings);
 
-  gobject_class->set_property = gst_cuda_sobel_set_property;
-  gobject_class->get_property = gst_cuda_sobel_get_property;
   gobject_class->finalize = gst_cuda_sobel_finalize;
 
   /**
@@ -229,7 +190,7 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
    * `color` filters R, G and B independently and keeps alpha; `luma` filters the BT.601 luma and
    * writes grey edges. NV12, I420, YUY2, UYVY, P010_10LE and GRAY8 are always filtered on luma.
    */
-  g_object_class_install_property (gobject_class, PROP_MODE,
+  p.add (CUV_FIELD (SobelSettings, mode),
       g_param_spec_enum ("mode", "Mode",
           "color: edges of R, G and B separately, alpha kept; luma: grey edges of the BT.601 luma "
           "(NV12, I420, YUY2, UYVY, P010_10LE and GRAY8 always use luma)",
@@ -239,7 +200,7 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
    *
    * Gain on the magnitude before it is rounded and clipped to 255: above 1 shows faint edges.
    */
-  g_object_class_install_property (gobject_class, PROP_SCALE,
+  p.add (CUV_FIELD (SobelSettings, scale),
       g_param_spec_double ("scale", "Scale",
           "Gain on the edge magnitude before rounding and clipping to 255 (above 1 shows faint edges)",
           0.0, 64.0, DEFAULT_SCALE, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
@@ -249,7 +210,7 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
    * 0 outputs the magnitude; otherwise pixels whose (scaled) magnitude reaches the threshold
    * become 255 and the others 0.
    */
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+  p.add (CUV_FIELD (SobelSettings, threshold),
       g_param_spec_uint ("threshold", "Threshold",
           "0 = output the magnitude; otherwise a binary edge map: 255 where the scaled magnitude "
           ">= threshold, else 0",
