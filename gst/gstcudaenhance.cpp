@@ -198,17 +198,14 @@ gst_cuda_enhance_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The properties: one declaration each (common/cuvsettings.h). */
 static void
-gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
+gst_cuda_enhance_install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   const auto flags = static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE);
 
   cuv::Properties p (gobject_class, gst_cuda_enhance_settings, gst_cuda_enhance_changed);
-  gobject_class->finalize = gst_cuda_enhance_finalize;
 
   /**
    * GstCudaEnhance:contrast:
@@ -244,6 +241,16 @@ gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
       g_param_spec_double ("hue", "Hue",
           "Chroma rotation in half turns: 0 unchanged, +-1 = 180 degrees (as videobalance)", -1.0, 1.0,
           kDefaults.hue, flags));
+}
+
+static void
+gst_cuda_enhance_class_init (GstCudaEnhanceClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  gobject_class->finalize = gst_cuda_enhance_finalize;
+  gst_cuda_enhance_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class, "CUDA video balance", "Filter/Effect/Video/Hardware",
       "Contrast, brightness, saturation and hue on the GPU, with videobalance's results",

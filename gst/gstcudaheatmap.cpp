@@ -379,19 +379,13 @@ gst_cuda_heatmap_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The properties: one declaration each (common/cuvsettings.h). */
 static void
-gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
+gst_cuda_heatmap_install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
-  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const GParamFlags flags = cuv::kMutablePlaying;
   cuv::Properties p (gobject_class, gst_cuda_heatmap_settings);
   const auto controllable = static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE);
-
-  gobject_class->finalize = gst_cuda_heatmap_finalize;
 
   /**
    * GstCudaHeatmap:colormap:
@@ -422,6 +416,18 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
       g_param_spec_double ("blend", "Blend",
           "Opacity of the heat map over the current frame (1 = heat map only, 0 = the frame)", 0.0, 1.0,
           kDefaults.blend, controllable));
+}
+
+static void
+gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
+  gobject_class->finalize = gst_cuda_heatmap_finalize;
+  gst_cuda_heatmap_install_properties (gobject_class);
   gst_cuda_vision_analyser_class_set_results (analyser_class, "cudaheatmap", GST_CUDA_HEATMAP_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA heat map", "Filter/Analyzer/Video/Hardware",

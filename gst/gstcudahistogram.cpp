@@ -389,17 +389,12 @@ gst_cuda_histogram_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The properties: one declaration each (common/cuvsettings.h). */
 static void
-gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
+gst_cuda_histogram_install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
-  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const GParamFlags flags = cuv::kMutablePlaying;
   cuv::Properties p (gobject_class, gst_cuda_histogram_settings);
-
-  gobject_class->finalize = gst_cuda_histogram_finalize;
 
   /**
    * GstCudaHistogram:bins:
@@ -442,7 +437,6 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
       g_param_spec_uint ("roi-height", "ROI height",
           "Height of the measured region in pixels (0 = to the bottom edge; clipped to the frame)", 0, G_MAXINT, 0,
           flags));
-  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudahistogram", GST_CUDA_HISTOGRAM_META_NAME);
   /**
    * GstCudaHistogram:overlay:
    *
@@ -483,6 +477,18 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
           "Attach the counts as a GstTensorMeta tensor \"cudahistogram-counts\" (UINT64, dimensions [bins])",
           kDefaults.tensor_meta, flags));
 #endif
+}
+
+static void
+gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
+  gobject_class->finalize = gst_cuda_histogram_finalize;
+  gst_cuda_histogram_install_properties (gobject_class);
+  gst_cuda_vision_analyser_class_set_results (analyser_class, "cudahistogram", GST_CUDA_HISTOGRAM_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA histogram", "Filter/Analyzer/Video/Hardware",
       "Luma histogram and R/G/B means of each frame in one GPU pass, as buffer meta and bus messages, "

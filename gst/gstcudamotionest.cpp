@@ -363,17 +363,12 @@ gst_cuda_motionest_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The properties: one declaration each (common/cuvsettings.h). */
 static void
-gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
+gst_cuda_motionest_install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
-  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const GParamFlags flags = cuv::kMutablePlaying;
   cuv::Properties p (gobject_class, gst_cuda_motionest_settings);
-
-  gobject_class->finalize = gst_cuda_motionest_finalize;
 
   /**
    * GstCudaMotionest:block-size:
@@ -459,6 +454,17 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
           "[rows, columns, 2]: dx, dy of each unit)",
           kDefaults.tensor_meta, flags));
 #endif
+}
+
+static void
+gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
+  gobject_class->finalize = gst_cuda_motionest_finalize;
+  gst_cuda_motionest_install_properties (gobject_class);
   gst_cuda_vision_analyser_class_set_results (analyser_class, "cudamotionest", GST_CUDA_MOTION_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA motion estimation", "Filter/Analyzer/Video/Hardware",

@@ -374,17 +374,12 @@ gst_cuda_noisemap_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The properties: one declaration each (common/cuvsettings.h). */
 static void
-gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
+gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
-  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   const GParamFlags flags = cuv::kMutablePlaying;
   cuv::Properties p (gobject_class, gst_cuda_noisemap_settings);
-
-  gobject_class->finalize = gst_cuda_noisemap_finalize;
 
   /**
    * GstCudaNoisemap:threshold:
@@ -437,6 +432,17 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
       g_param_spec_uint ("min-region-area", "Minimum region area",
           "With regions=true: the least changed pixels that a region needs to be attached", 0, G_MAXINT,
           kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+}
+
+static void
+gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
+  gobject_class->finalize = gst_cuda_noisemap_finalize;
+  gst_cuda_noisemap_install_properties (gobject_class);
   gst_cuda_vision_analyser_class_set_results (analyser_class, "cudanoisemap", GST_CUDA_NOISEMAP_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA noise map", "Filter/Analyzer/Video/Hardware",

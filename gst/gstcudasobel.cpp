@@ -173,16 +173,12 @@ gst_cuda_sobel_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The properties: one declaration each (common/cuvsettings.h). */
 static void
-gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
+gst_cuda_sobel_install_properties (GObjectClass *gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   const GParamFlags flags = cuv::kMutablePlaying;
   cuv::Properties p (gobject_class, gst_cuda_sobel_settings);
-
-  gobject_class->finalize = gst_cuda_sobel_finalize;
 
   /**
    * GstCudaSobel:mode:
@@ -215,6 +211,16 @@ gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
           "0 = output the magnitude; otherwise a binary edge map: 255 where the scaled magnitude "
           ">= threshold, else 0",
           0, 255, DEFAULT_THRESHOLD, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+}
+
+static void
+gst_cuda_sobel_class_init (GstCudaSobelClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
+  gobject_class->finalize = gst_cuda_sobel_finalize;
+  gst_cuda_sobel_install_properties (gobject_class);
 
   gst_element_class_set_static_metadata (element_class, "CUDA Sobel edge detector", "Filter/Effect/Video/Hardware",
       "3x3 Sobel edge magnitude per colour channel or on luma, on the GPU",
