@@ -23,10 +23,10 @@ void parallel_bands (int n, int threads, const std::function<void (int begin, in
 
 /* The pixels below which a light operation (a few instructions a byte: table lookups, differences,
  * counting) stays in one band when the user left n-threads at 0: a frame that a core's cache holds
- * costs more to hand to another core than that core saves (measured, docs/performance.md). */
+ * costs more to hand to another core than that core saves (measured, docs/performance-log.md). */
 constexpr long long kLightBandPixels = 1 << 20;
 /* The same for the lightest, a byte table lookup in SIMD (under a cycle a byte): 1080p in one
- * band, 4K in two (measured, docs/performance.md). */
+ * band, 4K in two (measured, docs/performance-log.md). */
 constexpr long long kLookupBandPixels = 1 << 22;
 
 /* The bands for a light operation over frame @f: @threads as the user set it, or with 0 one per

@@ -193,7 +193,7 @@ upload_stream (GstCudaVisionFilter *self, cuv::Route &route)
 
 /* The input as a device frame (f.fin): CUDA memory where it is, once its writer is done; system
  * memory uploaded into the staging buffer, straight from the mapped frame (no CPU copy into the
- * pinned staging buffer first: docs/performance.md, the driver's pageable copy beats a CPU copy
+ * pinned staging buffer first: docs/performance-log.md, the driver's pageable copy beats a CPU copy
  * and a DMA, and pinned input is one DMA), or through our staging where that pays. */
 static bool
 upload (CudaFrame &f, const cuv::Frame &in_view)

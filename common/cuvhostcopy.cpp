@@ -18,7 +18,7 @@
 
 namespace {
 
-/* Measured with bench_upload on the H100 machine (docs/performance.md): 2 MB bands beat 1 and 4
+/* Measured with bench_upload on the H100 machine (docs/performance-log.md): 2 MB bands beat 1 and 4
  * MB with 4 to 12 threads; 6 threads copy a 4K RGBA frame in 0.95 ms, more do not help. */
 constexpr size_t kBandBytes = size_t (2) << 20;
 constexpr int kMaxThreads = 6;

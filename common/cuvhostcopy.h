@@ -7,7 +7,7 @@
  * bands of rows of about 2 MB, which a few threads of a process-wide pool and the streaming thread
  * copy into a page-locked staging frame, and each band's DMA is queued as soon as it is there, so
  * the copy engine runs behind the CPU copies (0.95 ms for that frame with 6 threads; bench_upload,
- * docs/performance.md). A download into such memory (an element that works in place on it) is
+ * docs/performance-log.md). A download into such memory (an element that works in place on it) is
  * one DMA into the staging frame, then the same threads copy it out, band by band.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once

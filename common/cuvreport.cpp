@@ -61,7 +61,7 @@ custom_meta_structure (GstBuffer *buffer, const char *name)
 
 /* Each value is taken into the array, not copied: a histogram's 256 values on every frame's meta
  * and message were a fifth of the host's time in the chain of 4 at 1920x1080 (bench_pipelines
- * --profile-host, docs/performance.md). */
+ * --profile-host, docs/performance-log.md). */
 void
 set_uint64_array (GstStructure *s, const char *field, const guint64 *values, guint n)
 {

@@ -63,7 +63,7 @@ void frame_passed (GstBuffer *outbuf, GstBuffer *inbuf, cudaStream_t stream);
  * with `block` @event (made with cudaEventBlockingSync) is recorded on @stream and the thread
  * sleeps until it completes; with `yield` the thread asks the stream (or event) whether it is done
  * and yields its core between two questions. Tuning knobs for many pipelines in one process,
- * where spinning threads can outnumber the cores (docs/performance.md). */
+ * where spinning threads can outnumber the cores (docs/performance-log.md). */
 cudaError_t finish_before_push (cudaStream_t stream, cudaEvent_t event);
 
 /* Frames in flight (the base class's max-frames-in-flight): instead of finish_before_push (), a

@@ -266,7 +266,7 @@ gst_cuda_histogram_swap_frame (GstCudaVisionFilter *filter, guint kept)
 
 /* The meta's counts are one GBytes (@counts_as_bytes): a transform downstream that copies the
  * meta then takes a reference, where an array of 256 GValues cost it as much as our frame's
- * whole GPU work at 1920x1080 (docs/performance.md). The message's counts stay a GstValueArray, readable as
+ * whole GPU work at 1920x1080 (docs/performance-log.md). The message's counts stay a GstValueArray, readable as
  * it is printed (gst-launch-1.0 -m) and as a Python list. */
 static void
 set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64 pixels, bool rgb, const cuv::Roi &roi,

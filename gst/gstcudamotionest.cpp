@@ -231,7 +231,7 @@ block_size_nick (cuv::MotionBlock b)
  * (count_votes_cuda, launched with the search), and the streaming thread adds the range's votes.
  * On the CPU backend, whose search takes far longer, the vectors are counted here: in bands of
  * kVoteBandUnits on the shared workers (common/cuvcpupool.h), each with votes of its own, where a
- * frame has more (4K's 518,400 4x4 units; docs/performance.md, "The analysers with their default
+ * frame has more (4K's 518,400 4x4 units; docs/performance-log.md, "The analysers with their default
  * properties"). */
 static void
 gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)

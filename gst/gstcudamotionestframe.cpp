@@ -158,7 +158,7 @@ draw_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::Mot
 }
 
 /* The interval's votes on the GPU, only for frames that add to it: counting every unit's vector
- * on the host took most of the frame's time with messages on (docs/performance.md). */
+ * on the host took most of the frame's time with messages on (docs/performance-log.md). */
 static bool
 count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::MotionVector *dvec,
     GstCudaContext *ctx, cudaStream_t stream)

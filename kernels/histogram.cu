@@ -13,7 +13,7 @@
  * and zeroes the copies for the next frame: no copy, no memset and no host work is queued per
  * frame. Each block takes its ticket once: with a block per tile (2,040 blocks at 3840x2160
  * RGBA, about four waves) each wave waited for its atomics to land, and the kernel took 28.7 us
- * against 21.1 (H100, docs/performance.md). */
+ * against 21.1 (H100, docs/performance-log.md). */
 #include "kernels/histogram.h"
 
 #include <algorithm>

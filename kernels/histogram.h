@@ -55,7 +55,7 @@ inline void add_histogram (HistogramResult *sum, const HistogramResult &r)
  * and partial sums of pixel bytes 0, 1, 2 (RGB layouts); the block that ends last sums them into
  * the frame's HistogramResult (results.h). Thousands of blocks add their counts into one of the
  * copies, chosen by block: with a single copy their atomics would queue on the same 256 addresses
- * (docs/performance.md). 32-bit counts hold any region below 2^32 pixels, which histogram_cuda
+ * (docs/performance-log.md). 32-bit counts hold any region below 2^32 pixels, which histogram_cuda
  * checks. */
 constexpr int kHistogramCopies = 8;
 

@@ -20,7 +20,7 @@
  * scene) stops there: SAD 0 with the smallest tie-break is the smallest key there is.
  *
  * Variable blocks have nine partition blocks a macroblock, and keeping a dy beside each of their
- * nine running minima cost a fifth of the search (docs/performance.md). Only the SADs choose the
+ * nine running minima cost a fifth of the search (docs/performance-log.md). Only the SADs choose the
  * partitioning (motion_partitioning), so the search keeps each lane's lowest SAD of each partition
  * block (one minimum a dy) and stores the four 4x4 SADs of every candidate on the way; then only
  * the one, two or four blocks the partitioning writes need a vector, and each is found in the

@@ -10,7 +10,7 @@
  * bytes, the same loads, written back as m << 8. An 8-bit plane (NV12, I420, GRAY8, and the bytes
  * of YUY2/UYVY/P010 above) keeps each loaded row packed in two words and unpacks three rows per output row, so that
  * its kernel needs 40 registers instead of 64 and more blocks fit an SM: with many pipelines
- * sharing the GPU that is 14% less GPU time a 1920x1080 frame (docs/performance.md). */
+ * sharing the GPU that is 14% less GPU time a 1920x1080 frame (docs/performance-log.md). */
 #include "kernels/sobel.h"
 
 #include <type_traits>
@@ -44,7 +44,7 @@ constexpr int kMaxBlocksPerSm = 8;
 #endif
 /* the 8-bit plane's kernel (NV12, I420, GRAY8), whose packed window needs fewer registers: 6
  * blocks (40 registers) without spills where rows are aligned; 5 (48) where they are not, whose
- * byte-by-byte loads spill at 40 (measured on the H100 in docs/performance.md) */
+ * byte-by-byte loads spill at 40 (measured on the H100 in docs/performance-log.md) */
 constexpr int kGrayMinBlocks = CUV_SOBEL_GRAY_MIN_BLOCKS < kMaxBlocksPerSm ? CUV_SOBEL_GRAY_MIN_BLOCKS : kMaxBlocksPerSm;
 constexpr int kGrayMinBlocksUnaligned = 5 < kMaxBlocksPerSm ? 5 : kMaxBlocksPerSm;
 constexpr int kPix = 4;               /* pixels per thread, horizontally */

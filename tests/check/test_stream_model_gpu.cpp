@@ -219,7 +219,7 @@ GST_START_TEST (test_results_follow_a_slow_analysers_frame)
       if (!strstr (between, "leaky"))
         fail_unless_equals_int (got.size (), frames);
       /* on 1.24+ this direct case counted two a frame on the H100 (the chain of four: one); see
-       * docs/performance.md */
+       * docs/performance-log.md */
 #if GST_CHECK_VERSION(1, 24, 0)
       if (!*between)
         fail_unless (waits <= 2 * frames, "%s: %ld host waits over %d frames", what.c_str (), waits, frames);
