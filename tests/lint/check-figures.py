@@ -12,7 +12,11 @@ command that produced it, in one of these ways:
   heading of that file, word for word;
 - a paragraph that ends with ':' and is followed directly by a fenced code block holding such a
   command (the paragraph introduces it);
-- a table whose introducing paragraph (the block right before it) does one of the above.
+- a table right under such a code block, or whose introducing paragraph (the block right before
+  it) names the command or cites the section.
+
+In a table, a column whose header names a unit ("ms a frame", "GPU us", "x copy", "fps") makes
+each of its numeric cells a figure.
 
 Prints file:line for each block that fails and exits 1; prints "N figures checked" at the end.
 
@@ -43,6 +47,29 @@ COMMAND = re.compile(
     r"|bench_pipelines\b|bench_kernels\b)")
 CITATION = re.compile(r"(?:docs/)?(performance(?:-log)?\.md)(?:\]\([^)]*\))?,\s*\"([^\"]+)\"")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# a table column of figures: its header names the unit ("ms a frame", "GPU us", "x copy", "fps")
+UNIT_HEADER = re.compile(r"(?:^|[\s(])(?:ms|us|µs|μs|ns|GB/s|MB/s|fps|x (?:copy|kernels?|the floor|anchor))(?:$|[\s),])",
+                         re.IGNORECASE)
+CELL_NUMBER = re.compile(r"\d")
+
+
+def cells(row):
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def figures(kind, body):
+    """(line offset, figure text) of each figure of a block."""
+    found = []
+    for offset, line in enumerate(body):
+        found += [(offset, m.group(0)) for m in FIGURE.finditer(CODE_SPAN.sub("", line))]
+    if kind == "table" and len(body) > 2:
+        header = cells(body[0])
+        columns = [i for i, h in enumerate(header) if UNIT_HEADER.search(CODE_SPAN.sub("", h))]
+        for offset, row in enumerate(body[2:], 2):
+            row_cells = cells(row)
+            found += [(offset, f"{row_cells[i]} ({header[i]})") for i in columns
+                      if i < len(row_cells) and CELL_NUMBER.search(row_cells[i])]
+    return found
 ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s")
 
 
@@ -129,21 +156,25 @@ def main():
         for k, (kind, first, body) in enumerate(bl):
             if kind not in ("text", "table"):
                 continue
-            for offset, line in enumerate(body):
-                for fig in FIGURE.finditer(CODE_SPAN.sub("", line)):
-                    checked += 1
-                    text = "\n".join(body)
-                    ok = names_command(text, sections)
-                    nxt = bl[k + 1] if k + 1 < len(bl) else None
-                    if not ok and kind == "text" and text.rstrip().endswith(":") and nxt and nxt[0] == "code":
-                        ok = bool(COMMAND.search("\n".join(nxt[2])))
-                    prev = bl[k - 1] if k > 0 else None
-                    if not ok and kind == "table" and prev and prev[0] == "text":
-                        ok = names_command("\n".join(prev[2]), sections)
-                    if not ok:
-                        failures.append(f"{rel}:{first + offset}: '{fig.group(0)}' quoted without the command "
-                                        "that gives it (a `command` code span, a code block the paragraph "
-                                        "introduces with ':', or docs/performance.md, \"Section\")")
+            found = figures(kind, body)
+            if not found:
+                continue
+            checked += len(found)
+            text = "\n".join(body)
+            ok = names_command(text, sections)
+            nxt = bl[k + 1] if k + 1 < len(bl) else None
+            prev = bl[k - 1] if k > 0 else None
+            if not ok and kind == "text" and text.rstrip().endswith(":") and nxt and nxt[0] == "code":
+                ok = bool(COMMAND.search("\n".join(nxt[2])))
+            if not ok and kind == "table" and prev and prev[0] == "text":
+                ok = names_command("\n".join(prev[2]), sections)
+            if not ok and kind == "table" and prev and prev[0] == "code":
+                ok = bool(COMMAND.search("\n".join(prev[2])))
+            if not ok:
+                for offset, fig in found:
+                    failures.append(f"{rel}:{first + offset}: '{fig}' quoted without the command that gives it "
+                                    "(a `command` code span, a code block the paragraph introduces with ':', "
+                                    "or docs/performance.md, \"Section\")")
     for f in failures:
         print(f)
     print(f"{checked} figures checked")
