@@ -275,7 +275,7 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
  * INT8 [rows, columns, 2] of (dx, dy) per unit (docs/results.md). With `regions`: the 8-connected
  * regions of moving units (cuv::motion_unit_moves) of at least min-region-area pixels, each as a
  * GstVideoRegionOfInterestMeta "motion" with a "detection" parameter holding its confidence (the
- * share of the box's units that move) and as an object detection of type "motion"
+ * region's own moving units over its box's units) and as an object detection of type "motion"
  * (cuvanalytics.h, docs/results.md). */
 static void
 gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
@@ -428,7 +428,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class)
       g_param_spec_boolean ("regions", "Regions",
           "Attach each region of moving blocks (8-connected, moving as in motion-threshold) as a "
           "GstVideoRegionOfInterestMeta \"motion\" and, with GStreamer 1.24+, an object detection \"motion\" in the "
-          "analytics relation meta; confidence: the share of the box's blocks that move",
+          "analytics relation meta; confidence: the region's own moving blocks over its box's area",
           kDefaults.regions, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
   /**
    * GstCudaMotionest:min-region-area:

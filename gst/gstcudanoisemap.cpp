@@ -264,8 +264,8 @@ gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *
 
 /* With `regions`: the 8-connected regions of changing tiles (at least a quarter of a tile's pixels
  * noisy) that hold at least min-region-area noisy pixels, each as a GstVideoRegionOfInterestMeta
- * "change" (and an object detection of that type, cuvanalytics.h) whose confidence is the share of
- * the box's pixels that changed (docs/results.md). */
+ * "change" (and an object detection of that type, cuvanalytics.h) whose confidence is the region's
+ * own changing tiles' changed pixels over its box's area (docs/results.md). */
 static void
 gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {
@@ -412,8 +412,8 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    * GstCudaNoisemap:regions:
    *
    * Attach the regions that change to each buffer: a GstVideoRegionOfInterestMeta of type "change"
-   * with a "detection" parameter holding its confidence (the share of the box's pixels that
-   * changed) and, where the plugin was built with GStreamer 1.24+, an object detection of type
+   * with a "detection" parameter holding its confidence (the changed pixels of the region's own
+   * tiles over its box's area) and, where the plugin was built with GStreamer 1.24+, an object detection of type
    * "change" in the GstAnalyticsRelationMeta. A region is 8-connected 16x16 tiles of which at
    * least a quarter of the pixels changed.
    */
@@ -421,7 +421,7 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
       g_param_spec_boolean ("regions", "Regions",
           "Attach each region of changing 16x16 tiles (a quarter of their pixels changed, 8-connected) as a "
           "GstVideoRegionOfInterestMeta \"change\" and, with GStreamer 1.24+, an object detection \"change\" in the "
-          "analytics relation meta; confidence: the share of the box's pixels that changed",
+          "analytics relation meta; confidence: the changed pixels of the region's own tiles over its box's area",
           kDefaults.regions, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
   /**
    * GstCudaNoisemap:min-region-area:

@@ -14,6 +14,9 @@ histogram_clip_roi (int frame_width, int frame_height, int x, int y, int width, 
   Roi r{std::min (x, frame_width), std::min (y, frame_height), 0, 0};
   r.width = width == 0 ? frame_width - r.x : std::min (width, frame_width - r.x);
   r.height = height == 0 ? frame_height - r.y : std::min (height, frame_height - r.y);
+  /* a region with nothing inside the frame is empty both ways (0x0), as the docs say */
+  if (r.width <= 0 || r.height <= 0)
+    r.width = r.height = 0;
   *out = r;
   return r.width > 0 && r.height > 0 && r.x == x && r.y == y && (width == 0 || r.width == width) && (height == 0 || r.height == height);
 }

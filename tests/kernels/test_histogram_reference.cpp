@@ -119,8 +119,12 @@ void test_clip_roi (Checker &c)
   c.expect (cuv::histogram_clip_roi (640, 480, 10, 20, 0, 0, &r) && r.width == 630 && r.height == 460, "clip: to the edge");
   c.expect (!cuv::histogram_clip_roi (640, 480, 600, 400, 100, 100, &r) && r.x == 600 && r.width == 40 && r.height == 80,
       "clip: past the edge is clipped");
-  c.expect (!cuv::histogram_clip_roi (640, 480, 700, 0, 10, 10, &r) && r.width == 0, "clip: outside is empty");
-  c.expect (!cuv::histogram_clip_roi (640, 480, 0, 480, 0, 0, &r) && r.height == 0, "clip: below is empty");
+  c.expect (!cuv::histogram_clip_roi (640, 480, 700, 0, 10, 10, &r) && r.width == 0 && r.height == 0,
+      "clip: right of the frame is 0x0");
+  c.expect (!cuv::histogram_clip_roi (640, 480, 0, 480, 0, 0, &r) && r.width == 0 && r.height == 0,
+      "clip: below the frame is 0x0");
+  c.expect (!cuv::histogram_clip_roi (640, 480, 700, 10, 0, 0, &r) && r.width == 0 && r.height == 0 && r.x == 640 &&
+      r.y == 10, "clip: right of the frame, to the edge, is 0x0 at the frame's edge");
 }
 
 void test_overlay_rect (Checker &c)
