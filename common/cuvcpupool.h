@@ -7,7 +7,7 @@
 #include <functional>
 #include <mutex>
 
-#include "kernels/image.h"
+#include "kernels/base/image.h"
 
 namespace cuv {
 

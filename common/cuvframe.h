@@ -1,10 +1,10 @@
-/* gst-cudavision: GStreamer video frames as the kernels' views (cuv::Frame, kernels/image.h).
+/* gst-cudavision: GStreamer video frames as the kernels' views (cuv::Frame, kernels/base/image.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <gst/video/video.h>
 
-#include "kernels/image.h"
+#include "kernels/base/image.h"
 
 G_BEGIN_DECLS
 

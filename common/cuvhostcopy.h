@@ -13,7 +13,7 @@
 #pragma once
 
 #include "common/cuvcuda.h"
-#include "kernels/image.h"
+#include "kernels/base/image.h"
 
 namespace cuv {
 

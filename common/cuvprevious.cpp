@@ -10,7 +10,7 @@
 
 #include <gst/cuda/gstcudamemory.h>
 
-#include "kernels/copy.h"
+#include "kernels/base/copy.h"
 #include "common/cuvframe.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/cuvcuda.h"
-#include "kernels/image.h"
+#include "kernels/base/image.h"
 
 namespace cuv {
 

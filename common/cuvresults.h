@@ -2,13 +2,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The kernel adds into a device accumulator, and its last block writes the finished results
- * into page-locked host memory itself and zeroes the accumulator (kernels/results.h): no copy and
+ * into page-locked host memory itself and zeroes the accumulator (kernels/base/results.h): no copy and
  * no memset is queued per frame, and the host reads them once the base class has waited for the
  * stream. */
 #pragma once
 
 #include "common/cuvcuda.h"
-#include "kernels/results.h"
+#include "kernels/base/results.h"
 
 namespace cuv {
 

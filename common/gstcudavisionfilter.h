@@ -18,7 +18,7 @@
 #include "common/cuvcuda.h"
 #include "common/cuvframe.h"
 #include "common/cuvframejob.h"
-#include "kernels/image.h"
+#include "kernels/base/image.h"
 
 G_BEGIN_DECLS
 

@@ -31,8 +31,8 @@
 
 #include "common/cuvcpupool.h"
 #include "common/cuvsettings.h"
-#include "kernels/copy.h"
-#include "kernels/enhance.h"
+#include "kernels/base/copy.h"
+#include "kernels/enhance/enhance.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
 #define GST_CAT_DEFAULT gst_cuda_enhance_debug

@@ -58,7 +58,7 @@
 #include "common/cuvcuda.h"
 #include "common/cuvenum.h"
 #include "common/cuvresults.h"
-#include "kernels/heatmap.h"
+#include "kernels/heatmap/heatmap.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_CAT_DEFAULT gst_cuda_heatmap_debug

@@ -60,8 +60,8 @@
 #include "common/cuvenum.h"
 #include "common/cuvreport.h"
 #include "common/cuvresults.h"
-#include "kernels/copy.h"
-#include "kernels/histogram.h"
+#include "kernels/base/copy.h"
+#include "kernels/histogram/histogram.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug

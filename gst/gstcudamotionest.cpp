@@ -74,8 +74,8 @@
 #include "common/cuvcpupool.h"
 #include "common/cuvenum.h"
 #include "common/cuvsettings.h"
-#include "kernels/motion.h"
-#include "kernels/motion_draw.h"
+#include "kernels/motion/motion.h"
+#include "kernels/motion/motion_draw.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_motionest_debug);
 #define GST_CAT_DEFAULT gst_cuda_motionest_debug

@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "common/cuvcpupool.h"
-#include "kernels/copy.h"
-#include "kernels/luma.h"
+#include "kernels/base/copy.h"
+#include "kernels/luma/luma.h"
 
 #define GST_CAT_DEFAULT gst_cuda_motionest_debug
 

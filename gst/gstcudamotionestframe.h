@@ -12,8 +12,8 @@
 #include "common/cuvcuda.h"
 #include "common/cuvresults.h"
 #include "common/gstcudavisionanalyser.h"
-#include "kernels/motion.h"
-#include "kernels/motion_draw.h"
+#include "kernels/motion/motion.h"
+#include "kernels/motion/motion_draw.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_motionest_debug);
 

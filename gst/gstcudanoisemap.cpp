@@ -61,8 +61,8 @@
 #include "common/cuvcuda.h"
 #include "common/cuvenum.h"
 #include "common/cuvresults.h"
-#include "kernels/noisemap.h"
-#include "kernels/regions.h"
+#include "kernels/noisemap/noisemap.h"
+#include "kernels/base/regions.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
 #define GST_CAT_DEFAULT gst_cuda_noisemap_debug

@@ -32,7 +32,7 @@
 #include "common/cuvcpupool.h"
 #include "common/cuvenum.h"
 #include "common/cuvsettings.h"
-#include "kernels/sobel.h"
+#include "kernels/sobel/sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
 #define GST_CAT_DEFAULT gst_cuda_sobel_debug
@@ -78,7 +78,7 @@ struct GstCudaSobelImpl {
   float output_scale = -1.0f;
   int output_threshold = -1;
 #if CUV_HAVE_CUDA
-  /* streaming thread only: when frames take the approximate root (kernels/sobel.h) */
+  /* streaming thread only: when frames take the approximate root (kernels/sobel/sobel.h) */
   cuv::SobelFastRoot fast_root;
 #endif
 };

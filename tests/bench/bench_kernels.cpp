@@ -24,14 +24,14 @@
 
 #include "tests/common/cuvdevice.h"
 #include "tests/common/cuvtest.h"
-#include "kernels/enhance.h"
-#include "kernels/heatmap.h"
-#include "kernels/histogram.h"
-#include "kernels/luma.h"
-#include "kernels/motion.h"
-#include "kernels/noisemap.h"
+#include "kernels/enhance/enhance.h"
+#include "kernels/heatmap/heatmap.h"
+#include "kernels/histogram/histogram.h"
+#include "kernels/luma/luma.h"
+#include "kernels/motion/motion.h"
+#include "kernels/noisemap/noisemap.h"
 #include "tests/bench/read_floor.h"
-#include "kernels/sobel.h"
+#include "kernels/sobel/sobel.h"
 
 namespace {
 
@@ -370,7 +370,7 @@ int main (int argc, char **argv)
   CUVTEST_CHECK_CUDA (cudaMalloc (reinterpret_cast<void **> (&dtables), sizeof (cuv::EnhanceTables)));
   CUVTEST_CHECK_CUDA (cudaMemcpy (dtables, tables.get (), sizeof (cuv::EnhanceTables), cudaMemcpyHostToDevice));
   /* the analysers' results as the elements take them: each launch writes them into page-locked
-   * host memory itself and rearms its accumulator (kernels/results.h), so a row is all the GPU
+   * host memory itself and rearms its accumulator (kernels/base/results.h), so a row is all the GPU
    * does for its frame */
   cuvtest::DeviceResults<cuv::HistogramPartials, cuv::HistogramResult> hist_results;
   const cuv::HistogramResults hist_to = hist_results.to ();

@@ -3,8 +3,8 @@
  * cycling, property changes while buffers flow, and the errors a missing GPU gives.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "tests/check/cuvcheck.h"
-#include "kernels/enhance.h"
-#include "kernels/sobel.h"
+#include "kernels/enhance/enhance.h"
+#include "kernels/sobel/sobel.h"
 
 using namespace cuvcheck;
 

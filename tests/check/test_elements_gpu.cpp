@@ -10,7 +10,7 @@
 
 #include "tests/check/cuvcheck.h"
 #include "common/cuvresults.h"
-#include "kernels/histogram.h"
+#include "kernels/histogram/histogram.h"
 
 using namespace cuvcheck;
 

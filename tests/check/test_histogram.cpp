@@ -11,7 +11,7 @@
 
 #include "tests/check/cuvcheck.h"
 #include "gst/gstcudahistogrammeta.h"
-#include "kernels/histogram.h"
+#include "kernels/histogram/histogram.h"
 
 using namespace cuvcheck;
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "tests/common/cuvtest.h"
-#include "kernels/results.h"
+#include "kernels/base/results.h"
 
 namespace cuvtest {
 
@@ -36,7 +36,7 @@ struct Stride {
   int pad, offset;
 };
 
-/* A kernel's results as the elements take them (kernels/results.h): the accumulator and the
+/* A kernel's results as the elements take them (kernels/base/results.h): the accumulator and the
  * ticket in device memory, zero before the first launch, the output in page-locked host memory,
  * its copy in device memory. */
 template <typename Accum, typename Out> struct DeviceResults {

@@ -2,9 +2,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "kernels/copy.h"
+#include "kernels/base/copy.h"
 #include "tests/common/cuvtest.h"
-#include "kernels/difference.h"
+#include "kernels/difference/difference.h"
 
 namespace cuvtest {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "tests/common/cuvtest.h"
-#include "kernels/motion.h"
+#include "kernels/motion/motion.h"
 
 namespace cuvtest {
 

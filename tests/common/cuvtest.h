@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/image.h"
+#include "kernels/base/image.h"
 
 #if CUV_HAVE_CUDA
 #include <cuda_runtime_api.h>

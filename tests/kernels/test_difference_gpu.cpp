@@ -8,8 +8,8 @@
 
 #include "tests/common/cuvdevice.h"
 #include "tests/common/cuvdiff.h"
-#include "kernels/heatmap.h"
-#include "kernels/noisemap.h"
+#include "kernels/heatmap/heatmap.h"
+#include "kernels/noisemap/noisemap.h"
 
 using namespace cuvtest;
 

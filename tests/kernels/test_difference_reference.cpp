@@ -9,9 +9,9 @@
 #include <hwy/targets.h>
 
 #include "tests/common/cuvdiff.h"
-#include "kernels/heatmap.h"
-#include "kernels/noisemap.h"
-#include "kernels/regions.h"
+#include "kernels/heatmap/heatmap.h"
+#include "kernels/noisemap/noisemap.h"
+#include "kernels/base/regions.h"
 
 using namespace cuvtest;
 

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "tests/common/cuvdevice.h"
-#include "kernels/histogram.h"
+#include "kernels/histogram/histogram.h"
 
 using namespace cuvtest;
 

@@ -7,7 +7,7 @@
 #include <hwy/targets.h>
 
 #include "tests/common/cuvtest.h"
-#include "kernels/histogram_math.h"
+#include "kernels/histogram/histogram_math.h"
 
 using namespace cuvtest;
 

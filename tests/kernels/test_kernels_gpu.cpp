@@ -8,8 +8,8 @@
 
 #include "tests/common/cuvdevice.h"
 #include "tests/common/cuvtest.h"
-#include "kernels/enhance.h"
-#include "kernels/sobel.h"
+#include "kernels/enhance/enhance.h"
+#include "kernels/sobel/sobel.h"
 
 using namespace cuvtest;
 

@@ -9,8 +9,8 @@
 
 #include "tests/common/cuvdevice.h"
 #include "tests/common/cuvmotion.h"
-#include "kernels/luma.h"
-#include "kernels/motion_draw.h"
+#include "kernels/luma/luma.h"
+#include "kernels/motion/motion_draw.h"
 
 using namespace cuvtest;
 

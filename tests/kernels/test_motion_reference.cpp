@@ -15,9 +15,9 @@
 #include <hwy/targets.h>
 
 #include "tests/common/cuvmotion.h"
-#include "kernels/difference.h"
-#include "kernels/luma.h"
-#include "kernels/motion_draw.h"
+#include "kernels/difference/difference.h"
+#include "kernels/luma/luma.h"
+#include "kernels/motion/motion_draw.h"
 
 using namespace cuvtest;
 

@@ -11,9 +11,9 @@
 #include <hwy/targets.h>
 
 #include "tests/common/cuvtest.h"
-#include "kernels/enhance.h"
-#include "kernels/sobel.h"
-#include "kernels/sobel_math.h"
+#include "kernels/enhance/enhance.h"
+#include "kernels/sobel/sobel.h"
+#include "kernels/sobel/sobel_math.h"
 
 using namespace cuvtest;
 

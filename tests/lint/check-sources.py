@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The rules of the source tree that docs/design.md states and no compiler checks:
 
-- every include of a project header names its folder from the repository root ("kernels/image.h"),
+- every include of a project header names its folder from the repository root ("kernels/base/image.h"),
   but for a header gst/meson.build installs, which names another it installs by its bare name;
 - no comment cites a document outside the repository or an issue number: the rules are in docs/;
 - no file of gst/ includes an element's header but the element's own file (and plugin.cpp, which
