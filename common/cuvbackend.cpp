@@ -210,3 +210,12 @@ cuv::follow_upstream_context (GstElement *element, int device_id, Route &route, 
   return true;
 #endif
 }
+
+bool
+cuv::context_for_caps (GstElement *element, int device_id, Route &route, const CapsState &state,
+    const std::function<void ()> &release)
+{
+  if ((state.in_cuda_caps || state.out_cuda_caps) && !ensure_context (element, device_id, route))
+    return false;
+  return !state.in_cuda_caps || follow_upstream_context (element, device_id, route, release);
+}

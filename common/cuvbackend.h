@@ -51,4 +51,9 @@ bool ensure_context (GstElement *element, int device_id, Route &route);
  * error and returns false when no stream can be had. Streaming thread, with no frame in flight. */
 bool follow_upstream_context (GstElement *element, int device_id, Route &route, const std::function<void ()> &release);
 
+/* Both of the above for negotiated caps @state: a context where a pad is CUDA memory, upstream's
+ * where CUDA memory comes in. False (the error posted) where the caps cannot be served. */
+bool context_for_caps (GstElement *element, int device_id, Route &route, const CapsState &state,
+    const std::function<void ()> &release);
+
 }  // namespace cuv

@@ -36,6 +36,11 @@ void order_caps_result (GstQuery *query, bool cuda);
  * next arrives); nothing where the frame rate is unknown. */
 void add_frame_latency (GstQuery *query, const GstVideoInfo *info);
 
+/* A query the base class answered, completed for the element whose @route it is: a latency query
+ * one frame more where a frame may be left @in_flight, a sink caps query in the backend's order
+ * (the two above). */
+void complete_answer (GstQuery *query, GstPadDirection direction, const Route &route, bool in_flight);
+
 /* Whether the element upstream of @sinkpad is live (a latency query; without an answer, it
  * counts as live). */
 bool upstream_is_live (GstPad *sinkpad);
@@ -85,33 +90,23 @@ bool decide_allocation (GstObject *element, GstCudaContext *context, GstQuery *q
 bool propose_allocation (Route &route, GstQuery *query, guint held, bool passthrough, bool forwarded);
 bool decide_allocation (GstObject *element, Route &route, GstQuery *query);
 
-/* Renegotiation while frames flow (docs/design.md, "Renegotiation"): an element that can give
- * downstream either memory answers a change downstream itself, so that upstream, the source
- * included, renegotiates only when the element cannot.
- * - keep_reconfigure (the base class's src_event): a RECONFIGURE from downstream stays with a
- *   negotiated element (taken, and true: its source pad is marked, and the next frame
- *   renegotiates the output).
- * - install_renegotiation (class_init): before each frame the output is negotiated again where
- *   the pad is marked, with a second try where the first lost a race with the next caps change;
- *   and a frame whose output GstBaseTransform could not negotiate (it drops it) is submitted
- *   again after renegotiating, so that a temporal element still sees every frame.
- * - chain_surviving_refusals (the base class's chain function, around GstBaseTransform's
- *   @base_chain): a downstream refusal of the caps it had just taken (a
- *   capsfilter changed again between the query and the push) renegotiates, and the element
- *   loses the one it retries, with GstBaseTransform's "not negotiated" warning, and the stream
- *   goes on; one that renegotiation cannot mend (or several in a row) goes upstream with a
- *   RECONFIGURE, so that upstream retries as GStreamer's sources do.
- * - caps_result_empty: whether a sink caps query came back empty: a capsfilter that changes its
- *   caps while the query passes reads them twice, a moment apart, and answers nothing; the base
- *   asks once more. */
-bool keep_reconfigure (GstBaseTransform *trans, GstEvent *event);
-void install_renegotiation (GstBaseTransformClass *klass);
-GstFlowReturn chain_surviving_refusals (GstPadChainFunction base_chain, GstPad *pad, GstObject *parent,
-    GstBuffer *buffer);
+/* The base class's transform_caps: the same caps in CUDA memory first, then in system memory
+ * (CUDA memory only where @cuda_possible); the operation keeps format and size. With
+ * @keeps_caps: the very same caps first (the frame passes through in place), then in the other
+ * memory, written out of place where the neighbour takes only that one (an analyser last before
+ * a system-memory element downloads the frame itself, and the CUDA element before it need not).
+ * Intersected with @filter, where given. */
+GstCaps *transform_caps (GstCaps *caps, GstCaps *filter, bool cuda_possible, bool keeps_caps);
+
+/* The base class's fixate_caps of its output (@othercaps, taken; a new reference back):
+ * GstBaseTransform fixates in downstream's order, and cudadownload, like most elements that take
+ * either memory, lists system memory first: the CUDA backend (@use_cuda) writes CUDA memory where
+ * downstream takes both (no download in the element, and downstream's CUDA element reads the
+ * frame where it is), the CPU backend system memory; with @keeps_caps the input's memory first. */
+GstCaps *output_order (GstCaps *caps, GstCaps *othercaps, bool keeps_caps, bool use_cuda);
 
 /* An element's sink and src templates: @cuda_formats in CUDA memory first, then @system_formats
  * in system memory. */
 void add_pad_templates (GstElementClass *klass, const gchar *cuda_formats, const gchar *system_formats);
-bool caps_result_empty (GstQuery *query, GstPadDirection direction);
 
 }  // namespace cuv

@@ -6,6 +6,7 @@
 #include "common/gstcudavisionfilter.h"
 #include "common/cuvnegotiation.h"
 #include "common/cuvoutput.h"
+#include "common/cuvrenegotiation.h"
 #include "common/cuvcpuroute.h"
 #include "common/cuvcudaroute.h"
 #include "common/cuvroute.h"
@@ -16,9 +17,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/controller/controller.h>
 
-#include <cstddef>
 #include <memory>
-#include <utility>
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -39,14 +38,6 @@ struct GstCudaVisionFilterImpl {
   cuv::FilterSettings now () { return cuv::snapshot (owner, settings); }
   /* the cuda-device-id property */
   gint device () { return now ().device_id; }
-
-  /* the cuda-device-id and backend properties, read together */
-  std::pair<gint, GstCudaVisionBackend> device_and_backend ()
-  {
-    const cuv::FilterSettings s = now ();
-    return {s.device_id, s.backend};
-  }
-
   /* n-threads (0: one per core, as cuv::parallel_bands () takes it; the range ends at G_MAXINT) */
   int n_threads () { return static_cast<int> (now ().n_threads); }
 
@@ -79,7 +70,7 @@ gst_cuda_vision_filter_impl (GstCudaVisionFilter *self)
 static GstPadChainFunction base_chain = nullptr;
 
 /* The sink pad's chain function, written here alone: GstBaseTransform's, through the refused
- * caps' renegotiation (cuvnegotiation.h), then the results that waited for the push published
+ * caps' renegotiation (cuvrenegotiation.h), then the results that waited for the push published
  * (cuvoutput.h): also where a push failed, after which the base class asks for no more output. */
 static GstFlowReturn
 gst_cuda_vision_filter_chain (GstPad *pad, GstObject *parent, GstBuffer *buffer)
@@ -94,7 +85,7 @@ gst_cuda_vision_filter_chain (GstPad *pad, GstObject *parent, GstBuffer *buffer)
 /* What reads our output may have changed (a tee's new branch): an element in place, for which
  * GstBaseTransform decides no allocation, learns it again only when upstream asks, and until then
  * its results wait before the push (cuvresultsmeta.h). A RECONFIGURE stays here where the element
- * renegotiates itself (cuvnegotiation.h). */
+ * renegotiates itself (cuvrenegotiation.h). */
 static gboolean
 gst_cuda_vision_filter_src_event (GstBaseTransform *trans, GstEvent *event)
 {
@@ -178,8 +169,8 @@ gst_cuda_vision_filter_change_state (GstElement *element, GstStateChange transit
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (element));
   if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    const auto [device_id, backend] = priv->device_and_backend ();
-    cuv::take_context_early (element, device_id, backend, priv->route);
+    const cuv::FilterSettings now = priv->now ();
+    cuv::take_context_early (element, now.device_id, now.backend, priv->route);
   }
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
@@ -215,13 +206,7 @@ gst_cuda_vision_filter_query (GstBaseTransform *trans, GstPadDirection direction
     return FALSE;
   if (cuv::caps_result_empty (query, direction))
     GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query);
-  /* a frame in flight leaves when the next arrives: a frame's duration more */
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC && priv->frames_in_flight ()) {
-    if (std::shared_ptr<CapsState> state = priv->route.state ())
-      cuv::add_frame_latency (query, &state->in_info);
-  }
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK)
-    cuv::order_caps_result (query, priv->route.use_cuda);
+  cuv::complete_answer (query, direction, priv->route, priv->frames_in_flight ());
   return TRUE;
 }
 
@@ -246,7 +231,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  const auto [device_id, backend] = priv->device_and_backend ();
+  const cuv::FilterSettings now = priv->now ();
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.temporal.configure (klass->temporal, klass->temporal_luma);
@@ -254,7 +239,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
       klass->keep_frame, klass->swap_frame, priv->route.temporal.keeps_frames (), klass->host_results != FALSE};
 
   bool cuda_memory_possible = false;
-  const bool ok = cuv::open_backend (GST_ELEMENT (trans), device_id, backend, priv->route, &cuda_memory_possible);
+  const bool ok = cuv::open_backend (GST_ELEMENT (trans), now.device_id, now.backend, priv->route, &cuda_memory_possible);
   priv->cuda_memory_possible = cuda_memory_possible;
   return ok;
 }
@@ -276,45 +261,27 @@ gst_cuda_vision_filter_stop (GstBaseTransform *trans)
 
 /* ---- caps ---- */
 
-/* The same caps in CUDA memory first, then in system memory; the operation keeps format and size.
- * With keeps_caps: the very same caps first (the frame passes through in place), then in the other
- * memory, written out of place where the neighbour takes only that one (an analyser last before a
- * system-memory element downloads the frame itself, and the CUDA element before it need not). */
+/* Both memories, and the order the output is fixated in (cuvnegotiation.h). */
 static GstCaps *
 gst_cuda_vision_filter_transform_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
     GstCaps *filter)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  GstCaps *ret = cuv::both_memories (caps, priv->cuda_memory_possible, nullptr);
-  if (GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps)
-    ret = gst_caps_merge (gst_caps_ref (caps), ret);
-  if (filter) {
-    GstCaps *both = ret;
-    ret = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (both);
-  }
+  GstCaps *ret = cuv::transform_caps (caps, filter, priv->cuda_memory_possible,
+      GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps);
   GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
   return ret;
 }
 
-/* GstBaseTransform fixates our output in downstream's order, and cudadownload, like most elements
- * that take either memory, lists system memory first: the CUDA backend writes CUDA memory where
- * downstream takes both (no download in the element, and downstream's CUDA element reads the
- * frame where it is), the CPU backend system memory. */
 static GstCaps *
 gst_cuda_vision_filter_fixate_caps (GstBaseTransform *trans, GstPadDirection direction, GstCaps *caps,
     GstCaps *othercaps)
 {
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (trans));
-  if (direction == GST_PAD_SINK) {
-    /* an analyser's output stays in its input's memory where downstream takes that (in place) */
-    const bool cuda = GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps ? cuv::caps_are_cuda (caps)
-                                                                          : priv->route.use_cuda;
-    GstCaps *ordered = cuv::memory_first (othercaps, cuda);
-    gst_caps_unref (othercaps);
-    othercaps = ordered;
-  }
+  if (direction == GST_PAD_SINK)
+    othercaps = cuv::output_order (caps, othercaps, GST_CUDA_VISION_FILTER_GET_CLASS (trans)->keeps_caps,
+        priv->route.use_cuda);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->fixate_caps (trans, direction, caps, othercaps);
 }
 
@@ -346,10 +313,8 @@ gst_cuda_vision_filter_set_caps (GstBaseTransform *trans, GstCaps *incaps, GstCa
   std::shared_ptr<CapsState> state = cuv::caps_state_for (GST_ELEMENT (self), incaps, outcaps);
   if (!state)
     return refuse ();
-  if ((state->in_cuda_caps || state->out_cuda_caps) && !cuv::ensure_context (GST_ELEMENT (self), priv->device (), priv->route))
-    return refuse ();
   const auto release = [self, priv] { release_operation (self, priv->route); };
-  if (state->in_cuda_caps && !cuv::follow_upstream_context (GST_ELEMENT (self), priv->device (), priv->route, release))
+  if (!cuv::context_for_caps (GST_ELEMENT (self), priv->device (), priv->route, *state, release))
     return refuse ();
   bool same = state->in_cuda_caps == state->out_cuda_caps && gst_video_info_is_equal (&state->in_info, &state->out_info);
   gst_base_transform_set_in_place (trans, klass->supports_in_place && same);

@@ -50,6 +50,7 @@
 #include "gst/gstcudahistogram.h"
 
 #include "gst/gstcudahistogrammeta.h"
+#include "gst/gstcudahistogramsettings.h"
 
 #include <cstring>
 #include <utility>
@@ -66,18 +67,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug
 
-#define GST_TYPE_CUDA_HISTOGRAM_POSITION (gst_cuda_histogram_position_get_type ())
-static GType gst_cuda_histogram_position_get_type (void);
-
-/* the properties' values, under the object lock (common/cuvsettings.h) */
-struct HistogramSettings {
-  guint bins = 256;
-  guint roi[4] = {0, 0, 0, 0}; /* x, y, width, height */
-  bool overlay = false;
-  cuv::OverlayCorner position = cuv::OverlayCorner::TopRight;
-  guint overlay_size = 25;
-  bool tensor_meta = false;
-};
 
 /* What publishing a frame's results reads (gst_cuda_histogram_keep_frame). */
 struct HistogramFrame { HistogramSettings frame; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
@@ -113,8 +102,6 @@ struct _GstCudaHistogram {
 /* GStreamer 1.22's CUDA allocator has no GRAY8: GRAY8 is taken in system memory only. */
 #define HISTOGRAM_CUDA_FORMATS "{ RGBA, BGRA, RGBx, BGRx, NV12, I420, YUY2, UYVY, P010_10LE }"
 #define HISTOGRAM_SYSTEM_FORMATS "{ RGBA, BGRA, RGBx, BGRx, GRAY8, NV12, I420, YUY2, UYVY, P010_10LE }"
-
-static const HistogramSettings kDefaults;
 
 #define gst_cuda_histogram_parent_class parent_class
 G_DEFINE_TYPE (GstCudaHistogram, gst_cuda_histogram, GST_TYPE_CUDA_VISION_ANALYSER);
@@ -155,19 +142,6 @@ gst_cuda_histogram_writes_frame (GstCudaVisionFilter *filter)
   return GST_CUDA_HISTOGRAM (filter)->impl->frame.overlay;
 }
 
-static GType
-gst_cuda_histogram_position_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {static_cast<gint> (cuv::OverlayCorner::TopLeft), "Top left corner", "top-left"},
-    {static_cast<gint> (cuv::OverlayCorner::TopRight), "Top right corner", "top-right"},
-    {static_cast<gint> (cuv::OverlayCorner::BottomLeft), "Bottom left corner", "bottom-left"},
-    {static_cast<gint> (cuv::OverlayCorner::BottomRight), "Bottom right corner", "bottom-right"},
-    {0, nullptr, nullptr},
-  };
-  return cuv::enum_type (&type, "GstCudaHistogramPosition", values);
-}
 
 static cuv::OverlayRect
 gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl)
@@ -374,8 +348,6 @@ gst_cuda_histogram_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static_assert (sizeof (cuv::OverlayCorner) == sizeof (gint), "enum properties are int fields");
-
 static void *
 gst_cuda_histogram_settings (GObject *object)
 {
@@ -389,95 +361,6 @@ gst_cuda_histogram_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
-static void
-gst_cuda_histogram_install_properties (GObjectClass *gobject_class)
-{
-  const GParamFlags flags = cuv::kMutablePlaying;
-  cuv::Properties p (gobject_class, gst_cuda_histogram_settings);
-
-  /**
-   * GstCudaHistogram:bins:
-   *
-   * Number of luma bins; bin = (luma * bins) >> 8. A change takes effect at the next frame and
-   * starts a new message interval.
-   */
-  p.add (CUV_FIELD (HistogramSettings, bins),
-      g_param_spec_uint ("bins", "Bins",
-          "Number of luma histogram bins (bin = luma * bins / 256); takes effect at the next frame", 1,
-          cuv::kHistogramMaxBins, kDefaults.bins, flags));
-  /**
-   * GstCudaHistogram:roi-x:
-   *
-   * Left edge of the measured region, in pixels.
-   */
-  p.add (CUV_FIELD (HistogramSettings, roi[0]),
-      g_param_spec_uint ("roi-x", "ROI x", "Left edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
-  /**
-   * GstCudaHistogram:roi-y:
-   *
-   * Top edge of the measured region, in pixels.
-   */
-  p.add (CUV_FIELD (HistogramSettings, roi[1]),
-      g_param_spec_uint ("roi-y", "ROI y", "Top edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
-  /**
-   * GstCudaHistogram:roi-width:
-   *
-   * Width of the measured region; 0 reaches to the right edge. Clipped to the frame.
-   */
-  p.add (CUV_FIELD (HistogramSettings, roi[2]),
-      g_param_spec_uint ("roi-width", "ROI width",
-          "Width of the measured region in pixels (0 = to the right edge; clipped to the frame)", 0, G_MAXINT, 0, flags));
-  /**
-   * GstCudaHistogram:roi-height:
-   *
-   * Height of the measured region; 0 reaches to the bottom edge. Clipped to the frame.
-   */
-  p.add (CUV_FIELD (HistogramSettings, roi[3]),
-      g_param_spec_uint ("roi-height", "ROI height",
-          "Height of the measured region in pixels (0 = to the bottom edge; clipped to the frame)", 0, G_MAXINT, 0,
-          flags));
-  /**
-   * GstCudaHistogram:overlay:
-   *
-   * Draw the histogram and the means into the frame (on the GPU), semi-transparent. Off, the
-   * frame is not touched.
-   */
-  p.add (CUV_FIELD (HistogramSettings, overlay),
-      g_param_spec_boolean ("overlay", "Overlay",
-          "Draw the histogram (white bars) and the R/G/B or luma means (coloured bars) into a corner of the frame",
-          kDefaults.overlay, flags));
-  /**
-   * GstCudaHistogram:overlay-position:
-   *
-   * The corner the overlay is drawn in.
-   */
-  p.add (CUV_FIELD (HistogramSettings, position),
-      g_param_spec_enum ("overlay-position", "Overlay position", "Corner of the frame the overlay is drawn in",
-          GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<gint> (kDefaults.position), flags));
-  /**
-   * GstCudaHistogram:overlay-size:
-   *
-   * Width of the overlay in percent of the frame's width; it is half as high as wide.
-   */
-  p.add (CUV_FIELD (HistogramSettings, overlay_size),
-      g_param_spec_uint ("overlay-size", "Overlay size",
-          "Width of the overlay in percent of the frame width (its height is half its width)", 1, 100,
-          kDefaults.overlay_size, flags));
-#if HAVE_GST_TENSOR_META
-  /**
-   * GstCudaHistogram:tensor-meta:
-   *
-   * Attach each frame's counts as a tensor "cudahistogram-counts" of UINT64, dimensions
-   * [bins], in the buffer's GstTensorMeta, for tensor-aware elements and applications. Only where
-   * the plugin was built with GStreamer 1.26 or later.
-   */
-  p.add (CUV_FIELD (HistogramSettings, tensor_meta),
-      g_param_spec_boolean ("tensor-meta", "Tensor meta",
-          "Attach the counts as a GstTensorMeta tensor \"cudahistogram-counts\" (UINT64, dimensions [bins])",
-          kDefaults.tensor_meta, flags));
-#endif
-}
 
 static void
 gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
@@ -487,7 +370,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
   GstCudaVisionFilterClass *filter_class = GST_CUDA_VISION_FILTER_CLASS (klass);
   GstCudaVisionAnalyserClass *analyser_class = GST_CUDA_VISION_ANALYSER_CLASS (klass);
   gobject_class->finalize = gst_cuda_histogram_finalize;
-  gst_cuda_histogram_install_properties (gobject_class);
+  gst_cuda_histogram_install_properties (gobject_class, gst_cuda_histogram_settings);
   gst_cuda_vision_analyser_class_set_results (analyser_class, "cudahistogram", GST_CUDA_HISTOGRAM_META_NAME);
 
   gst_element_class_set_static_metadata (element_class, "CUDA histogram", "Filter/Analyzer/Video/Hardware",

@@ -14,25 +14,10 @@
 #include "common/gstcudavisionanalyser.h"
 #include "kernels/motion/motion.h"
 #include "kernels/motion/motion_draw.h"
+#include "gst/gstcudamotionestsettings.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_motionest_debug);
 
-typedef enum {
-  GST_CUDA_MOTIONEST_DRAW_NONE,
-  GST_CUDA_MOTIONEST_DRAW_ARROWS,
-  GST_CUDA_MOTIONEST_DRAW_COLOR,
-} GstCudaMotionestDraw;
-
-struct MotionSettings {
-  cuv::MotionBlock block = cuv::MotionBlock::Variable;
-  guint range = 16;
-  guint penalty = 16;
-  guint motion_threshold = 16;
-  GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
-  bool regions = false;
-  guint min_region_area = 256;
-  bool tensor_meta = false;
-};
 
 /* What publishing a frame's results reads, kept while the element processes its next frames
  * (gst_cuda_motionest_keep_frame). */

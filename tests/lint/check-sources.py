@@ -124,7 +124,7 @@ elements = sorted(set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open
 
 
 def element_of(f):
-    m = re.match(r"gst/gst(cuda\w+?)(meta|frame)?\.(h|cpp)$", f)
+    m = re.match(r"gst/gst(cuda\w+?)(meta|frame|settings)?\.(h|cpp)$", f)
     if not m:
         return None
     if m.group(2) != "meta":
