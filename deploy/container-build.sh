@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The container's build steps, as one script that CI also runs in a fresh Debian 12 root
-# (tests/run-deploy-tests.sh), so that the recipe is tested where no image can be built.
+# (tests/run-deploy.sh), so that the recipe is tested where no image can be built.
 #   deploy/container-build.sh runtime        the packages the image runs with
 #   deploy/container-build.sh build DESTDIR  the build packages, then the plugin and cudavision-run
 #                                            built and installed under DESTDIR (prefix /usr)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A newer Debian's GStreamer for the GPU machine (Ubuntu 24.04, glibc 2.39, no GStreamer), from the
-# root that tests/run-tests-VERSION.sh makes and the sm_90 build it leaves there (/var/build-VERSION).
+# root that tests/run-gst-VERSION.sh makes and the sm_90 build it leaves there (/var/build-VERSION).
 # Usage, from the project root: tools/bundle-debian.sh VERSION ROOT [LIBDIR...]
 # (tools/bundle-1.26.sh and tools/bundle-1.28.sh name theirs). It makes
 #   .devbundle-VERSION/  gst-launch-1.0, gst-inspect-1.0, the plugin scanner, the plugins a test
@@ -21,7 +21,7 @@ ver=${1:?usage: tools/bundle-debian.sh VERSION ROOT [LIBDIR...]}
 root=${2:?usage: tools/bundle-debian.sh VERSION ROOT [LIBDIR...]}
 shift 2
 libdirs=$(IFS=:; echo "$*")
-[ -d "$root/var/build-$ver/meson-info" ] || { echo "no $ver build in $root: run tests/run-tests-$ver.sh first" >&2; exit 1; }
+[ -d "$root/var/build-$ver/meson-info" ] || { echo "no $ver build in $root: run tests/run-gst-$ver.sh first" >&2; exit 1; }
 command -v patchelf >/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends patchelf >/dev/null
 }

@@ -7,7 +7,7 @@
 # setup (default: -Dcuda-archs=90: the GPU tests skip in CI, and one architecture builds fastest).
 set -eu
 cd "$(dirname "$0")/.."
-. tests/debian-root.sh
+. tests/lib/debian-root.sh
 root=${CUV_TRIXIE_ROOT:-$CUV_CACHE/trixie}
 [ $# -gt 0 ] || set -- -Dcuda-archs=90
 suite_in_root trixie "$root" /var/build-1.26 "$@"

@@ -13,7 +13,7 @@
 set -u
 cd "$(dirname "$0")/.."
 src=$PWD
-. tests/debian-root.sh
+. tests/lib/debian-root.sh
 cache=$CUV_CACHE
 root=${CUV_BOOKWORM_ROOT:-$cache/bookworm}
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -1,5 +1,5 @@
-# Sourced by the scripts that run something in a Debian root of their own (tests/run-tests-1.26.sh,
-# tests/run-tests-1.28.sh, tests/run-deploy-tests.sh). Needs root (debootstrap, chroot, mount).
+# Sourced by the scripts that run something in a Debian root of their own (tests/run-gst-1.26.sh,
+# tests/run-gst-1.28.sh, tests/run-deploy.sh). Needs root (debootstrap, chroot, mount).
 # Everything these scripts keep for the next run on this machine (the Debian roots, the CUDA wheels,
 # the deploy tools' virtual environment) lies under one folder, CUV_CACHE (default
 # /var/cache/gst-cudavision): `CUV_CACHE=/tmp/fresh bash .ci/run` runs as a fresh machine would

@@ -15,7 +15,7 @@
 # tools/bundle-1.28.sh takes this build to the H100).
 set -eu
 cd "$(dirname "$0")/.."
-. tests/debian-root.sh
+. tests/lib/debian-root.sh
 root=${CUV_FORKY_ROOT:-$CUV_CACHE/forky}
 build=/var/build-1.28
 wheels=/opt/cuda-wheels
