@@ -73,7 +73,7 @@ PY
     # which looks only at shared memory inside kernels and is the slowest, the kernel tests alone
     # and the frames between elements' streams (docs/design.md, "Synchronisation")
     if [ "$tool" = racecheck ]; then
-      set -- kernels/kernels-gpu kernels/histogram-gpu kernels/difference-gpu kernels/motion-gpu check/stream-model-gpu
+      set -- kernels-gpu/ check-gpu/stream-model-gpu
     else
       set -- -gpu faults/ stress/ check/ readme embed
     fi

@@ -6,8 +6,8 @@
  * plugin's cuv_cuda_fail_at_set (), and leave no GStreamer object alive at gst_deinit () (the
  * leaks tracer, GST_TRACERS=leaks in the test's environment).
  *
- *   test_faults [--memory=system|cuda] [ELEMENT...]   every element and both memories without
- *                                                     arguments; 77 without a GPU
+ *   test_faults_gpu [--memory=system|cuda] [ELEMENT...]   every element and both memories without
+ *                                                         arguments; 77 without a GPU
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
 
@@ -117,7 +117,7 @@ int main (int argc, char **argv)
   Hooks hooks;
   if (!find_hooks (&hooks)) {
     c.expect (false, "the cudavision plugin and its cuv_cuda_fail_at_set hook");
-    return c.finish ("test_faults");
+    return c.finish ("test_faults_gpu");
   }
   const long limit = 400;
   for (const auto &e : cuvtest::kElements) {
@@ -152,11 +152,11 @@ int main (int argc, char **argv)
     }
   }
   /* the leaks tracer reports at gst_deinit (): a warning, which watch_warnings notes */
-  const int failures = c.finish ("test_faults");
+  const int failures = c.finish ("test_faults_gpu");
   cuvtest::finish_plugin_work ();
   gst_deinit ();
   if (g_leaked) {
-    std::printf ("test_faults: the leaks tracer found GStreamer objects alive at gst_deinit ()\n");
+    std::printf ("test_faults_gpu: the leaks tracer found GStreamer objects alive at gst_deinit ()\n");
     return 1;
   }
   return failures;
