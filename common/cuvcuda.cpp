@@ -207,7 +207,7 @@ void CudaBuffer::reset ()
 }  // namespace cuv
 
 #if CUV_HAVE_CUDA
-/* The fault-injection hooks for tests/check/test_faults.cpp, which finds them with dlsym in the
+/* The fault-injection hooks for tests/check/test_faults_gpu.cpp, which finds them with dlsym in the
  * loaded plugin so that one process can sweep N: the next run fails its Nth checked call (0: none),
  * counting from zero again. */
 extern "C" G_MODULE_EXPORT void cuv_cuda_fail_at_set (long n)
