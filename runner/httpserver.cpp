@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -182,13 +183,18 @@ gboolean HttpServer::on_timer (gpointer self)
   return G_SOURCE_REMOVE;
 }
 
-/* The daemon's timeouts (idle connections) and the descriptor check run at least once a second. */
+/* The daemon's timeouts (idle connections) and the descriptor check run at least once a second;
+ * while connections closed to make room are still open, at once: the daemon closes them, and
+ * takes the connections waiting behind them, only when it runs. */
 void HttpServer::run ()
 {
   MHD_run (daemon_);
   MHD_UNSIGNED_LONG_LONG ms = 1000;
   if (MHD_get_timeout (daemon_, &ms) != MHD_YES || ms > 1000)
     ms = 1000;
+  for (const auto &[c, conn] : open_)
+    if (conn.evicting)
+      ms = 0;
   if (timer_)
     g_source_remove (timer_);
   timer_ = g_timeout_add (static_cast<guint> (ms), on_timer, this);
@@ -208,9 +214,9 @@ bool HttpServer::start (const std::string &address, int port, std::string *error
     v6 = g_socket_address_get_family (a) == G_SOCKET_FAMILY_IPV6;
     g_object_unref (a);
   }
-  /* the daemon takes twice the limit, so that a connection that comes while those closed to make
-   * room are still closing is taken */
-  const unsigned int taken = static_cast<unsigned int> (limits_.connections) * 2;
+  /* the daemon takes more than the limit (twice, and 16 more at least), so that a connection that
+   * comes while those closed to make room are still closing is taken */
+  const unsigned int taken = static_cast<unsigned int> (limits_.connections) + std::max (limits_.connections, 16);
   auto start_daemon = [&] (unsigned int flags) {
     start_error_.clear ();
     return MHD_start_daemon (flags | MHD_USE_EPOLL | MHD_USE_ERROR_LOG, static_cast<uint16_t> (port), nullptr, nullptr,

@@ -24,15 +24,19 @@
 
 namespace {
 
-/* "I/N" with 0 <= I < N */
+/* "I/N" with 0 <= I < N <= 1,000,000, decimal digits only */
 bool parse_shard (const char *text, int *index, int *count)
 {
-  int i = -1, n = 0;
-  char end = 0;
-  if (std::sscanf (text, "%d/%d%c", &i, &n, &end) != 2 || n < 1 || i < 0 || i >= n)
+  gchar **parts = g_strsplit (text, "/", -1);
+  guint64 i = 0, n = 0;
+  const bool ok = g_strv_length (parts) == 2 && g_ascii_isdigit (parts[0][0]) && g_ascii_isdigit (parts[1][0]) &&
+      g_ascii_string_to_unsigned (parts[0], 10, 0, 999999, &i, nullptr) &&
+      g_ascii_string_to_unsigned (parts[1], 10, 1, 1000000, &n, nullptr) && i < n;
+  g_strfreev (parts);
+  if (!ok)
     return false;
-  *index = i;
-  *count = n;
+  *index = static_cast<int> (i);
+  *count = static_cast<int> (n);
   return true;
 }
 
@@ -99,7 +103,7 @@ int parse_command_line (int *argc, char ***argv, Options *o)
   }
   g_option_context_free (ctx);
   if (o->shard_text && !parse_shard (o->shard_text, &o->shard, &o->shards)) {
-    g_printerr ("cudavision-run: --shard %s: expected I/N with 0 <= I < N\n", o->shard_text);
+    g_printerr ("cudavision-run: --shard %s: expected I/N with 0 <= I < N <= 1000000\n", o->shard_text);
     return 2;
   }
   return -1;

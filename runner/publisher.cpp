@@ -304,6 +304,8 @@ void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
   if (const uint64_t more = p->queue_full_log_.take ())
     g_printerr ("cudavision-run: MQTT broker %s:%d: %llu more results were dropped for the full queue before it came back\n",
         p->broker_.host.c_str (), p->broker_.port, static_cast<unsigned long long> (more));
+  /* the next time the queue fills is told at once */
+  p->queue_full_log_.reset ();
   p->send_waiting ();
 }
 

@@ -313,8 +313,12 @@ bool read_runner (Reader &r, RunnerConfig &c)
     return r.fail (g, "topic-prefix", "'" + prefix + "' has an empty topic level (a leading, trailing or doubled '/')");
   if (c.topic_prefix[0] == '$' || !valid_topic (c.topic_prefix + "/camera/state", &why))
     return r.fail (g, "topic-prefix", "cannot begin an MQTT topic: " + (why.empty () ? "'$' begins the broker's own topics" : why));
-  if (b.client_id.find ('/') != std::string::npos || !valid_topic (c.topic_prefix + "/runner/" + b.client_id + "/state", &why))
+  if (b.client_id.find ('/') != std::string::npos || !valid_topic (b.client_id, &why))
     return r.fail (g, "client-id", "cannot be an MQTT topic level (the runner's state topic): " + (why.empty () ? "it holds a '/'" : why));
+  /* the longest topic of the two together: PREFIX/runner/ID-IofN/state */
+  if (!valid_topic (c.topic_prefix + "/runner/" + b.client_id + "-999999of1000000/state", &why))
+    return r.fail (g, "topic-prefix", "with client-id '" + b.client_id.substr (0, 40) +
+        "', too long for the runner's state topic: " + why);
   return true;
 }
 

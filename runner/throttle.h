@@ -29,6 +29,8 @@ class Throttle {
     return n;
   }
   uint64_t held () const { return held_; }
+  /* The thing stopped (the broker came back): the next occurrence is a first again. */
+  void reset () { last_us_ = 0; held_ = 0; }
 
  private:
   gint64 last_us_ = 0;

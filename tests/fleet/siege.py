@@ -1,7 +1,9 @@
 """The runner's metrics port under siege (docs/fleet.md, "Security"): slow and idle clients, a
 process short of file descriptors, requests it must refuse. Every check is a client's view: a
 status within a deadline, a socket the server closed.
-  siege.py RUNNER_PID PORT IDLE_TIMEOUT_S LIMIT"""
+  siege.py RUNNER_PID PORT IDLE_TIMEOUT_S LIMIT [small]
+With `small` (a runner at the least metrics-connections): idle connections queued behind the few
+slots and a flood of connects must not delay a later client past 1 s."""
 import os
 import socket
 import subprocess
@@ -89,6 +91,36 @@ def closed_by_server(s):
 
 status, took = get()
 check(status == 200, f"/healthz answers at the start: {status} in {took:.3f} s")
+
+if len(sys.argv) > 5 and sys.argv[5] == "small":
+    for n in (10, 40, 150):
+        idle = connect_many(n)
+        time.sleep(0.3)
+        status, took = get(deadline=1.0)
+        check(status == 200, f"limit {limit}, {n} idle connections waiting: a later client answered {status} in {took:.3f} s")
+        for s in idle:
+            s.close()
+        time.sleep(1.5)
+    flood, opened, end = [], 0, time.monotonic() + 8
+    while time.monotonic() < end:
+        s = socket.socket()
+        s.setblocking(False)
+        try:
+            s.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        except OSError:
+            s.close()
+            continue
+        flood.append(s)
+        opened += 1
+        if len(flood) > 50:
+            flood.pop(0).close()
+    for s in flood:
+        s.close()
+    after = [get(deadline=1.0) for _ in range(5)]
+    check(all(s == 200 for s, _ in after), f"limit {limit}, after a flood of {opened} connects in 8 s: {[s for s, _ in after]}")
+    sys.exit(1 if failures else 0)
 
 # requests the server refuses without reading them
 status, _ = get(request=b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nabcd")

@@ -35,6 +35,17 @@ pids+=($runner)
 for _ in $(seq 60); do curl -sf -o /dev/null http://127.0.0.1:$metrics/healthz && break; sleep 0.5; done
 $py "$here/siege.py" $runner $metrics 10 64 || fail "the metrics port under siege"
 grep -E 'metrics server' runner.log | head -5 || true
+
+echo "== the least metrics-connections (2), idle connections closed after 1 s"
+sed -e "s/^metrics-port=.*/metrics-port=$((base + 11))/" site.conf > small.conf
+printf 'metrics-connections=2\nmetrics-idle-timeout-s=1\n' > small-keys.conf
+sed -i "/^metrics-address=/r small-keys.conf" small.conf
+"$run" small.conf > runner-small.log 2>&1 &
+small=$!
+pids+=($small)
+for _ in $(seq 60); do curl -sf -o /dev/null http://127.0.0.1:$((base + 11))/healthz && break; sleep 0.5; done
+$py "$here/siege.py" $small $((base + 11)) 1 2 small || fail "the least metrics-connections under siege"
+kill -TERM $small
 kill -TERM $runner
 rc=0
 wait $runner || rc=$?

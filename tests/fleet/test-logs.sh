@@ -69,6 +69,15 @@ for _ in $(seq 40); do grep -q "more results were dropped for the full queue bef
 grep "more results were dropped for the full queue" runner-a.log || fail "no count of the rest once the broker came back"
 [ "$(grep -c "another client connects" runner-a.log || true)" = "$before_b" ] ||
   fail "a runner alone on its id, through a broker restart, says another took its session"
+
+echo "== away again within the minute: the full queue is told again"
+sleep 2
+kill $broker_pid
+wait $broker_pid 2>/dev/null || true
+sleep 3
+lines=$(grep -c "the queue is full (queue-limit 20): the oldest results are dropped" runner-a.log || true)
+[ "$lines" = 2 ] || fail "$lines lines for the full queue after a second outage, not 2"
+broker
 kill -TERM $a
 wait $a || true
 echo "the logs said the cause"

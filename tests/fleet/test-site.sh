@@ -344,11 +344,19 @@ printf '[camera a]\nuri=file://%s/no-such-clip.mkv\npipeline=cudasobel\n' "$dir"
 rejects missing.conf "missing.conf:2: [camera a] uri: no file $dir/no-such-clip.mkv"
 printf '[runner]\ntopic-prefix=site//x/\n[camera a]\nuri=file://%s/clip.mkv\npipeline=cudasobel\n' "$dir" > levels.conf
 rejects levels.conf "levels.conf:2: [runner] topic-prefix: 'site//x/' has an empty topic level"
+$py -c "import sys; print('[runner]\\nclient-id=long\\ntopic-prefix=' + 'x' * 65520 + '\\n[camera a]\\nuri=file://$dir/clip.mkv\\npipeline=cudasobel')" > long.conf
+rejects long.conf "long.conf:3: [runner] topic-prefix: with client-id 'long', too long for the runner's state topic"
 printf '[camera a]\nuri=file://%s/clip.mkv\npipeline=cudasobel\n' "$dir" > port.conf
 for p in -1 65536; do
   rc=0
   out=$(timeout 20 "$run" --check --metrics-port=$p port.conf 2>&1) || rc=$?
   [ $rc = 2 ] && grep -q -- "--metrics-port: 0 to 65535" <<<"$out" || fail "--metrics-port=$p: exit status $rc: $out"
+done
+# shards past what an int holds are refused, not wrapped around
+for s in 0/99999999999 4294967296/2 1/4294967298; do
+  rc=0
+  out=$(timeout 20 "$run" --check --shard=$s port.conf 2>&1) || rc=$?
+  [ $rc = 2 ] && grep -q -- "--shard $s: expected I/N" <<<"$out" || fail "--shard=$s: exit status $rc: $out"
 done
 if grep -rq secret --include='*.log' .; then fail "a password of a rejected config reached a log"; fi
 echo "site: every claim held"
