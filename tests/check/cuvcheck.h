@@ -199,6 +199,20 @@ inline void stop_pipelines_left_playing ()
   }
 }
 
+/* A suite's test case set up as every pipeline suite of ours is (tests/README.md): @timeout
+ * seconds; after each test, passed or failed, the pipelines it left playing stopped (@stop, by
+ * default stop_pipelines_left_playing); the shared CUDA context released before
+ * gst_check_run_suite's gst_deinit (), where the leaks tracer looks for live objects. */
+inline TCase *pipeline_tcase (Suite *s, const char *name, int timeout, void (*stop) () = nullptr)
+{
+  TCase *tc = tcase_create (name);
+  tcase_set_timeout (tc, timeout);
+  suite_add_tcase (s, tc);
+  tcase_add_unchecked_fixture (tc, nullptr, [] { release_shared_cuda_context (); });
+  tcase_add_checked_fixture (tc, nullptr, stop ? stop : [] { stop_pipelines_left_playing (); });
+  return tc;
+}
+
 /* gst_harness_new_parse () on the shared CUDA context: the harness starts a filter as it wraps
  * it, so the context goes on the bin first. */
 inline GstHarness *new_harness (const std::string &launch)

@@ -1060,22 +1060,11 @@ GST_START_TEST (test_cpu_backend_makes_no_context)
 GST_END_TEST;
 #endif
 
-/* Before gst_check_run_suite's gst_deinit (), where the leaks tracer looks for live objects. */
-static void
-release_context (void)
-{
-  release_shared_cuda_context ();
-}
-
 static Suite *
 dynamic_suite (void)
 {
   Suite *s = suite_create ("dynamic");
-  TCase *tc = tcase_create ("general");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_unchecked_fixture (tc, nullptr, release_context);
-  tcase_add_checked_fixture (tc, nullptr, stop_pipelines_left_playing);
+  TCase *tc = pipeline_tcase (s, "general", 600);
   tcase_add_test (tc, test_renegotiation_while_frames_flow);
   tcase_add_test (tc, test_frame_lost_before_processing);
   tcase_add_test (tc, test_downstream_size_change_is_not_negotiated);

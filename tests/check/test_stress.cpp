@@ -751,22 +751,11 @@ stop_leftovers (void)
   stop_live_pipelines ();
 }
 
-/* Before gst_check_run_suite's gst_deinit (), where the leaks tracer looks for live objects. */
-static void
-release_context (void)
-{
-  release_shared_cuda_context ();
-}
-
 static Suite *
 cudavision_stress_suite (void)
 {
   Suite *s = suite_create ("cudavision-stress");
-  TCase *tc = tcase_create ("stress");
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
-  tcase_add_unchecked_fixture (tc, nullptr, release_context);
-  tcase_add_checked_fixture (tc, nullptr, stop_leftovers);
+  TCase *tc = pipeline_tcase (s, "stress", 600, stop_leftovers);
   tcase_add_test (tc, test_caps_changes_mid_stream);
   tcase_add_test (tc, test_flushing_seeks_and_eos_mid_stream);
   tcase_add_test (tc, test_state_cycles_with_buffers_flowing);
