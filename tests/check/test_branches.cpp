@@ -9,8 +9,8 @@
  *   theirs (the best of five runs of each, interleaved, after one of one pipeline that counts the
  *   threads; a round past those bounds, which a burst of other work can make, is measured again,
  *   twice at most; on CUDA, bench_branches measures it);
- * and the other shapes users build: a tee fanning one source out to all four analysers, and
- * analysers after a compositor. Upstream's `videoanalyse message=true` in the same shape gives
+ * and the other shapes users build: a tee fanning one source out to all four analysers, cudasobel
+ * into a tee of cudahistogram and cudanoisemap, and analysers after a compositor. Upstream's `videoanalyse message=true` in the same shape gives
  * the messages a second that ours are printed beside.
  * N: CUV_BRANCHES, else 64 on the CPU backend (as CI's two cores take it) and 256 on CUDA (one
  * timed run each, printed); the CPU backend everywhere and, where a GPU works, CUDA memory from
@@ -21,6 +21,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -285,6 +286,56 @@ GST_START_TEST (test_tee_to_four_analysers)
 }
 GST_END_TEST;
 
+/* An edge filter fanned out by a tee to two analysers, each behind a queue (CPU backend):
+ * `videotestsrc ! cudasobel ! tee name=t t. ! queue ! cudahistogram ! fakesink t. ! queue !
+ * cudanoisemap ! fakesink`. Each analyser posts one message for each of the 20 frames, one for each
+ * timestamp in order, and the pipeline reaches EOS with no error. */
+GST_START_TEST (test_tee_after_sobel_to_two_analysers)
+{
+  constexpr int kTeeFrames = 20;
+  const std::string launch = "videotestsrc num-buffers=" + std::to_string (kTeeFrames) +
+      " ! cudasobel backend=cpu ! tee name=t t. ! queue ! cudahistogram backend=cpu ! fakesink"
+      " t. ! queue ! cudanoisemap backend=cpu ! fakesink";
+  GstElement *p = cuvcheck::new_pipeline (launch);
+  fail_unless (p != nullptr, "cannot make %s", launch.c_str ());
+  GstBus *bus = gst_element_get_bus (p);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  /* each analyser's messages' timestamps, in the order they came */
+  std::map<std::string, std::vector<GstClockTime>> stamps;
+  bool eos = false;
+  while (!eos) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        static_cast<GstMessageType> (GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    fail_unless (m != nullptr, "no EOS in 60 s");
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *err = nullptr;
+      gst_message_parse_error (m, &err, nullptr);
+      const std::string what = err ? err->message : "?";
+      g_clear_error (&err);
+      gst_message_unref (m);
+      fail ("an error: %s", what.c_str ());
+    }
+    eos = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    if (const GstStructure *st = gst_message_get_structure (m); !eos && st) {
+      GstClockTime ts = GST_CLOCK_TIME_NONE;
+      fail_unless (gst_structure_get_uint64 (st, "timestamp", &ts), "a message without a timestamp");
+      stamps[gst_structure_get_name (st)].push_back (ts);
+    }
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless_equals_int (stamps.size (), 2);
+  for (const char *a : {"cudahistogram", "cudanoisemap"}) {
+    const std::vector<GstClockTime> &got = stamps[a];
+    fail_unless_equals_int (got.size (), kTeeFrames);
+    for (int i = 0; i < kTeeFrames; i++)
+      fail_unless_equals_uint64 (got[i], gst_util_uint64_scale (i, GST_SECOND, 30));
+  }
+}
+GST_END_TEST;
+
 /* Four sources through a compositor into cudahistogram and cudamotionest: a message a frame that
  * leaves the compositor, from each. */
 GST_START_TEST (test_analysers_after_compositor)
@@ -330,6 +381,7 @@ branches_suite (void)
   tcase_add_test (tc, test_branches_in_one_pipeline);
   tcase_add_test (tc, test_videoanalyse_in_the_same_shape);
   tcase_add_test (tc, test_tee_to_four_analysers);
+  tcase_add_test (tc, test_tee_after_sobel_to_two_analysers);
   tcase_add_test (tc, test_analysers_after_compositor);
   return s;
 }
