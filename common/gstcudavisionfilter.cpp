@@ -405,7 +405,7 @@ gst_cuda_vision_filter_process (GstCudaVisionFilter *self, GstBuffer *inbuf, Gst
     return GST_FLOW_NOT_NEGOTIATED;
   }
   route.temporal.begin_buffer (GST_OBJECT (self), state->previous, inbuf);
-  route.threads = priv->n_threads ();
+  route.threads = route.use_cuda ? 1 : priv->n_threads (); /* the CPU backend's bands */
   route.left_in_flight = false;
   route.processed = true;
   GstFlowReturn ret;

@@ -327,7 +327,12 @@ GST_START_TEST (test_interval_messages_and_threshold_change)
   for (int i = 0; i < 4; i++)
     gst_buffer_unref (push_pull (bh.h, solid_buffer (info, values[i], i)));
   /* a threshold set while playing takes effect at the next frame (which starts a third interval) */
-  g_object_set (gst_harness_find_element (bh.h, "cudanoisemap"), "threshold", 40u, nullptr);
+  {
+    /* gst_harness_find_element gives a reference */
+    GstElement *element = gst_harness_find_element (bh.h, "cudanoisemap");
+    g_object_set (element, "threshold", 40u, nullptr);
+    gst_object_unref (element);
+  }
   GstBuffer *out = push_pull (bh.h, solid_buffer (info, 90, 4));
   fail_unless_equals_int (changed_pixels (out), 0); /* 60 -> 90 is not above 40 */
   gst_buffer_unref (out);

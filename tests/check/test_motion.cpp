@@ -171,7 +171,12 @@ GST_START_TEST (test_search_range_change_while_flowing)
   for (guint i = 0; i < r.cols * r.rows; i++)
     fail_unless (r.v[i].dx >= -4 && r.v[i].dx < 4, "a vector beyond R = 4");
   gst_buffer_unref (out);
-  g_object_set (gst_harness_find_element (h, "cudamotionest"), "search-range", 8u, nullptr);
+  {
+    /* gst_harness_find_element gives a reference */
+    GstElement *element = gst_harness_find_element (h, "cudamotionest");
+    g_object_set (element, "search-range", 8u, nullptr);
+    gst_object_unref (element);
+  }
   out = push_pull (h, texture_frame (info, 12, 0, 2));
   expect_shift (out, 96, 64, 8, 6, 0, "after search-range=8");
   guint range = 0;
