@@ -208,11 +208,13 @@ void Publisher::publish (const std::string &topic, const std::string &payload, b
   }
   if (full) {
     drop (kDroppedQueueFull, full);
-    if (queue_full_log_.due (full))
+    /* away and slow are told apart: each is told at once the first time */
+    Throttle &log = connected_ ? slow_log_ : away_log_;
+    if (log.due (full))
       g_printerr ("cudavision-run: MQTT broker %s:%d: %s; the queue is full (queue-limit %zu): the oldest results "
                   "are dropped, %llu now (then a count a minute while it goes on)\n", broker_.host.c_str (), broker_.port,
           connected_ ? "not acknowledging" : ("away: " + last_error_).c_str (), limit_,
-          static_cast<unsigned long long> (queue_full_log_.take ()));
+          static_cast<unsigned long long> (log.take ()));
   }
   send_waiting ();
 }
@@ -301,11 +303,11 @@ void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
   p->connected_ = true;
   p->connects_++;
   p->last_error_.clear ();
-  if (const uint64_t more = p->queue_full_log_.take ())
+  if (const uint64_t more = p->away_log_.take ())
     g_printerr ("cudavision-run: MQTT broker %s:%d: %llu more results were dropped for the full queue before it came back\n",
         p->broker_.host.c_str (), p->broker_.port, static_cast<unsigned long long> (more));
   /* the next time the queue fills is told at once */
-  p->queue_full_log_.reset ();
+  p->away_log_.reset ();
   p->send_waiting ();
 }
 

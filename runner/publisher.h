@@ -99,7 +99,9 @@ class Publisher {
   std::map<int, Message> in_flight_;
   bool connected_ = false;
   uint64_t published_ = 0, connects_ = 0, takeovers_ = 0;
-  Throttle queue_full_log_, takeover_log_;
+  /* results dropped for a full queue while the broker is away, and while it is connected but does
+   * not acknowledge as fast as results come; another client taking the session */
+  Throttle away_log_, slow_log_, takeover_log_;
   std::map<std::string, uint64_t> dropped_;
   std::string last_error_;
   std::string last_log_error_, refused_; /* under the log lock: the library's last error, the broker's refusal */
