@@ -1,0 +1,177 @@
+"""cudavision: gst-cudavision's frames and results as numpy arrays, without a copy (docs/python.md).
+
+    import cudavision
+    with cudavision.frame(sample) as f:        # an appsink's Gst.Sample, or frame(buffer, caps)
+        y, uv = f.planes                       # NV12: the mapped planes, as numpy views
+    r = cudavision.results(buffer)             # every meta of ours: numpy arrays and numbers
+
+A frame in system memory is mapped once and read in place: each plane a view with the strides of
+the buffer's GstVideoMeta (or of the caps), packed formats H x W x C. The mapping lasts as long
+as the Frame or any view of it: closing the Frame drops its own hold, never memory a view still
+reads. A frame in CUDA memory is not taken yet (Unsupported, with what to do instead).
+"""
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstVideo", "1.0")
+import numpy as np  # noqa: E402
+from gi.repository import Gst, GstVideo  # noqa: E402
+
+__all__ = ["Frame", "Unsupported", "frame", "results", "MOTION_VECTOR"]
+
+# cudamotionest's vector record (gst/gstcudamotionmeta.h, docs/results.md): the block's content
+# was at (dx, dy) from it in the previous frame
+MOTION_VECTOR = np.dtype([("dx", "i1"), ("dy", "i1"), ("width", "u1"), ("height", "u1"), ("cost", "<u4")])
+
+_CUDA_MEMORY = "memory:CUDAMemory"
+
+
+class Unsupported(ValueError):
+    """A frame this module cannot view: a format it does not know, or CUDA memory."""
+
+
+# format: (plane layouts), each (dtype, components a pixel, horizontal and vertical subsampling)
+_U8, _U16 = np.dtype("u1"), np.dtype("<u2")
+_LAYOUTS = {
+    "RGBA": ((_U8, 4, 0, 0),), "BGRA": ((_U8, 4, 0, 0),), "RGBx": ((_U8, 4, 0, 0),),
+    "BGRx": ((_U8, 4, 0, 0),), "GRAY8": ((_U8, 1, 0, 0),),
+    "NV12": ((_U8, 1, 0, 0), (_U8, 2, 1, 1)),
+    "I420": ((_U8, 1, 0, 0), (_U8, 1, 1, 1), (_U8, 1, 1, 1)),
+    # packed 4:2:2: each pixel's two bytes (Y and U, or Y and V; UYVY: U or V first)
+    "YUY2": ((_U8, 2, 0, 0),), "UYVY": ((_U8, 2, 0, 0),),
+    "P010_10LE": ((_U16, 1, 0, 0), (_U16, 2, 1, 1)),
+}
+
+
+class _Mapping:
+    """A buffer mapped for reading (or writing): unmapped when nothing refers to it any more."""
+
+    def __init__(self, buffer, flags):
+        self.buffer = buffer
+        ok, self.info = buffer.map(flags)
+        if not ok:
+            raise Unsupported("the buffer could not be mapped" +
+                              (" for writing (it is not writable: copy it first)" if flags & Gst.MapFlags.WRITE else ""))
+        self.data = self.info.data
+        self.address = np.frombuffer(self.data, dtype=np.uint8).ctypes.data if self.info.size else 0
+        self.size = self.info.size
+        self.writable = bool(flags & Gst.MapFlags.WRITE)
+
+    def __del__(self):
+        info = getattr(self, "info", None)
+        if info is not None:
+            self.info = None
+            self.buffer.unmap(info)
+
+
+class _PlaneView:
+    """numpy's view of one plane: its __array_interface__ points into the mapping, which numpy
+    keeps alive (the array's base is this object) for as long as the array or a slice lives."""
+
+    def __init__(self, mapping, offset, shape, strides, dtype):
+        self.mapping = mapping
+        self.__array_interface__ = {
+            "version": 3, "shape": shape, "strides": strides, "typestr": dtype.str,
+            "data": (mapping.address + offset, not mapping.writable),
+        }
+
+
+class Frame:
+    """One video frame of system memory, mapped: `planes` (a numpy view a plane, rows first),
+    `array` (the first plane: H x W x C for packed formats), `format`, `width`, `height`."""
+
+    def __init__(self, buffer, caps, writable=False):
+        if buffer is None or caps is None:
+            raise Unsupported("a frame needs a buffer and its caps (a Gst.Sample has both)")
+        features = caps.get_features(0)
+        if features is not None and features.contains(_CUDA_MEMORY):
+            raise Unsupported("the frame is in CUDA memory, which this module does not view yet: end the branch with "
+                              "cudadownload ! video/x-raw (docs/python.md)")
+        info = GstVideo.VideoInfo.new_from_caps(caps)
+        if info is None:
+            raise Unsupported(f"not video caps: {caps.to_string()}")
+        self.format = GstVideo.VideoFormat.to_string(info.finfo.format)
+        layout = _LAYOUTS.get(self.format)
+        if layout is None:
+            raise Unsupported(f"format {self.format} is not one cudavision knows ({', '.join(_LAYOUTS)})")
+        self.width, self.height = info.width, info.height
+        offsets, strides = list(info.offset), list(info.stride)
+        meta = GstVideo.buffer_get_video_meta(buffer)
+        if meta is not None:
+            if meta.width < self.width or meta.height < self.height or meta.n_planes != len(layout):
+                raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
+                                  f"does not hold the caps' {self.width}x{self.height} frame")
+            offsets, strides = list(meta.offset), list(meta.stride)
+        self._mapping = _Mapping(buffer, Gst.MapFlags.READ | (Gst.MapFlags.WRITE if writable else 0))
+        self.planes = []
+        for i, (dtype, components, w_sub, h_sub) in enumerate(layout):
+            rows = -(-self.height >> h_sub)
+            cols = -(-self.width >> w_sub)
+            shape = (rows, cols, components) if components > 1 else (rows, cols)
+            pixel = dtype.itemsize * components
+            if strides[i] < cols * pixel or offsets[i] + (rows - 1) * strides[i] + cols * pixel > self._mapping.size:
+                self._mapping = None
+                raise Unsupported(f"plane {i} (offset {offsets[i]}, stride {strides[i]}) does not fit the "
+                                  f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
+            step = (strides[i], pixel, dtype.itemsize) if components > 1 else (strides[i], pixel)
+            self.planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype)))
+        self.array = self.planes[0]
+
+    def close(self):
+        """Drops this frame's hold on the mapping; views still alive keep it mapped."""
+        self.planes, self.array, self._mapping = [], None, None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def frame(buffer, caps=None, writable=False):
+    """A Frame of @buffer with @caps, or of a Gst.Sample (its buffer and caps)."""
+    if isinstance(buffer, Gst.Sample):
+        buffer, caps = buffer.get_buffer(), caps or buffer.get_caps()
+    return Frame(buffer, caps, writable)
+
+
+def _structure(buffer, name):
+    meta = buffer.get_custom_meta(name)
+    return meta.get_structure() if meta is not None else None
+
+
+def _fields(s, names):
+    return {n: s.get_value(n) for n in names if s.has_field(n)}
+
+
+def results(buffer):
+    """Every meta of ours on @buffer (a Gst.Buffer or Gst.Sample), by element name, as
+    docs/results.md lists their fields: numbers as Python numbers, the histogram's counts as a
+    uint64 array and the motion vectors as a rows x columns array of MOTION_VECTOR (read-only,
+    over the copy of the meta's bytes that PyGObject's GLib.Bytes.get_data () makes). Elements
+    whose meta is not there are left out."""
+    if isinstance(buffer, Gst.Sample):
+        buffer = buffer.get_buffer()
+    out = {}
+    s = _structure(buffer, "CudaHistogramMeta")
+    if s is not None:
+        r = _fields(s, ("bins", "pixels", "luma-mean", "luma-variance", "r-mean", "g-mean", "b-mean",
+                        "roi-x", "roi-y", "roi-width", "roi-height"))
+        r["histogram"] = np.frombuffer(s.get_value("histogram").get_data(), dtype=np.uint64)
+        out["cudahistogram"] = r
+    s = _structure(buffer, "CudaHeatmapMeta")
+    if s is not None:
+        out["cudaheatmap"] = _fields(s, ("pixels", "mean-difference", "max-difference", "first-frame"))
+    s = _structure(buffer, "CudaNoisemapMeta")
+    if s is not None:
+        out["cudanoisemap"] = _fields(s, ("pixels", "changed-pixels", "changed-ratio", "changed-bytes-estimate",
+                                          "first-frame"))
+    s = _structure(buffer, "CudaMotionMeta")
+    if s is not None:
+        r = _fields(s, ("block-size", "search-range", "columns", "rows", "unit", "first-frame"))
+        rows, cols = r.get("rows", 0), r.get("columns", 0)
+        r["vectors"] = np.frombuffer(s.get_value("vectors").get_data(), dtype=MOTION_VECTOR,
+                                     count=rows * cols).reshape(rows, cols)
+        out["cudamotionest"] = r
+    return out

@@ -1,0 +1,145 @@
+"""The cudavision Python module (python/cudavision, docs/python.md) on the CPU backend: frames of
+system memory as numpy views equal the bytes they were made of, for every format, with padded
+strides from a GstVideoMeta and without one; every meta of ours as docs/results.md lists its
+fields; views outliving their frame; the errors a user gets.
+  test_cudavision.py         (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)"""
+import gc
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstVideo", "1.0")
+import numpy as np  # noqa: E402
+from gi.repository import Gst, GstVideo  # noqa: E402
+
+import cudavision  # noqa: E402
+
+Gst.init(None)
+failures = []
+
+
+def check(ok, what):
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def made_frame(fmt, width, height, pad, seed):
+    """A buffer of @fmt with each plane's rows @pad bytes apart more than needed, filled with
+    random bytes, its GstVideoMeta saying where the planes are; and the planes as numpy arrays."""
+    rng = np.random.default_rng(seed)
+    layout = cudavision._LAYOUTS[fmt]
+    offsets, strides, planes, size = [], [], [], 0
+    for dtype, components, w_sub, h_sub in layout:
+        rows, cols = -(-height >> h_sub), -(-width >> w_sub)
+        stride = cols * components * dtype.itemsize + pad
+        offsets.append(size)
+        strides.append(stride)
+        size += stride * rows + 32
+    raw = rng.integers(0, 256, size, dtype=np.uint8)
+    for (dtype, components, w_sub, h_sub), off, stride in zip(layout, offsets, strides):
+        rows, cols = -(-height >> h_sub), -(-width >> w_sub)
+        shape = (rows, cols, components) if components > 1 else (rows, cols)
+        plane = np.lib.stride_tricks.as_strided(raw[off:].view(dtype), shape=shape,
+                                                strides=(stride, components * dtype.itemsize, dtype.itemsize)[:len(shape)])
+        planes.append(plane.copy())
+    buf = Gst.Buffer.new_wrapped(raw.tobytes())
+    GstVideo.buffer_add_video_meta_full(buf, GstVideo.VideoFrameFlags.NONE, GstVideo.VideoFormat.from_string(fmt),
+                                        width, height, len(layout), offsets + [0] * (4 - len(layout)),
+                                        strides + [0] * (4 - len(layout)))
+    caps = Gst.Caps.from_string(f"video/x-raw,format={fmt},width={width},height={height},framerate=30/1")
+    return buf, caps, planes
+
+
+# every format, padded strides from the meta, odd and even sizes
+for fmt in cudavision._LAYOUTS:
+    for width, height in ((64, 48), (50, 30), (17, 9) if fmt not in ("NV12", "I420", "YUY2", "UYVY", "P010_10LE") else (18, 10)):
+        buf, caps, planes = made_frame(fmt, width, height, 24, hash((fmt, width)) & 0xffff)
+        with cudavision.frame(buf, caps) as f:
+            same = len(f.planes) == len(planes) and all(
+                a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(f.planes, planes))
+            check(same, f"{fmt} {width}x{height}, strides from the meta: every plane's view equals its bytes "
+                        f"({[p.shape for p in f.planes]})")
+            check(not f.array.flags.writeable, f"{fmt}: a read-only map gives read-only views")
+
+# without a meta: the caps' strides (a frame videotestsrc made), through an analyser in place
+pipe = Gst.parse_launch(
+    "videotestsrc num-buffers=4 pattern=ball ! video/x-raw,format=NV12,width=96,height=64 ! "
+    "cudahistogram backend=cpu bins=16 ! cudaheatmap backend=cpu ! video/x-raw,format=RGBA ! "
+    "cudanoisemap backend=cpu mode=overlay ! cudamotionest backend=cpu ! appsink name=sink sync=false")
+sink = pipe.get_by_name("sink")
+pipe.set_state(Gst.State.PLAYING)
+samples = []
+while True:
+    sample = sink.emit("pull-sample")
+    if sample is None:
+        break
+    samples.append(sample)
+pipe.set_state(Gst.State.NULL)
+check(len(samples) == 4, f"4 frames through the analysers: {len(samples)}")
+for i, sample in enumerate(samples):
+    buf = sample.get_buffer()
+    ok, info = buf.map(Gst.MapFlags.READ)
+    raw = np.frombuffer(info.data, dtype=np.uint8).copy()
+    buf.unmap(info)
+    with cudavision.frame(sample) as f:
+        vinfo = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
+        expect = np.lib.stride_tricks.as_strided(raw, shape=(64, 96, 4), strides=(vinfo.stride[0], 4, 1))
+        check(f.format == "RGBA" and np.array_equal(f.array, expect), f"frame {i}: the appsink's RGBA frame, caps' strides")
+    r = cudavision.results(sample)
+    check(set(r) == {"cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"}, f"frame {i}: the four metas: {sorted(r)}")
+    hs = buf.get_custom_meta("CudaHistogramMeta").get_structure()
+    h = r["cudahistogram"]
+    check(h["histogram"].dtype == np.uint64 and h["histogram"].size == 16 and h["histogram"].sum() == h["pixels"] == 96 * 64
+          and h["luma-mean"] == hs.get_value("luma-mean") and h["roi-width"] == 96,
+          f"frame {i}: cudahistogram's counts (16 uint64 summing to the pixels) and fields")
+    ns = buf.get_custom_meta("CudaNoisemapMeta").get_structure()
+    check(all(r["cudanoisemap"][k] == ns.get_value(k) for k in ("pixels", "changed-pixels", "changed-ratio",
+                                                                  "changed-bytes-estimate", "first-frame")),
+          f"frame {i}: cudanoisemap's fields")
+    hm = buf.get_custom_meta("CudaHeatmapMeta").get_structure()
+    check(all(r["cudaheatmap"][k] == hm.get_value(k) for k in ("pixels", "mean-difference", "max-difference", "first-frame")),
+          f"frame {i}: cudaheatmap's fields")
+    m = r["cudamotionest"]
+    ms = buf.get_custom_meta("CudaMotionMeta").get_structure()
+    raw_vectors = ms.get_value("vectors").get_data()
+    check(m["vectors"].shape == (m["rows"], m["columns"]) and m["vectors"].tobytes() == raw_vectors
+          and m["first-frame"] == (i == 0), f"frame {i}: cudamotionest's {m['rows']}x{m['columns']} vectors, byte for byte")
+
+# lifetimes: a view outlives its frame and its buffer; the buffer is unmapped once the last goes
+buf, caps, planes = made_frame("NV12", 64, 48, 8, 7)
+f = cudavision.frame(buf, caps)
+uv = f.planes[1][2:10]
+f.close()
+del f, buf
+gc.collect()
+check(np.array_equal(uv, planes[1][2:10]), "a view read after its frame closed and its buffer was dropped")
+del uv
+gc.collect()
+
+# errors a user gets, never a crash
+def raises(what, fn, text):
+    try:
+        fn()
+    except cudavision.Unsupported as e:
+        check(text in str(e), f"{what}: {e}")
+        return
+    check(False, f"{what}: no error")
+
+
+buf, caps, _ = made_frame("NV12", 64, 48, 0, 1)
+raises("CUDA memory", lambda: cudavision.frame(buf, Gst.Caps.from_string(
+    "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=48")), "cudadownload")
+raises("a format it does not know", lambda: cudavision.frame(buf, Gst.Caps.from_string(
+    "video/x-raw,format=AYUV,width=64,height=48")), "AYUV is not one cudavision knows")
+raises("caps of a larger frame than the buffer", lambda: cudavision.frame(buf, Gst.Caps.from_string(
+    "video/x-raw,format=NV12,width=128,height=96")), "does not hold")
+small = Gst.Buffer.new_wrapped(bytes(100))
+raises("a buffer smaller than the caps' frame", lambda: cudavision.frame(small, Gst.Caps.from_string(
+    "video/x-raw,format=RGBA,width=64,height=48")), "does not fit")
+raises("no caps", lambda: cudavision.frame(small), "needs a buffer and its caps")
+check(cudavision.results(small) == {}, "a buffer without our metas: no results")
+
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
