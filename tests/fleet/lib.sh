@@ -71,6 +71,15 @@ broker () {
   pids+=($broker_pid)
   sleep 0.5
 }
+# make_clip: clip.mkv in $dir, 45 frames of H.264 for file cameras
+make_clip () {
+  gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
+    ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location="$dir/clip.mkv"
+}
+# plain_broker: $dir/broker.conf for a broker on port base that takes anyone (then `broker`)
+plain_broker () {
+  printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$base" > "$dir/broker.conf"
+}
 fail () {
   echo "FAIL: $*"
   [ -z "${CUV_FLEET_KEEP:-}" ] || cp -r "$dir" "$CUV_FLEET_KEEP"

@@ -10,13 +10,9 @@ done
 . "$(dirname "$0")/lib.sh" "$1"
 metrics=$((base + 10))
 cd "$dir"
-cat > broker.conf <<CONF
-listener $base 127.0.0.1
-allow_anonymous true
-CONF
+plain_broker
 broker
-gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
-  ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
+make_clip
 cat > site.conf <<CONF
 [runner]
 broker-port=$base

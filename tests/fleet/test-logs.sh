@@ -8,12 +8,8 @@ set -eu
 command -v mosquitto >/dev/null || { echo "no mosquitto here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
 . "$(dirname "$0")/lib.sh" "$1"
 cd "$dir"
-cat > broker.conf <<CONF
-listener $base 127.0.0.1
-allow_anonymous true
-CONF
-gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
-  ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
+plain_broker
+make_clip
 cat > site.conf <<CONF
 [runner]
 broker-port=$base

@@ -53,8 +53,7 @@ CONF
 sub_args=(-h 127.0.0.1 -p $port --cafile ca.crt -u cudavision -P "$password" -q 1 -c -i cuv-site-test)
 
 echo "== a clip of 45 frames for the file cameras"
-gst-launch-1.0 -q videotestsrc num-buffers=45 pattern=ball ! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! \
-  ${CUV_CAMERA_ENCODER:-x264enc} ! h264parse ! matroskamux ! filesink location=clip.mkv
+make_clip
 start_camera 0
 start_camera 1
 # a camera that asks for a password, as cameras do
