@@ -19,13 +19,8 @@ transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, cons
     const cuv::Frame &fout, GstBuffer *hold = nullptr)
 {
   cuv::FrameJob job;
-  job.in = &fin;
-  job.out = &fout;
-  job.context = route.context;
-  job.threads = route.threads;
-  if (route.temporal.keeps_luma ())
-    route.temporal.luma_planes (GST_OBJECT (self), route.context, false, GST_VIDEO_INFO_WIDTH (&st.in_info),
-        GST_VIDEO_INFO_HEIGHT (&st.in_info), &job.luma, &job.previous_luma);
+  if (!route.begin_job (GST_OBJECT (self), st, false, fin, fout, &job))
+    return GST_FLOW_ERROR;
   if (!route.op.temporal)
     return route.op.transform_cpu (self, &job);
   job.previous = st.previous.begin (&st.in_info, st.in_layout, false);

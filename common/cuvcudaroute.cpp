@@ -257,15 +257,9 @@ run (CudaFrame &f, const cuv::Frame &out_view)
   else
     return false;
   cuv::FrameJob job;
-  job.in = &f.fin;
-  job.out = &f.fout;
-  job.context = route.context;
-  job.stream = f.stream;
-  job.threads = route.threads;
-  if (route.temporal.keeps_luma () &&
-      !route.temporal.luma_planes (GST_OBJECT (f.self), route.context, true, GST_VIDEO_INFO_WIDTH (&st.in_info),
-          GST_VIDEO_INFO_HEIGHT (&st.in_info), &job.luma, &job.previous_luma))
+  if (!route.begin_job (GST_OBJECT (f.self), st, true, f.fin, f.fout, &job))
     return false;
+  job.stream = f.stream;
   job.previous = route.op.temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
   if (route.op.transform_cuda (f.self, &job) != GST_FLOW_OK)
     return false;

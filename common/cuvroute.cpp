@@ -37,3 +37,16 @@ cuv::Route::close ()
   gst_clear_object (&context);
   use_cuda = false;
 }
+
+bool
+cuv::Route::begin_job (GstObject *self, const CapsState &st, bool device, const Frame &in, const Frame &out,
+    FrameJob *job)
+{
+  job->in = &in;
+  job->out = &out;
+  job->context = context;
+  job->threads = threads;
+  return !temporal.keeps_luma () ||
+      temporal.luma_planes (self, context, device, GST_VIDEO_INFO_WIDTH (&st.in_info), GST_VIDEO_INFO_HEIGHT (&st.in_info),
+          &job->luma, &job->previous_luma);
+}

@@ -186,6 +186,13 @@ struct Route {
   }
 #endif
 
+  /* A frame's job (cuvframejob.h) of @in into @out, for the backend's transform: the context, the
+   * bands and, for a temporal_luma element, this frame's luma plane and the previous one, on the
+   * device where @device, else on the host. The previous frame is the backend's to add. False
+   * (logged) where device memory for the planes could not be had. */
+  bool begin_job (GstObject *self, const CapsState &st, bool device, const Frame &in, const Frame &out,
+      FrameJob *job);
+
   /* At stop, before the element frees what it keeps: the last frame's work, which may still run
    * (1.24+, cuvsync.h) on what the caps state holds, ends. */
   void finish_last_frame ();

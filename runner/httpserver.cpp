@@ -100,7 +100,11 @@ void HttpServer::on_connection (void *self, MHD_Connection *c, void **, MHD_Conn
 {
   auto *s = static_cast<HttpServer *> (self);
   if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-    s->open_.erase (c);
+    const auto it = s->open_.find (c);
+    if (it != s->open_.end ()) {
+      s->leaving_ -= it->second.evicting;
+      s->open_.erase (it);
+    }
     return;
   }
   const MHD_ConnectionInfo *info = MHD_get_connection_info (c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -118,32 +122,30 @@ void HttpServer::on_completed (void *self, MHD_Connection *c, void **, MHD_Reque
 
 void HttpServer::make_room (size_t keep)
 {
-  size_t active = 0, leaving = 0;
-  for (const auto &[c, conn] : open_)
-    (conn.evicting ? leaving : active)++;
-  if (active <= 1)
+  if (open_.size () - leaving_ <= 1)
     return;
   const long spare = spare_files ();
-  while (active > 1 && (active > keep || spare + static_cast<long> (leaving) < kSpareFiles)) {
-    evict_oldest ();
-    active--;
-    leaving++;
-  }
+  while (open_.size () - leaving_ > 1 &&
+      (open_.size () - leaving_ > keep || spare + static_cast<long> (leaving_) < kSpareFiles))
+    if (!evict_oldest ())
+      break;
 }
 
 /* Shuts the socket down: the daemon then reads its end and closes it as it closes any other,
  * on this thread, so that the descriptor is still the connection's here. */
-void HttpServer::evict_oldest ()
+bool HttpServer::evict_oldest ()
 {
   Connection *oldest = nullptr;
   for (auto &[c, conn] : open_)
     if (!conn.evicting && conn.fd >= 0 && (!oldest || conn.waiting_since_us < oldest->waiting_since_us))
       oldest = &conn;
   if (!oldest)
-    return;
+    return false;
   shutdown (oldest->fd, SHUT_RDWR);
   oldest->evicting = true;
+  leaving_++;
   evicted_++;
+  return true;
 }
 
 void HttpServer::on_log (void *self, const char *format, va_list args)
@@ -192,9 +194,8 @@ void HttpServer::run ()
   MHD_UNSIGNED_LONG_LONG ms = 1000;
   if (MHD_get_timeout (daemon_, &ms) != MHD_YES || ms > 1000)
     ms = 1000;
-  for (const auto &[c, conn] : open_)
-    if (conn.evicting)
-      ms = 0;
+  if (leaving_)
+    ms = 0;
   if (timer_)
     g_source_remove (timer_);
   timer_ = g_timeout_add (static_cast<guint> (ms), on_timer, this);

@@ -70,7 +70,8 @@ class HttpServer {
   void run ();
   /* closes connections while more than @keep are open or descriptors are short */
   void make_room (size_t keep);
-  void evict_oldest ();
+  /* false where no connection is left to close */
+  bool evict_oldest ();
 
   HttpLimits limits_;
   Handler handler_;
@@ -79,6 +80,7 @@ class HttpServer {
   guint timer_ = 0;
   std::unordered_map<MHD_Connection *, Connection> open_;
   uint64_t evicted_ = 0;
+  size_t leaving_ = 0; /* connections shut down to make room, not yet closed by the daemon */
   std::string start_error_; /* the daemon's message while it starts */
   Throttle log_; /* the daemon's messages */
 };

@@ -28,7 +28,6 @@ class Throttle {
     held_ = 0;
     return n;
   }
-  uint64_t held () const { return held_; }
   /* The thing stopped (the broker came back): the next occurrence is a first again. */
   void reset () { last_us_ = 0; held_ = 0; }
 
