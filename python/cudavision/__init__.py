@@ -1,14 +1,18 @@
-"""cudavision: gst-cudavision's frames and results as numpy arrays, without a copy (docs/python.md).
+"""cudavision: gst-cudavision's frames and results in numpy, PyTorch or CuPy, without a copy
+(docs/python.md).
 
     import cudavision
     with cudavision.frame(sample) as f:        # an appsink's Gst.Sample, or frame(buffer, caps)
-        y, uv = f.planes                       # NV12: the mapped planes, as numpy views
+        y, uv = f.planes                       # NV12: the mapped planes
+        t = torch.from_dlpack(y)               # CUDA memory: a tensor on the GPU; system memory: numpy
     r = cudavision.results(buffer)             # every meta of ours: numpy arrays and numbers
 
-A frame in system memory is mapped once and read in place: each plane a view with the strides of
-the buffer's GstVideoMeta (or of the caps), packed formats H x W x C. The mapping lasts as long
-as the Frame or any view of it: closing the Frame drops its own hold, never memory a view still
-reads. A frame in CUDA memory is not taken yet (Unsupported, with what to do instead).
+A frame is mapped once and read in place: each plane with the strides of the buffer's
+GstVideoMeta (or of the caps), packed formats H x W x C. In system memory a plane is a numpy
+view; in CUDA memory a CudaPlane, which DLPack (`__dlpack__`) and the CUDA array interface hand to
+a consumer on the GPU, the consumer's stream ordered after the frame's writer. The mapping lasts
+as long as the Frame or anything made of it: closing the Frame drops its own hold, never memory a
+view or a tensor still reads.
 """
 
 import gi
@@ -18,7 +22,9 @@ gi.require_version("GstVideo", "1.0")
 import numpy as np  # noqa: E402
 from gi.repository import Gst, GstVideo  # noqa: E402
 
-__all__ = ["Frame", "Unsupported", "frame", "results", "MOTION_VECTOR"]
+from . import _cuda, _dlpack  # noqa: E402
+
+__all__ = ["CudaPlane", "Frame", "Unsupported", "frame", "results", "MOTION_VECTOR"]
 
 # cudamotionest's vector record (gst/gstcudamotionmeta.h, docs/results.md): the block's content
 # was at (dx, dy) from it in the previous frame
@@ -28,7 +34,8 @@ _CUDA_MEMORY = "memory:CUDAMemory"
 
 
 class Unsupported(ValueError):
-    """A frame this module cannot view: a format it does not know, or CUDA memory."""
+    """A frame this module cannot view: a format it does not know, a buffer that does not hold its
+    caps' frame, CUDA memory it cannot map."""
 
 
 # format: (plane layouts), each (dtype, components a pixel, horizontal and vertical subsampling)
@@ -77,17 +84,61 @@ class _PlaneView:
         }
 
 
+class CudaPlane:
+    """One plane of a frame in CUDA memory: `shape` (rows first; H x W x C for packed formats),
+    `strides` (bytes), `dtype`, `device` (the CUDA device's ordinal), `ptr` (the plane's device
+    address). A consumer takes it without a copy through DLPack (`torch.from_dlpack (plane)`,
+    `cupy.from_dlpack (plane)`) or the CUDA array interface (`cupy.asarray (plane)`,
+    `torch.as_tensor (plane, device="cuda")`); what it makes keeps the frame mapped."""
+
+    def __init__(self, mapping, offset, shape, strides, dtype):
+        self._mapping = mapping
+        self.address, self.offset, self.device = mapping.address, offset, mapping.device
+        self.shape, self.strides, self.dtype, self.writable = shape, strides, dtype, mapping.writable
+        self.ptr = mapping.address + offset
+
+    def __repr__(self):
+        return f"<cudavision.CudaPlane {self.shape} {self.dtype} on cuda:{self.device}>"
+
+    def __dlpack_device__(self):
+        return (_dlpack.kDLCUDA, self.device)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack's producer side: the consumer's @stream (None or 1: the legacy default stream,
+        2: the per-thread one, -1: none) waits on the GPU for the frame's writer."""
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"the frame is on CUDA device {self.device}, not {tuple(dl_device)}: "
+                              "take it there and copy it with the consumer")
+        if copy:
+            raise BufferError("cudavision hands frames on without a copy: copy the consumer's tensor instead")
+        if stream == 0:
+            raise BufferError("stream 0 is ambiguous in DLPack: pass 1 (the legacy default stream) or a stream")
+        if stream != -1:
+            self._mapping.order_after_writer(_cuda.CU_STREAM_LEGACY if stream is None else stream)
+        return _dlpack.capsule(self, max_version is not None and max_version[0] >= 1)
+
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3, with no stream: a frame still in flight on its writer's stream (GStreamer
+        1.24+) is waited for on the host first, since that stream is of GStreamer's context."""
+        self._mapping.finish_on_host()
+        return {"version": 3, "shape": self.shape, "strides": self.strides, "typestr": self.dtype.str,
+                "data": (self.ptr, not self.writable), "stream": None}
+
+
+def _is_cuda(caps):
+    features = caps.get_features(0)
+    return features is not None and features.contains(_CUDA_MEMORY)
+
+
 class Frame:
-    """One video frame of system memory, mapped: `planes` (a numpy view a plane, rows first),
-    `array` (the first plane: H x W x C for packed formats), `format`, `width`, `height`."""
+    """One mapped video frame: `planes` (one a plane, rows first: numpy views of system memory,
+    CudaPlane of CUDA memory), `array` (the first plane: H x W x C for packed formats), `format`,
+    `width`, `height`, and `device` (None in system memory, else the CUDA device's ordinal)."""
 
     def __init__(self, buffer, caps, writable=False):
         if buffer is None or caps is None:
             raise Unsupported("a frame needs a buffer and its caps (a Gst.Sample has both)")
-        features = caps.get_features(0)
-        if features is not None and features.contains(_CUDA_MEMORY):
-            raise Unsupported("the frame is in CUDA memory, which this module does not view yet: end the branch with "
-                              "cudadownload ! video/x-raw (docs/python.md)")
         info = GstVideo.VideoInfo.new_from_caps(caps)
         if info is None:
             raise Unsupported(f"not video caps: {caps.to_string()}")
@@ -103,7 +154,15 @@ class Frame:
                 raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
                                   f"does not hold the caps' {self.width}x{self.height} frame")
             offsets, strides = list(meta.offset), list(meta.stride)
-        self._mapping = _Mapping(buffer, Gst.MapFlags.READ | (Gst.MapFlags.WRITE if writable else 0))
+        if _is_cuda(caps):
+            try:
+                self._mapping = _cuda.CudaMapping(buffer, writable)
+            except _cuda.MapError as e:
+                raise Unsupported(str(e)) from None
+            self.device = self._mapping.device
+        else:
+            self._mapping = _Mapping(buffer, Gst.MapFlags.READ | (Gst.MapFlags.WRITE if writable else 0))
+            self.device = None
         self.planes = []
         for i, (dtype, components, w_sub, h_sub) in enumerate(layout):
             rows = -(-self.height >> h_sub)
@@ -115,11 +174,14 @@ class Frame:
                 raise Unsupported(f"plane {i} (offset {offsets[i]}, stride {strides[i]}) does not fit the "
                                   f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
             step = (strides[i], pixel, dtype.itemsize) if components > 1 else (strides[i], pixel)
-            self.planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype)))
+            if self.device is None:
+                self.planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype)))
+            else:
+                self.planes.append(CudaPlane(self._mapping, offsets[i], shape, step, dtype))
         self.array = self.planes[0]
 
     def close(self):
-        """Drops this frame's hold on the mapping; views still alive keep it mapped."""
+        """Drops this frame's hold on the mapping; views and tensors still alive keep it mapped."""
         self.planes, self.array, self._mapping = [], None, None
 
     def __enter__(self):

@@ -3,6 +3,7 @@ system memory as numpy views equal the bytes they were made of, for every format
 strides from a GstVideoMeta and without one; every meta of ours as docs/results.md lists its
 fields; views outliving their frame; the errors a user gets.
   test_cudavision.py         (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)"""
+import ctypes
 import gc
 import sys
 
@@ -118,6 +119,57 @@ check(np.array_equal(uv, planes[1][2:10]), "a view read after its frame closed a
 del uv
 gc.collect()
 
+# a plane of system memory goes on through DLPack as numpy's own view: no copy
+buf, caps, planes = made_frame("I420", 33, 17, 4, 9)
+# (a frame mapped for writing: numpy before 2.1 exports no read-only array)
+with cudavision.frame(buf, caps, writable=True) as f:
+    v = np.from_dlpack(f.planes[2])
+    check(np.shares_memory(v, f.planes[2]) and np.array_equal(v, planes[2]), "a system-memory plane through DLPack")
+del v, buf
+
+
+# DLPack capsules of CUDA planes (python/cudavision/_dlpack.py), made here over host bytes that no
+# consumer reads: what a capsule holds, and that both ends of its life let the plane go
+class FakePlane:
+    def __init__(self, offset, shape, strides, dtype):
+        self.data = np.zeros(4096, np.uint8)
+        self.address, self.offset, self.device, self.writable = self.data.ctypes.data, offset, 0, False
+        self.shape, self.strides, self.dtype = shape, strides, np.dtype(dtype)
+
+
+dl = cudavision._dlpack
+for versioned in (False, True):
+    plane = FakePlane(96, (6, 5, 2), (24, 4, 2), "<u2")
+    capsule = dl.capsule(plane, versioned)
+    address = next(iter(dl._exported))
+    managed = (dl.DLManagedTensorVersioned if versioned else dl.DLManagedTensor).from_address(address)
+    t = managed.dl_tensor
+    check(t.data == plane.address and t.byte_offset == 96 and t.device.device_type == 2 and t.ndim == 3
+          and list(t.shape[:3]) == [6, 5, 2] and list(t.strides[:3]) == [12, 2, 1]
+          and (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (1, 16, 1)
+          and (not versioned or (managed.version.major, managed.flags) == (1, 1)),
+          f"a {'versioned ' if versioned else ''}DLPack tensor: the plane's address, offset, shape, "
+          "strides in elements, uint16, read-only")
+    del capsule
+    gc.collect()
+    check(not dl._exported, "a capsule no consumer took lets its plane go")
+    # a consumer takes it: renames the capsule, later calls the deleter
+    capsule = dl.capsule(plane, versioned)
+    address = next(iter(dl._exported))
+    ctypes.pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    ctypes.pythonapi.PyCapsule_SetName(capsule, b"used_dltensor_versioned" if versioned else b"used_dltensor")
+    del capsule
+    gc.collect()
+    check(len(dl._exported) == 1, "a capsule a consumer took keeps its plane until the consumer deletes it")
+    managed = (dl.DLManagedTensorVersioned if versioned else dl.DLManagedTensor).from_address(address)
+    managed.deleter(address)
+    check(not dl._exported, "the consumer's delete lets the plane go")
+try:
+    dl.capsule(FakePlane(0, (3, 3), (7, 2), "<u2"), True)
+    check(False, "an odd stride of uint16: no error")
+except BufferError as e:
+    check("whole number" in str(e) and not dl._exported, f"an odd stride of uint16: {e}")
+
 # errors a user gets, never a crash
 def raises(what, fn, text):
     try:
@@ -129,8 +181,9 @@ def raises(what, fn, text):
 
 
 buf, caps, _ = made_frame("NV12", 64, 48, 0, 1)
-raises("CUDA memory", lambda: cudavision.frame(buf, Gst.Caps.from_string(
-    "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=48")), "cudadownload")
+raises("CUDA caps on a buffer of system memory", lambda: cudavision.frame(buf, Gst.Caps.from_string(
+    "video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=48")),
+    "the caps say CUDA memory but the buffer's memory is SystemMemory")
 raises("a format it does not know", lambda: cudavision.frame(buf, Gst.Caps.from_string(
     "video/x-raw,format=AYUV,width=64,height=48")), "AYUV is not one cudavision knows")
 raises("caps of a larger frame than the buffer", lambda: cudavision.frame(buf, Gst.Caps.from_string(

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""cudaheatmap's map into CuPy without a copy: where the picture changes, computed on the GPU.
+
+    examples/cupy_frames.py [--source test|webcam|FILE] [--frames N] [--size WxH]
+
+An appsink takes cudaheatmap's RGBA map in CUDA memory; cudavision.frame() maps each one and
+cupy.asarray() reads it through the CUDA array interface, over the same memory (docs/python.md).
+The script finds each frame's share of changed pixels (with the default `sine` colour map, red or
+green over 128: a change of more than a sixth of the largest) and where the change is centred,
+and prints them every 30 frames. Without CUDA or without CuPy the frames come in system
+memory and numpy does the same sums on the CPU; it says so.
+
+Needs python3-gi with python3-gst-1.0, numpy, CuPy for the GPU, the plugin on GST_PLUGIN_PATH
+and python/ on PYTHONPATH (or the module installed).
+"""
+import argparse
+import os
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+import cudavision  # noqa: E402
+import numpy  # noqa: E402
+
+try:
+    import cupy
+    if cupy.cuda.runtime.getDeviceCount() == 0:
+        cupy = None
+except Exception:  # no CuPy, or no CUDA device for it  # noqa: BLE001
+    cupy = None
+
+
+def source(name, frames, width, height):
+    if name == "test":
+        src = f"videotestsrc num-buffers={frames} pattern=ball motion=sweep"
+    elif name == "webcam":
+        src = "v4l2src"
+    else:
+        src = f"uridecodebin uri={Gst.filename_to_uri(os.path.abspath(name))}"
+    return f"{src} ! videoconvert ! videoscale ! video/x-raw,format=NV12,width={width},height={height}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", default="test", help="test (default), webcam (v4l2src) or a video file")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--size", default="1280x720")
+    args = ap.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    Gst.init(None)
+    # CUDA memory from cudaupload on, when CuPy can read it; else the frames stay in system memory
+    upload = "cudaupload ! " if cupy is not None and Gst.ElementFactory.find("cudaupload") else ""
+    pipeline = Gst.parse_launch(f"{source(args.source, args.frames, width, height)} ! {upload}"
+                                "cudaheatmap ! appsink name=sink sync=false max-buffers=4")
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    n = 0
+    while n < args.frames:
+        sample = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        if sample is None:
+            break
+        with cudavision.frame(sample) as f:
+            xp = cupy if f.device is not None else numpy
+            rgba = xp.asarray(f.array)  # H x W x 4 over the frame's memory
+            if n == 0:
+                print(f"{f.format} {f.width}x{f.height}: " + (
+                    f"CUDA memory, a CuPy array on cuda:{f.device} over the frame's memory (no copy)" if xp is cupy
+                    else "no CUDA or no CuPy here: frames in system memory, numpy views on the CPU (no copy)"))
+            hot = xp.maximum(rgba[..., 0], rgba[..., 1]) > 128
+            share = float(hot.mean())
+            if n % 30 == 0:
+                if share > 0:
+                    rows, cols = xp.nonzero(hot)
+                    where = f" around ({float(cols.mean()):.0f}, {float(rows.mean()):.0f})"
+                else:
+                    where = ""
+                print(f"frame {n}: {share * 100:.2f}% changed{where}")
+        n += 1
+    err = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    if err is not None:
+        e, dbg = err.parse_error()
+        print(f"error: {e.message} ({dbg})", file=sys.stderr)
+        return 1
+    print(f"{n} frames")
+    return 0 if n else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""cudaenhance's frames into PyTorch without a copy: the luma plane as a tensor on the GPU.
+
+    examples/torch_frames.py [--source test|webcam|FILE] [--frames N] [--size WxH]
+
+An appsink takes cudaenhance's NV12 frames in CUDA memory; cudavision.frame() maps each one and
+torch.from_dlpack() makes its Y plane a CUDA tensor over the same memory, with PyTorch's stream
+ordered after the frame (docs/python.md). The script computes, on the GPU, each frame's mean luma
+and its share of bright pixels, and prints them every 30 frames. Without CUDA (no GPU, or a
+CPU-only build) the frames come in system memory and the tensors are numpy views on the CPU; it
+says so.
+
+Needs PyTorch, python3-gi with python3-gst-1.0, numpy, the plugin on GST_PLUGIN_PATH and
+python/ on PYTHONPATH (or the module installed).
+"""
+import argparse
+import os
+import sys
+import warnings
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+import cudavision  # noqa: E402
+import torch  # noqa: E402
+
+
+def source(name, frames, width, height):
+    if name == "test":
+        src = f"videotestsrc num-buffers={frames} pattern=ball motion=sweep"
+    elif name == "webcam":
+        src = "v4l2src"
+    else:
+        src = f"uridecodebin uri={Gst.filename_to_uri(os.path.abspath(name))}"
+    return f"{src} ! videoconvert ! videoscale ! video/x-raw,format=NV12,width={width},height={height}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", default="test", help="test (default), webcam (v4l2src) or a video file")
+    ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--size", default="1280x720")
+    args = ap.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    Gst.init(None)
+    # cudaupload puts the frames in CUDA memory, where cudaenhance keeps them (no cudadownload)
+    upload = "cudaupload ! " if Gst.ElementFactory.find("cudaupload") else ""
+    pipeline = Gst.parse_launch(f"{source(args.source, args.frames, width, height)} ! {upload}"
+                                "cudaenhance contrast=1.3 ! appsink name=sink sync=false max-buffers=4")
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    bright = []
+    n = 0
+    while n < args.frames:
+        sample = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        if sample is None:
+            break
+        with cudavision.frame(sample) as f:
+            if f.device is not None:
+                y = torch.from_dlpack(f.planes[0])  # the Y plane, H x W uint8, on cuda:N: no copy
+            else:
+                with warnings.catch_warnings():  # a read-only view: this script only reads it
+                    warnings.simplefilter("ignore", UserWarning)
+                    y = torch.from_numpy(f.planes[0])
+            if n == 0:
+                print(f"{f.format} {f.width}x{f.height}: " + (
+                    f"CUDA memory, the tensor on {y.device} over the frame's memory (no copy)" if f.device is not None
+                    else "no CUDA here: frames in system memory, the tensor a numpy view on the CPU (no copy)"))
+            bright.append((y > 200).float().mean())  # queued on the GPU: no wait a frame
+            if n % 30 == 0:
+                print(f"frame {n}: mean luma {y.float().mean().item():.1f}, bright {bright[-1].item() * 100:.1f}%")
+        n += 1
+    err = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    if err is not None:
+        e, dbg = err.parse_error()
+        print(f"error: {e.message} ({dbg})", file=sys.stderr)
+        return 1
+    if bright:
+        print(f"{n} frames: bright pixels {torch.stack(bright).mean().item() * 100:.1f}% on average")
+    return 0 if n else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

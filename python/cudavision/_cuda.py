@@ -1,0 +1,165 @@
+"""A buffer's CUDA memory mapped for the device, through ctypes (docs/python.md, "Frames in CUDA
+memory").
+
+PyGObject's Gst.Buffer.map keeps only READ and WRITE of the flags it is given, so GStreamer's
+GST_MAP_CUDA (which gives the device pointer instead of a copy in system memory) is asked of
+libgstreamer directly, on the GstMemory that PyGObject holds (a boxed object's hash is its
+pointer, as GStreamer's own Python users read it). libcuda tells the allocation's device and
+context and orders a consumer's stream after the frame's writer; libgstcuda 1.24+ tells that
+writer's stream (on 1.22 a frame is finished before it reaches the application).
+"""
+
+import ctypes
+
+from gi.repository import Gst
+
+GST_MAP_CUDA = int(Gst.MapFlags.FLAG_LAST) << 1  # gst/cuda/gstcudamemory.h
+_CUDA_MEMORY_TYPE = "gst.cuda.memory"
+_NEED_SYNC = int(Gst.MemoryFlags.LAST) << 2  # GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (1.24+)
+_CU_POINTER_ATTRIBUTE_CONTEXT = 1
+_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+_CU_EVENT_DISABLE_TIMING = 2
+CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = 1, 2  # the default streams' handles, as DLPack names them
+
+_c = ctypes.c_void_p
+
+
+class MapError(ValueError):
+    """CUDA memory this module cannot map (its message says why and what to do)."""
+
+
+class _MapInfo(ctypes.Structure):
+    _fields_ = [("memory", _c), ("flags", ctypes.c_int), ("data", _c), ("size", ctypes.c_size_t),
+                ("maxsize", ctypes.c_size_t), ("user_data", _c * 4), ("_gst_reserved", _c * 4)]
+
+
+class _Libraries:
+    """The three C libraries, loaded once, with the signatures used here."""
+
+    def __init__(self):
+        self.gst = ctypes.CDLL("libgstreamer-1.0.so.0")
+        self.gst.gst_memory_map.argtypes = [_c, ctypes.POINTER(_MapInfo), ctypes.c_int]
+        self.gst.gst_memory_map.restype = ctypes.c_int
+        self.gst.gst_memory_unmap.argtypes = [_c, ctypes.POINTER(_MapInfo)]
+        self.gst.gst_memory_unmap.restype = None
+        try:
+            self.cuda = ctypes.CDLL("libcuda.so.1")
+        except OSError as e:
+            raise MapError(f"the CUDA driver (libcuda.so.1) cannot be loaded: {e}") from None
+        for name, args in (("cuPointerGetAttribute", [_c, ctypes.c_int, ctypes.c_uint64]),
+                           ("cuCtxPushCurrent_v2", [_c]), ("cuCtxPopCurrent_v2", [_c]),
+                           ("cuCtxGetCurrent", [_c]), ("cuEventCreate", [_c, ctypes.c_uint]),
+                           ("cuEventRecord", [_c, _c]), ("cuEventSynchronize", [_c]),
+                           ("cuEventDestroy_v2", [_c]), ("cuStreamWaitEvent", [_c, _c, ctypes.c_uint])):
+            f = getattr(self.cuda, name)
+            f.argtypes, f.restype = args, ctypes.c_int
+        try:
+            gstcuda = ctypes.CDLL("libgstcuda-1.0.so.0")
+            self.memory_get_stream = gstcuda.gst_cuda_memory_get_stream  # 1.24+
+            self.stream_get_handle = gstcuda.gst_cuda_stream_get_handle
+            self.memory_get_stream.argtypes, self.memory_get_stream.restype = [_c], _c
+            self.stream_get_handle.argtypes, self.stream_get_handle.restype = [_c], _c
+        except (OSError, AttributeError):
+            self.memory_get_stream = None
+
+
+_libraries = None
+
+
+def _libs():
+    global _libraries
+    if _libraries is None:
+        _libraries = _Libraries()
+    return _libraries
+
+
+def _check(result, what):
+    if result != 0:
+        raise MapError(f"{what} failed (CUresult {result})")
+
+
+class CudaMapping:
+    """@buffer's one CUDA memory mapped for the device (GST_MAP_CUDA), read or also written; the
+    memory is referenced and mapped until nothing refers to this object any more."""
+
+    def __init__(self, buffer, writable):
+        if buffer.n_memory() != 1:
+            raise MapError(f"the buffer holds {buffer.n_memory()} memories: a CUDA frame is viewed in one")
+        memory = buffer.peek_memory(0)  # PyGObject holds its own reference
+        if memory.allocator is None or memory.allocator.mem_type != _CUDA_MEMORY_TYPE:
+            kind = memory.allocator.mem_type if memory.allocator is not None else "unknown"
+            raise MapError(f"the caps say CUDA memory but the buffer's memory is {kind}")
+        libs = _libs()
+        self.buffer, self.memory, self.writable = buffer, memory, writable
+        self.info = _MapInfo()
+        flags = int(Gst.MapFlags.READ) | GST_MAP_CUDA | (int(Gst.MapFlags.WRITE) if writable else 0)
+        if not libs.gst.gst_memory_map(hash(memory), ctypes.byref(self.info), flags):
+            self.info = None
+            raise MapError("the CUDA memory could not be mapped" +
+                           (" for writing (others hold it: copy the buffer first)" if writable else ""))
+        self.address, self.size = self.info.data or 0, self.info.size
+        context, ordinal = _c(), ctypes.c_int()
+        _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(context), _CU_POINTER_ATTRIBUTE_CONTEXT, self.address),
+               "asking the CUDA driver for the frame's context")
+        _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(ordinal), _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                               self.address), "asking the CUDA driver for the frame's device")
+        self.context, self.device = context.value, ordinal.value
+        # 1.24+: the stream the frame was written on, while its work may still be pending there
+        self.writer = None
+        if libs.memory_get_stream is not None and memory.mini_object.flags & _NEED_SYNC:
+            stream = libs.memory_get_stream(hash(memory))
+            self.writer = libs.stream_get_handle(stream) if stream else None
+            self.writer = self.writer or CU_STREAM_LEGACY
+
+    def __del__(self):
+        info = getattr(self, "info", None)
+        if info is not None:
+            self.info = None
+            _libs().gst.gst_memory_unmap(hash(self.memory), ctypes.byref(info))
+
+    def _writer_event(self):
+        """An event recorded on the writer's stream, in the frame's context."""
+        cuda = _libs().cuda
+        _check(cuda.cuCtxPushCurrent_v2(self.context), "making the frame's CUDA context current")
+        event = _c()
+        try:
+            _check(cuda.cuEventCreate(ctypes.byref(event), _CU_EVENT_DISABLE_TIMING), "creating a CUDA event")
+            result = cuda.cuEventRecord(event, self.writer)
+            if result != 0:
+                cuda.cuEventDestroy_v2(event)
+                _check(result, "recording the frame's end on its stream")
+        finally:
+            cuda.cuCtxPopCurrent_v2(ctypes.byref(_c()))
+        return event
+
+    def order_after_writer(self, stream):
+        """Work queued on @stream (a CUstream handle, or CU_STREAM_LEGACY/CU_STREAM_PER_THREAD of
+        the calling thread's context) after this runs reads the whole frame: the stream waits on
+        the GPU for the frame's writer. Without a writer still pending, nothing."""
+        if self.writer is None or stream == self.writer:
+            return
+        cuda = _libs().cuda
+        event = self._writer_event()
+        try:
+            current = _c()
+            cuda.cuCtxGetCurrent(ctypes.byref(current))
+            if stream in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) and not current.value:
+                # a default stream of no context: the host waits instead
+                _check(cuda.cuEventSynchronize(event), "waiting for the frame's writer")
+            else:
+                _check(cuda.cuStreamWaitEvent(stream, event, 0), "ordering the consumer's stream after the frame")
+        finally:
+            cuda.cuEventDestroy_v2(event)
+
+    def finish_on_host(self):
+        """The frame's writer is done: the host waits for it (the CUDA array interface, whose
+        stream a consumer reads in its own context, gets no stream of another context)."""
+        if self.writer is None:
+            return
+        cuda = _libs().cuda
+        event = self._writer_event()
+        try:
+            _check(cuda.cuEventSynchronize(event), "waiting for the frame's writer")
+        finally:
+            cuda.cuEventDestroy_v2(event)
+        self.writer = None

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs tests/python/test_cudavision_gpu.py (frames in CUDA memory into PyTorch and CuPy) against the
+# source's python/cudavision with a Python that has PyGObject with GStreamer's overrides, numpy,
+# torch and cupy (tests/lib/gst-python.sh); 77 (skipped) where there is none, or no GPU.
+#   tests/python/test-cudavision-gpu.sh SOURCE_ROOT
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/gst-python.sh"
+export PYTHONPATH=$1/python${PYTHONPATH:+:$PYTHONPATH}
+run_with_gst_python "numpy" "$here/test_cudavision_gpu.py"

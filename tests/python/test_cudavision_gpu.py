@@ -1,0 +1,180 @@
+"""The cudavision Python module (python/cudavision, docs/python.md) on a GPU: frames in CUDA memory
+taken by PyTorch and CuPy without a copy, through DLPack and through the CUDA array interface,
+equal byte for byte what cudadownload copies of the same buffers; so do cudaheatmap's map and
+cudamotionest's vectors; tensors outlive their frame and pipeline; a consumer on its own stream,
+a consumer asking for another device or a copy, and unknown formats get what docs/python.md says.
+  test_cudavision_gpu.py     (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)
+Exits 77 without torch, cupy or a GPU; 1 then where CUV_REQUIRE_GPU=1 says a GPU is there."""
+import gc
+import os
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+import numpy as np  # noqa: E402
+from gi.repository import Gst  # noqa: E402
+
+import cudavision  # noqa: E402
+
+Gst.init(None)
+
+
+def skip(why):
+    print(why + (": FAILED, CUV_REQUIRE_GPU is set" if os.environ.get("CUV_REQUIRE_GPU") == "1" else ": skipped"))
+    sys.exit(1 if os.environ.get("CUV_REQUIRE_GPU") == "1" else 77)
+
+
+try:
+    import cupy
+    import torch
+except ImportError as e:
+    skip(f"no consumer to test with ({e})")
+if not torch.cuda.is_available() or Gst.ElementFactory.find("cudaupload") is None:
+    skip("no usable CUDA device, or no cudaupload")
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def run(description, frames, each=lambda g, c: (g, c)):
+    """@description's pipeline (its appsinks named gpu and cpu: the same buffers, in CUDA memory
+    and through cudadownload), and each (@gpu_sample, @cpu_sample) of up to @frames pairs pulled
+    from the two, as each () returns it (the samples go back to their pools unless it keeps them)."""
+    pipeline = Gst.parse_launch(description)
+    gpu, cpu = pipeline.get_by_name("gpu"), pipeline.get_by_name("cpu")
+    pipeline.set_state(Gst.State.PLAYING)
+    pairs = []
+    for _ in range(frames):
+        g, c = gpu.emit("try-pull-sample", 10 * Gst.SECOND), cpu.emit("try-pull-sample", 10 * Gst.SECOND)
+        if g is None or c is None:
+            break
+        pairs.append(each(g, c))
+    msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    if msg is not None:
+        print("pipeline error:", msg.parse_error())
+    return pipeline, pairs
+
+
+def tee(head, caps, n):
+    return (f"videotestsrc pattern=ball num-buffers={n} ! video/x-raw,{caps} ! cudaupload ! {head} ! tee name=t "
+            "t. ! queue ! appsink name=gpu sync=false max-buffers=200 "
+            "t. ! queue ! cudadownload ! video/x-raw ! appsink name=cpu sync=false max-buffers=200")
+
+
+def host_planes(sample):
+    with cudavision.frame(sample) as f:
+        return [np.array(p) for p in f.planes]
+
+
+def same_through_both(gpu_sample, cpu_sample, stream=None):
+    """Every plane, through DLPack into torch (on @stream) and through the CUDA array interface
+    into CuPy, against the cudadownload copy of the same buffer."""
+    want = host_planes(cpu_sample)
+    ok = True
+    with cudavision.frame(gpu_sample) as f:
+        if f.device is None or len(f.planes) != len(want):
+            return False
+        for plane, w in zip(f.planes, want):
+            if stream is not None:
+                with torch.cuda.stream(stream):
+                    t = torch.from_dlpack(plane)
+                    got = t.cpu().numpy()
+            else:
+                t = torch.from_dlpack(plane)
+                got = t.cpu().numpy()
+            ok = ok and t.is_cuda and t.data_ptr() == plane.ptr and got.shape == w.shape and np.array_equal(got, w)
+            c = cupy.asarray(plane)
+            ok = ok and c.data.ptr == plane.ptr and np.array_equal(cupy.asnumpy(c), w)
+    return ok
+
+
+# 100 frames of cudaenhance's output in each format and at odd and even sizes, each plane through
+# DLPack and the CUDA array interface against cudadownload's copy
+for fmt, w, h in (("NV12", 1920, 1080), ("NV12", 641, 479), ("I420", 320, 241), ("RGBA", 640, 480),
+                  ("BGRx", 33, 17), ("YUY2", 640, 360), ("P010_10LE", 640, 360)):
+    n = 100 if (w, h) == (1920, 1080) else 30
+    pipeline, same = run(tee("cudaenhance contrast=1.4 saturation=1.3 brightness=0.05",
+                             f"format={fmt},width={w},height={h}", n), n, same_through_both)
+    check(len(same) == n and all(same),
+          f"{fmt} {w}x{h}: {sum(same)} of {n} frames of cudaenhance in CUDA memory equal cudadownload's copy, "
+          "each plane through DLPack (torch) and the CUDA array interface (CuPy)")
+    pipeline.set_state(Gst.State.NULL)
+
+# a consumer on a stream of its own: DLPack orders it after the frame
+s = torch.cuda.Stream()
+pipeline, same = run(tee("cudaenhance contrast=1.4", "format=NV12,width=1280,height=720", 20), 20,
+                     lambda g, c: same_through_both(g, c, stream=s))
+check(len(same) == 20 and all(same), f"a torch stream of its own: {sum(same)} of 20 frames equal")
+pipeline.set_state(Gst.State.NULL)
+
+# cudamotionest's vectors and cudaheatmap's map (RGBA out of NV12 in), taken as above
+def map_and_vectors(g, c):
+    """cudaheatmap's map as every frame above; cudamotionest's vectors (into a tensor on the GPU)
+    and cudaheatmap's fields equal on both branches; whether any vector moves."""
+    rg, rc = cudavision.results(g), cudavision.results(c)
+    vg, vc = rg["cudamotionest"]["vectors"], rc["cudamotionest"]["vectors"]
+    tg = torch.from_numpy(vg.view(np.uint8).reshape(-1).copy()).cuda()
+    same = (np.array_equal(vg, vc) and np.array_equal(tg.cpu().numpy(), vc.view(np.uint8).reshape(-1))
+            and rg["cudaheatmap"] == rc["cudaheatmap"])
+    return same_through_both(g, c), same, bool(((vg["dx"] != 0) | (vg["dy"] != 0)).any())
+
+
+pipeline, got = run(tee("cudamotionest ! cudaheatmap", "format=NV12,width=640,height=480", 30), 30, map_and_vectors)
+maps, vectors_same, moving = (sum(x[i] for x in got) for i in range(3))
+check(len(got) == 30 and maps == 30, f"cudaheatmap's map in CUDA memory: {maps} of 30 frames equal cudadownload's")
+check(vectors_same == 30 and moving >= 28,
+      f"cudamotionest's vectors and cudaheatmap's fields: {vectors_same} of 30 equal on both branches, {moving} with motion")
+pipeline.set_state(Gst.State.NULL)
+
+# lifetimes: a tensor outlives its frame, its sample and its pipeline; a capsule never taken lets go
+pipeline, pairs = run(tee("cudaenhance contrast=1.4", "format=RGBA,width=320,height=240", 3), 3)
+want = host_planes(pairs[-1][1])[0]
+f = cudavision.frame(pairs[-1][0])
+t = torch.from_dlpack(f.array)
+c = cupy.asarray(f.planes[0])
+capsule = f.array.__dlpack__()
+f.close()
+pipeline.set_state(Gst.State.NULL)
+del f, pairs, pipeline
+gc.collect()
+check(np.array_equal(t.cpu().numpy(), want) and np.array_equal(cupy.asnumpy(c), want),
+      "a tensor and a CuPy array read after their frame closed and the pipeline went to NULL and was dropped")
+check(len(cudavision._dlpack._exported) == 2, f"the two DLPack tensors alive: {len(cudavision._dlpack._exported)}")
+del capsule
+gc.collect()
+check(len(cudavision._dlpack._exported) == 1, "a capsule never taken lets its tensor go")
+del t, c
+gc.collect()
+check(len(cudavision._dlpack._exported) == 0, "a tensor freed lets go of its frame")
+
+
+def raises(what, fn, exc, text):
+    try:
+        fn()
+    except exc as e:
+        check(text in str(e), f"{what}: {type(e).__name__}: {e}")
+        return
+    check(False, f"{what}: no exception")
+
+
+pipeline, pairs = run(tee("cudaenhance", "format=NV12,width=64,height=48", 1), 1)
+f = cudavision.frame(pairs[0][0])
+raises("a consumer on another device", lambda: f.array.__dlpack__(dl_device=(2, f.device + 1)), BufferError,
+       "take it there")
+raises("a consumer asking for a copy", lambda: f.array.__dlpack__(copy=True), BufferError, "without a copy")
+raises("stream 0", lambda: f.array.__dlpack__(stream=0), BufferError, "ambiguous")
+check(f.array.__dlpack_device__() == (2, f.device), f"__dlpack_device__: {f.array.__dlpack_device__()}")
+raises("a format the module does not know", lambda: cudavision.frame(
+    pairs[0][0].get_buffer(), Gst.Caps.from_string("video/x-raw(memory:CUDAMemory),format=AYUV,width=64,height=48")),
+    cudavision.Unsupported, "AYUV is not one cudavision knows")
+f.close()
+pipeline.set_state(Gst.State.NULL)
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
