@@ -11,7 +11,9 @@
 #          fleet's programs (a pack of their own): gpu-run.sh's suite runs the tests whose
 #          programs are here;
 #   bench: the plugin and the benchmarks (gpu-run.sh bench), no test program;
-#   fleet: the plugin, cudavision-run and the fleet tests' programs (gpu-run.sh fleet).
+#   fleet: the plugin, cudavision-run and the fleet tests' programs (gpu-run.sh fleet);
+#   python: the plugin alone, for the Python tests and bench_python.py (gpu-run.sh python), which
+#          travel with .devpy (tools/gpu-python.sh).
 # The benchmark's variant builds (bench_kernels_*) are never packed: carry those by hand.
 set -eu
 cd "$(dirname "$0")/.."
@@ -22,7 +24,9 @@ case $kind in
            -o -name cudavision-run -o -name rtsp-camera -o -name exposition-sample) ;;
   bench) leave_out=(-name 'bench_kernels_*' -o -name 'test_*' -o -name 'cudavision-*') ;;
   fleet) leave_out=(-name 'bench*' -o -name 'test_*' -o -name 'cudavision-embed') ;;
-  *) echo "usage: tools/gpu-pack.sh [BUILD] [tests|bench|fleet]" >&2; exit 2 ;;
+  python) leave_out=(-name 'bench*' -o -name 'test_*' -o -name 'cudavision-*' -o -name rtsp-camera
+           -o -name exposition-sample) ;;
+  *) echo "usage: tools/gpu-pack.sh [BUILD] [tests|bench|fleet|python]" >&2; exit 2 ;;
 esac
 out=.devbuild/$b
 rm -rf "$out"

@@ -15,6 +15,10 @@
 #   tools/gpu-run.sh bench [ARGS]       (packed with `tools/gpu-pack.sh build-h100 bench`)
 #                                       bench_kernels --gpu, then bench_pipelines ARGS (--quick,
 #                                       --size WxH, --only TEXT, --seconds S)
+#   tools/gpu-run.sh python [ARGS]      (packed with `tools/gpu-pack.sh build-h100 python`, carried
+#                                       with .devpy from tools/gpu-python.sh) the Python tests
+#                                       (python, python-gpu, frames) with the machine's PyTorch and
+#                                       CuPy, then tests/bench/bench_python.py ARGS
 # BUILD (default build-h100) names the build, BUNDLE (default .devbundle) the GStreamer runtime:
 # BUILD=build-1.26-h100 BUNDLE=.devbundle-1.26 for GStreamer 1.26 (tools/bundle-1.26.sh).
 set -eu
@@ -46,6 +50,9 @@ mkdir -p "$out"
 source "$bundle/env.sh"
 [ -e "$b/meson-info" ] || ln -sfn ".devbuild/$b" "$b"
 export GST_PLUGIN_PATH_1_0=$PWD/$b/gst GST_PLUGIN_PATH=$PWD/$b/gst
+# PyGObject for the machine's own Python, where it came (tools/gpu-python.sh)
+# shellcheck disable=SC1091
+[ -f .devpy/env.sh ] && . .devpy/env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1 || true
 # a GPU test that finds no usable device fails here instead of skipping (tests/common/cuvtest.h)
 export CUV_REQUIRE_GPU=1
@@ -87,6 +94,14 @@ PY
     stdbuf -oL "$b/tests/bench/bench_pipelines" --kernels "$out/bench_kernels.txt" "$@" \
       > "$out/bench_pipelines.txt" 2>&1 || true
     cat "$out/bench_kernels.txt" "$out/bench_pipelines.txt"
+    ;;
+  python)
+    "$bundle/gpu-tests" -j 3 --timeout 300 "$b" examples/python examples/frames \
+      > "$out/python.log" 2>&1 || true
+    tail -n 30 "$out/python.log"
+    PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} python3 -W ignore tests/bench/bench_python.py "$@" \
+      > "$out/bench_python.txt" 2>&1 || true
+    cat "$out/bench_python.txt"
     ;;
   live)
     counts=${1:-256,512,1024}
