@@ -126,9 +126,29 @@ class CudaPlane:
                 "data": (self.ptr, not self.writable), "stream": None}
 
 
-def _is_cuda(caps):
+_parsed = {}  # caps' address -> (the caps, kept so that the address stays theirs, what _parse found)
+
+
+def _parse(caps):
+    """@caps' format, width, height, plane offsets and strides, and whether they are CUDA memory;
+    remembered for the few caps a stream has (an appsink gives the same caps every frame)."""
+    key = hash(caps)  # the GstCaps' address: theirs while _parsed holds them
+    hit = _parsed.get(key)
+    if hit is not None:
+        return hit[1]
+    info = GstVideo.VideoInfo.new_from_caps(caps)
+    if info is None:
+        raise Unsupported(f"not video caps: {caps.to_string()}")
+    fmt = GstVideo.VideoFormat.to_string(info.finfo.format)
+    if fmt not in _LAYOUTS:
+        raise Unsupported(f"format {fmt} is not one cudavision knows ({', '.join(_LAYOUTS)})")
     features = caps.get_features(0)
-    return features is not None and features.contains(_CUDA_MEMORY)
+    cuda = features is not None and features.contains(_CUDA_MEMORY)
+    parsed = (fmt, info.width, info.height, tuple(info.offset), tuple(info.stride), cuda)
+    if len(_parsed) >= 16:
+        _parsed.clear()
+    _parsed[key] = (caps, parsed)
+    return parsed
 
 
 class Frame:
@@ -139,22 +159,15 @@ class Frame:
     def __init__(self, buffer, caps, writable=False):
         if buffer is None or caps is None:
             raise Unsupported("a frame needs a buffer and its caps (a Gst.Sample has both)")
-        info = GstVideo.VideoInfo.new_from_caps(caps)
-        if info is None:
-            raise Unsupported(f"not video caps: {caps.to_string()}")
-        self.format = GstVideo.VideoFormat.to_string(info.finfo.format)
-        layout = _LAYOUTS.get(self.format)
-        if layout is None:
-            raise Unsupported(f"format {self.format} is not one cudavision knows ({', '.join(_LAYOUTS)})")
-        self.width, self.height = info.width, info.height
-        offsets, strides = list(info.offset), list(info.stride)
+        self.format, self.width, self.height, offsets, strides, cuda = _parse(caps)
+        layout = _LAYOUTS[self.format]
         meta = GstVideo.buffer_get_video_meta(buffer)
         if meta is not None:
             if meta.width < self.width or meta.height < self.height or meta.n_planes != len(layout):
                 raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
                                   f"does not hold the caps' {self.width}x{self.height} frame")
             offsets, strides = list(meta.offset), list(meta.stride)
-        if _is_cuda(caps):
+        if cuda:
             try:
                 self._mapping = _cuda.CudaMapping(buffer, writable)
             except _cuda.MapError as e:
