@@ -53,8 +53,9 @@ def main():
     Gst.init(None)
     # CUDA memory from cudaupload on, when CuPy can read it; else the frames stay in system memory
     upload = "cudaupload ! " if cupy is not None and Gst.ElementFactory.find("cudaupload") else ""
+    # post-messages=false: this loop reads the map, not the bus, where a message a frame would pile up
     pipeline = Gst.parse_launch(f"{source(args.source, args.frames, width, height)} ! {upload}"
-                                "cudaheatmap ! appsink name=sink sync=false max-buffers=4")
+                                "cudaheatmap post-messages=false ! appsink name=sink sync=false max-buffers=4")
     sink = pipeline.get_by_name("sink")
     pipeline.set_state(Gst.State.PLAYING)
     n = 0

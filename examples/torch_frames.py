@@ -10,8 +10,8 @@ and its share of bright pixels, and prints them every 30 frames. Without CUDA (n
 CPU-only build) the frames come in system memory and the tensors are numpy views on the CPU; it
 says so.
 
-Needs PyTorch, python3-gi with python3-gst-1.0, numpy, the plugin on GST_PLUGIN_PATH and
-python/ on PYTHONPATH (or the module installed).
+Needs PyTorch (a CPU build is enough without CUDA), python3-gi with python3-gst-1.0, numpy, the
+plugin on GST_PLUGIN_PATH and python/ on PYTHONPATH (or the module installed).
 """
 import argparse
 import os

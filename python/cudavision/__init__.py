@@ -3,8 +3,8 @@
 
     import cudavision
     with cudavision.frame(sample) as f:        # an appsink's Gst.Sample, or frame(buffer, caps)
-        y, uv = f.planes                       # NV12: the mapped planes
-        t = torch.from_dlpack(y)               # CUDA memory: a tensor on the GPU; system memory: numpy
+        y, uv = f.planes                       # NV12: the mapped planes (numpy views, or CudaPlane)
+        t = torch.from_dlpack(y)               # CUDA memory: a tensor on the GPU over the frame
     r = cudavision.results(buffer)             # every meta of ours: numpy arrays and numbers
 
 A frame is mapped once and read in place: each plane with the strides of the buffer's
@@ -14,6 +14,10 @@ a consumer on the GPU, the consumer's stream ordered after the frame's writer. T
 as long as the Frame or anything made of it: closing the Frame drops its own hold, never memory a
 view or a tensor still reads.
 """
+
+import ctypes
+import sys
+import weakref
 
 import gi
 
@@ -51,25 +55,58 @@ _LAYOUTS = {
 }
 
 
+_gst = ctypes.CDLL("libgstreamer-1.0.so.0")
+_gst.gst_mini_object_is_writable.argtypes, _gst.gst_mini_object_is_writable.restype = [ctypes.c_void_p], ctypes.c_int
+
+
+def _check_writable(buffer):
+    """Writing needs a buffer that only this caller holds, checked here rather than by
+    gst_buffer_map's own check, which would print a CRITICAL first."""
+    if not _gst.gst_mini_object_is_writable(hash(buffer)):
+        raise Unsupported("the buffer is not writable: others hold it (an appsink's sample or a probe's buffer "
+                          "always is, from Python); map a copy of your own, buffer.copy_deep ()")
+
+
 class _Mapping:
     """A buffer mapped for reading (or writing): unmapped when nothing refers to it any more."""
 
-    def __init__(self, buffer, flags):
+    def __init__(self, buffer, writable):
         self.buffer = buffer
-        ok, self.info = buffer.map(flags)
+        ok, self.info = buffer.map(Gst.MapFlags.READ | (Gst.MapFlags.WRITE if writable else 0))
         if not ok:
-            raise Unsupported("the buffer could not be mapped" +
-                              (" for writing (it is not writable: copy it first)" if flags & Gst.MapFlags.WRITE else ""))
+            self.info = None
+            raise Unsupported("the buffer could not be mapped")
         self.data = self.info.data
         self.address = np.frombuffer(self.data, dtype=np.uint8).ctypes.data if self.info.size else 0
         self.size = self.info.size
-        self.writable = bool(flags & Gst.MapFlags.WRITE)
+        self.writable = writable
 
     def __del__(self):
+        # at the interpreter's exit PyGObject can no longer call into GStreamer (it recurses until
+        # the stack overflows): the mapping is left to the process's end
         info = getattr(self, "info", None)
-        if info is not None:
+        if info is not None and not sys.is_finalizing():
             self.info = None
             self.buffer.unmap(info)
+
+
+# the mappings alive, one a buffer and mode, shared by every frame of it: GStreamer counts a
+# memory's maps in 8 bits (the 257th concurrent map of one buffer would overflow it)
+_mappings = weakref.WeakValueDictionary()
+
+
+def _mapping(buffer, writable, cuda):
+    key = (hash(buffer), writable, cuda)  # the buffer's address: its own while the mapping holds it
+    mapping = _mappings.get(key)
+    if mapping is None:
+        if writable:
+            _check_writable(buffer)
+        try:
+            mapping = _cuda.CudaMapping(buffer, writable) if cuda else _Mapping(buffer, writable)
+        except _cuda.MapError as e:
+            raise Unsupported(str(e)) from None
+        _mappings[key] = mapping
+    return mapping
 
 
 class _PlaneView:
@@ -136,9 +173,14 @@ def _parse(caps):
     hit = _parsed.get(key)
     if hit is not None:
         return hit[1]
-    info = GstVideo.VideoInfo.new_from_caps(caps)
-    if info is None:
-        raise Unsupported(f"not video caps: {caps.to_string()}")
+    if caps.is_empty() or not caps.is_fixed():
+        raise Unsupported(f"a frame needs fixed video caps, not {caps.to_string()}")
+    try:
+        info = GstVideo.VideoInfo.new_from_caps(caps)
+    except TypeError:  # PyGObject's word for a constructor's NULL
+        info = None
+    if info is None or info.width <= 0 or info.height <= 0:
+        raise Unsupported(f"not caps of a video frame: {caps.to_string()}")
     fmt = GstVideo.VideoFormat.to_string(info.finfo.format)
     if fmt not in _LAYOUTS:
         raise Unsupported(f"format {fmt} is not one cudavision knows ({', '.join(_LAYOUTS)})")
@@ -167,16 +209,9 @@ class Frame:
                 raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
                                   f"does not hold the caps' {self.width}x{self.height} frame")
             offsets, strides = list(meta.offset), list(meta.stride)
-        if cuda:
-            try:
-                self._mapping = _cuda.CudaMapping(buffer, writable)
-            except _cuda.MapError as e:
-                raise Unsupported(str(e)) from None
-            self.device = self._mapping.device
-        else:
-            self._mapping = _Mapping(buffer, Gst.MapFlags.READ | (Gst.MapFlags.WRITE if writable else 0))
-            self.device = None
-        self.planes = []
+        self._mapping = _mapping(buffer, writable, cuda)
+        self.device = self._mapping.device if cuda else None
+        self._planes = []
         for i, (dtype, components, w_sub, h_sub) in enumerate(layout):
             rows = -(-self.height >> h_sub)
             cols = -(-self.width >> w_sub)
@@ -188,14 +223,23 @@ class Frame:
                                   f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
             step = (strides[i], pixel, dtype.itemsize) if components > 1 else (strides[i], pixel)
             if self.device is None:
-                self.planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype)))
+                self._planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype)))
             else:
-                self.planes.append(CudaPlane(self._mapping, offsets[i], shape, step, dtype))
-        self.array = self.planes[0]
+                self._planes.append(CudaPlane(self._mapping, offsets[i], shape, step, dtype))
+
+    @property
+    def planes(self):
+        if self._mapping is None:
+            raise ValueError("the frame is closed: take its planes before close () (or inside `with`)")
+        return self._planes
+
+    @property
+    def array(self):
+        return self.planes[0]
 
     def close(self):
         """Drops this frame's hold on the mapping; views and tensors still alive keep it mapped."""
-        self.planes, self.array, self._mapping = [], None, None
+        self._planes, self._mapping = [], None
 
     def __enter__(self):
         return self
@@ -228,6 +272,8 @@ def results(buffer):
     whose meta is not there are left out."""
     if isinstance(buffer, Gst.Sample):
         buffer = buffer.get_buffer()
+    if not isinstance(buffer, Gst.Buffer):
+        raise TypeError(f"results () takes a Gst.Buffer or a Gst.Sample, not {type(buffer).__name__}")
     out = {}
     s = _structure(buffer, "CudaHistogramMeta")
     if s is not None:

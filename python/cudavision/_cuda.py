@@ -10,6 +10,7 @@ writer's stream (on 1.22 a frame is finished before it reaches the application).
 """
 
 import ctypes
+import sys
 
 from gi.repository import Gst
 
@@ -95,8 +96,7 @@ class CudaMapping:
         flags = int(Gst.MapFlags.READ) | GST_MAP_CUDA | (int(Gst.MapFlags.WRITE) if writable else 0)
         if not libs.gst.gst_memory_map(hash(memory), ctypes.byref(self.info), flags):
             self.info = None
-            raise MapError("the CUDA memory could not be mapped" +
-                           (" for writing (others hold it: copy the buffer first)" if writable else ""))
+            raise MapError("the CUDA memory could not be mapped")
         self.address, self.size = self.info.data or 0, self.info.size
         context, ordinal = _c(), ctypes.c_int()
         _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(context), _CU_POINTER_ATTRIBUTE_CONTEXT, self.address),
@@ -113,7 +113,7 @@ class CudaMapping:
 
     def __del__(self):
         info = getattr(self, "info", None)
-        if info is not None:
+        if info is not None and not sys.is_finalizing():  # at exit: left to the process's end
             self.info = None
             _libs().gst.gst_memory_unmap(hash(self.memory), ctypes.byref(info))
 

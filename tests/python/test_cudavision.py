@@ -194,5 +194,68 @@ raises("a buffer smaller than the caps' frame", lambda: cudavision.frame(small, 
 raises("no caps", lambda: cudavision.frame(small), "needs a buffer and its caps")
 check(cudavision.results(small) == {}, "a buffer without our metas: no results")
 
+raises("caps that are not fixed", lambda: cudavision.frame(buf, Gst.Caps.from_string(
+    "video/x-raw,format=NV12,width=[1,100],height=48")), "fixed video caps")
+raises("caps that are not video", lambda: cudavision.frame(buf, Gst.Caps.from_string("audio/x-raw,rate=48000")),
+       "not caps of a video frame")
+f = cudavision.frame(buf, caps)
+f.close()
+try:
+    f.planes
+    check(False, "a closed frame's planes: no error")
+except ValueError as e:
+    check("closed" in str(e), f"a closed frame's planes: {e}")
+try:
+    cudavision.results(None)
+    check(False, "results (None): no error")
+except TypeError as e:
+    check("Gst.Buffer" in str(e), f"results (None): {e}")
+
+# one mapping a buffer, however many frames of it are open (GStreamer counts a memory's maps in 8 bits)
+buf, caps, planes = made_frame("RGBA", 16, 8, 0, 3)
+frames = [cudavision.frame(buf, caps) for _ in range(300)]
+check(len(cudavision._mappings) == 1 and all(np.array_equal(f.array, planes[0]) for f in frames),
+      f"300 frames of one buffer open at once: {len(cudavision._mappings)} mapping")
+del frames
+gc.collect()
+check(len(cudavision._mappings) == 0, "the mapping goes with the last frame")
+
+# in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
+# without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
+# (a class attribute, a cycle) end it cleanly
+script = """
+import sys, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+import numpy as np, cudavision
+Gst.init(None)
+caps = Gst.Caps.from_string("video/x-raw,format=GRAY8,width=8,height=4")
+buf = Gst.Buffer.new_wrapped(bytes(range(32)))
+held = buf.copy()  # another reference: not writable
+try:
+    cudavision.frame(buf, caps, writable=True)
+    sys.exit("writable: no error")
+except cudavision.Unsupported as e:
+    assert "copy_deep" in str(e), e
+mine = buf.copy_deep()
+with cudavision.frame(mine, caps, writable=True) as f:
+    f.array[0, 0] = 200
+assert mine.extract_dup(0, 1) == bytes([200])
+frames = [cudavision.frame(buf, caps) for _ in range(300)]
+class Keep:
+    pass
+Keep.view = frames[0].array
+cycle = [frames[1]]
+cycle.append(cycle)
+print("end")
+"""
+import os  # noqa: E402
+import subprocess  # noqa: E402
+
+p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                   env=dict(os.environ, G_DEBUG="fatal-criticals"))
+check(p.returncode == 0 and p.stdout.strip() == "end" and "CRITICAL" not in p.stderr,
+      f"no critical, a clean exit with views alive: exit {p.returncode}, {p.stdout.strip()!r} {p.stderr[-300:]!r}")
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)
