@@ -10,8 +10,8 @@ green over 128: a change of more than a sixth of the largest) and where the chan
 and prints them every 30 frames. Without CUDA or without CuPy the frames come in system
 memory and numpy does the same sums on the CPU; it says so.
 
-Needs python3-gi with python3-gst-1.0, numpy, CuPy for the GPU, the plugin on GST_PLUGIN_PATH
-and python/ on PYTHONPATH (or the module installed).
+Needs python3-gi with python3-gst-1.0, numpy, CuPy for the GPU, the plugin (GST_PLUGIN_PATH, else the
+source tree's build/ or CUDAVISION_BUILD=DIR) and the cudavision module (installed, else python/).
 """
 import argparse
 import os
@@ -22,7 +22,12 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
-import cudavision  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+try:
+    import cudavision  # noqa: E402
+except ImportError:  # not installed: the source tree's python/
+    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+    import cudavision  # noqa: E402
 import numpy  # noqa: E402
 
 try:
@@ -51,6 +56,9 @@ def main():
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     Gst.init(None)
+    if Gst.ElementFactory.find("cudaheatmap") is None:  # not on GST_PLUGIN_PATH: the source tree's build
+        build = os.environ.get("CUDAVISION_BUILD", os.path.join(HERE, "..", "build"))
+        Gst.Registry.get().scan_path(os.path.join(build, "gst"))
     # CUDA memory from cudaupload on, when CuPy can read it; else the frames stay in system memory
     upload = "cudaupload ! " if cupy is not None and Gst.ElementFactory.find("cudaupload") else ""
     # post-messages=false: this loop reads the map, not the bus, where a message a frame would pile up

@@ -11,7 +11,8 @@ CPU-only build) the frames come in system memory and the tensors are numpy views
 says so.
 
 Needs PyTorch (a CPU build is enough without CUDA), python3-gi with python3-gst-1.0, numpy, the
-plugin on GST_PLUGIN_PATH and python/ on PYTHONPATH (or the module installed).
+plugin (GST_PLUGIN_PATH, else the source tree's build/ or CUDAVISION_BUILD=DIR) and the
+cudavision module (installed, else python/).
 """
 import argparse
 import os
@@ -23,7 +24,12 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
-import cudavision  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+try:
+    import cudavision  # noqa: E402
+except ImportError:  # not installed: the source tree's python/
+    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+    import cudavision  # noqa: E402
 import torch  # noqa: E402
 
 
@@ -45,6 +51,9 @@ def main():
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     Gst.init(None)
+    if Gst.ElementFactory.find("cudaenhance") is None:  # not on GST_PLUGIN_PATH: the source tree's build
+        build = os.environ.get("CUDAVISION_BUILD", os.path.join(HERE, "..", "build"))
+        Gst.Registry.get().scan_path(os.path.join(build, "gst"))
     # cudaupload puts the frames in CUDA memory, where cudaenhance keeps them (no cudadownload)
     upload = "cudaupload ! " if Gst.ElementFactory.find("cudaupload") else ""
     pipeline = Gst.parse_launch(f"{source(args.source, args.frames, width, height)} ! {upload}"
