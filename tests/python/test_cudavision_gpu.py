@@ -1,6 +1,7 @@
 """The cudavision Python module (python/cudavision, docs/python.md) on a GPU: frames in CUDA memory
 taken by PyTorch and CuPy without a copy, through DLPack and through the CUDA array interface,
-equal byte for byte what cudadownload copies of the same buffers; so do cudaheatmap's map and
+equal byte for byte what cudadownload copies of the same buffers, from an appsink and from a pad
+probe; so do cudaheatmap's map and
 cudamotionest's vectors; tensors outlive their frame and pipeline; a consumer on its own stream,
 a consumer asking for another device or a copy, and unknown formats get what docs/python.md says.
   test_cudavision_gpu.py     (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)
@@ -112,6 +113,35 @@ pipeline, same = run(tee("cudaenhance contrast=1.4", "format=NV12,width=1280,hei
                      lambda g, c: same_through_both(g, c, stream=s))
 check(len(same) == 20 and all(same), f"a torch stream of its own: {sum(same)} of 20 frames equal")
 pipeline.set_state(Gst.State.NULL)
+
+# frames read in a pad probe on cudaenhance's source pad (frame (buffer, the pad's caps)), on the
+# streaming thread, against the appsinks' copies of the same buffers
+seen = {}
+
+
+def probe(pad, info):
+    caps = pad.get_current_caps()
+    if caps is not None:
+        buf = info.get_buffer()
+        with cudavision.frame(buf, caps) as f:
+            seen[buf.pts] = [torch.from_dlpack(p).cpu().numpy() for p in f.planes]
+    return Gst.PadProbeReturn.OK
+
+
+pipeline = Gst.parse_launch(tee("cudaenhance name=e contrast=1.4", "format=NV12,width=320,height=240", 20))
+pipeline.get_by_name("e").get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, probe)
+gpu_sink, cpu_sink = pipeline.get_by_name("gpu"), pipeline.get_by_name("cpu")
+pipeline.set_state(Gst.State.PLAYING)
+probed = 0
+for _ in range(20):
+    g, c = gpu_sink.emit("try-pull-sample", 10 * Gst.SECOND), cpu_sink.emit("try-pull-sample", 10 * Gst.SECOND)
+    if g is None or c is None:
+        break
+    want = host_planes(c)
+    got = seen.get(c.get_buffer().pts)
+    probed += bool(got is not None and all(np.array_equal(a, b) for a, b in zip(got, want)))
+pipeline.set_state(Gst.State.NULL)
+check(probed == 20, f"frames taken in a pad probe through DLPack: {probed} of 20 equal cudadownload's copy")
 
 # cudamotionest's vectors and cudaheatmap's map (RGBA out of NV12 in), taken as above
 def map_and_vectors(g, c):
