@@ -6,9 +6,12 @@ cudamotionest's vectors; tensors outlive their frame and pipeline; a consumer on
 a consumer asking for another device or a copy, and unknown formats get what docs/python.md says.
   test_cudavision_gpu.py     (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)
 Exits 77 without torch, cupy or a GPU; 1 then where CUV_REQUIRE_GPU=1 says a GPU is there."""
+import ctypes
 import gc
 import os
 import sys
+import threading
+import time
 
 import gi
 
@@ -142,6 +145,70 @@ for _ in range(20):
     probed += bool(got is not None and all(np.array_equal(a, b) for a, b in zip(got, want)))
 pipeline.set_state(Gst.State.NULL)
 check(probed == 20, f"frames taken in a pad probe through DLPack: {probed} of 20 equal cudadownload's copy")
+
+# the wait for a writer still in flight (GStreamer 1.24+, where memory carries its stream and this
+# machine's 1.22 does not): a writer stream made here in the frame's context, held back by a flag in
+# page-locked host memory, then writing 0x55 over the Y plane, is what the mapping is told of; a
+# consumer that did not wait for it would sum the frame as it was
+cu = cudavision._cuda._libs().cuda
+for name, args in (("cuStreamCreate", [ctypes.c_void_p, ctypes.c_uint]), ("cuStreamDestroy_v2", [ctypes.c_void_p]),
+                   ("cuMemHostAlloc", [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]),
+                   ("cuMemFreeHost", [ctypes.c_void_p]),
+                   ("cuStreamWaitValue32_v2", [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]),
+                   ("cuMemsetD8Async", [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, ctypes.c_void_p])):
+    getattr(cu, name).argtypes, getattr(cu, name).restype = args, ctypes.c_int
+
+
+def held_writer(mapping, plane):
+    """A stream of the frame's context that waits for *flag to be 1, then sets @plane's bytes to 0x55."""
+    stream, flag = ctypes.c_void_p(), ctypes.c_void_p()
+    ok = cu.cuCtxPushCurrent_v2(mapping.context) == 0
+    ok = ok and cu.cuStreamCreate(ctypes.byref(stream), 1) == 0  # CU_STREAM_NON_BLOCKING
+    ok = ok and cu.cuMemHostAlloc(ctypes.byref(flag), 4, 3) == 0  # PORTABLE | DEVICEMAP
+    if ok:
+        ctypes.c_uint32.from_address(flag.value).value = 0
+        ok = (cu.cuStreamWaitValue32_v2(stream, flag.value, 1, 0) == 0  # CU_STREAM_WAIT_VALUE_GEQ
+              and cu.cuMemsetD8Async(plane.ptr, 0x55, plane.strides[0] * plane.shape[0], stream) == 0)
+    cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+    return ok, stream, flag
+
+
+def release(flag):
+    ctypes.c_uint32.from_address(flag.value).value = 1
+
+
+pipeline, samples = run(tee("cudaenhance contrast=1.4", "format=NV12,width=640,height=480", 4), 4)
+rows, cols = 480, 640
+for i, way in enumerate(("DLPack on torch's stream", "DLPack on a torch stream of its own", "the CUDA array interface",
+                         "(control) DLPack, the mapping not told of the writer")):
+    f = cudavision.frame(samples[i][0])  # a frame of its own each: the last one's plane is 0x55 now
+    y = f.planes[0]
+    ok, stream, flag = held_writer(f._mapping, y)
+    if "control" not in way:
+        f._mapping.writer = stream.value
+    if way == "the CUDA array interface":  # the host waits when the interface is read: the flag comes later
+        threading.Timer(0.3, release, (flag,)).start()
+        total = int(cupy.asarray(y).astype(cupy.int64).sum())
+    else:
+        s = torch.cuda.Stream() if "own" in way else torch.cuda.current_stream()
+        with torch.cuda.stream(s):
+            total = torch.from_dlpack(y).sum(dtype=torch.int64)  # queued behind the writer
+        time.sleep(0.3)
+        release(flag)
+        torch.cuda.synchronize()  # every stream of torch's, its own among them
+        total = int(total.item())
+    if "control" in way:  # the check above can fail: unordered, the consumer reads the frame as it was
+        check(ok and total != 0x55 * rows * cols, f"a writer in flight, {way}: the consumer read the frame before it "
+              f"({total}, not {0x55 * rows * cols})")
+    else:
+        check(ok and total == 0x55 * rows * cols and f._mapping.writer in (None, stream.value),
+              f"a writer in flight, {way}: the consumer read what it wrote ({total} of {0x55 * rows * cols})")
+    torch.cuda.synchronize()
+    cu.cuStreamDestroy_v2(stream)
+    cu.cuMemFreeHost(flag)
+    f.close()
+pipeline.set_state(Gst.State.NULL)
+del samples
 
 # cudamotionest's vectors and cudaheatmap's map (RGBA out of NV12 in), taken as above
 def map_and_vectors(g, c):
