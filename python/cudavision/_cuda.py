@@ -48,6 +48,8 @@ class _Libraries:
         except OSError as e:
             raise MapError(f"the CUDA driver (libcuda.so.1) cannot be loaded: {e}") from None
         for name, args in (("cuPointerGetAttribute", [_c, ctypes.c_int, ctypes.c_uint64]),
+                           ("cuDevicePrimaryCtxRetain", [_c, ctypes.c_int]),
+                           ("cuDevicePrimaryCtxRelease_v2", [ctypes.c_int]),
                            ("cuCtxPushCurrent_v2", [_c]), ("cuCtxPopCurrent_v2", [_c]),
                            ("cuCtxGetCurrent", [_c]), ("cuEventCreate", [_c, ctypes.c_uint]),
                            ("cuEventRecord", [_c, _c]), ("cuEventSynchronize", [_c]),
@@ -140,15 +142,22 @@ class CudaMapping:
             return
         cuda = _libs().cuda
         event = self._writer_event()
+        primary = None
         try:
             current = _c()
             cuda.cuCtxGetCurrent(ctypes.byref(current))
             if stream in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) and not current.value:
-                # a default stream of no context: the host waits instead
-                _check(cuda.cuEventSynchronize(event), "waiting for the frame's writer")
-            else:
-                _check(cuda.cuStreamWaitEvent(stream, event, 0), "ordering the consumer's stream after the frame")
+                # a default stream names no context: with none current on this thread it is the
+                # device's primary context's, which the CUDA runtime (PyTorch, CuPy) uses
+                primary = _c()
+                _check(cuda.cuDevicePrimaryCtxRetain(ctypes.byref(primary), self.device),
+                       "taking the device's primary context")
+                _check(cuda.cuCtxPushCurrent_v2(primary), "making the primary context current")
+            _check(cuda.cuStreamWaitEvent(stream, event, 0), "ordering the consumer's stream after the frame")
         finally:
+            if primary is not None and primary.value:
+                cuda.cuCtxPopCurrent_v2(ctypes.byref(_c()))
+                cuda.cuDevicePrimaryCtxRelease_v2(self.device)
             cuda.cuEventDestroy_v2(event)
 
     def finish_on_host(self):

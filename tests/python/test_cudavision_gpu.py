@@ -184,6 +184,7 @@ for i, way in enumerate(("DLPack on torch's stream", "DLPack on a torch stream o
     f = cudavision.frame(samples[i][0])  # a frame of its own each: the last one's plane is 0x55 now
     y = f.planes[0]
     ok, stream, flag = held_writer(f._mapping, y)
+    print(f"      ({way}: a writer stream held back: {ok})", flush=True)
     if "control" not in way:
         f._mapping.writer = stream.value
     if way == "the CUDA array interface":  # the host waits when the interface is read: the flag comes later
@@ -191,10 +192,20 @@ for i, way in enumerate(("DLPack on torch's stream", "DLPack on a torch stream o
         total = int(cupy.asarray(y).astype(cupy.int64).sum())
     else:
         s = torch.cuda.Stream() if "own" in way else torch.cuda.current_stream()
+        watchdog = threading.Timer(2.0, release, (flag,))  # a host wait would otherwise wait forever
+        watchdog.start()
+        current = ctypes.c_void_p()
+        cu.cuCtxGetCurrent(ctypes.byref(current))
+        t0 = time.perf_counter()
         with torch.cuda.stream(s):
             total = torch.from_dlpack(y).sum(dtype=torch.int64)  # queued behind the writer
+        took = time.perf_counter() - t0
+        print(f"      (context current: {current.value and hex(current.value)}, the frame's {hex(f._mapping.context)}; "
+              f"taking it took {took * 1000:.1f} ms)")
+        check(took < 1.0, f"a writer in flight, {way}: taken without a host wait ({took * 1000:.1f} ms)")
         time.sleep(0.3)
         release(flag)
+        watchdog.cancel()
         torch.cuda.synchronize()  # every stream of torch's, its own among them
         total = int(total.item())
     if "control" in way:  # the check above can fail: unordered, the consumer reads the frame as it was
