@@ -43,6 +43,8 @@ class _Libraries:
         self.gst.gst_memory_map.restype = ctypes.c_int
         self.gst.gst_memory_unmap.argtypes = [_c, ctypes.POINTER(_MapInfo)]
         self.gst.gst_memory_unmap.restype = None
+        self.gst.gst_mini_object_ref.argtypes, self.gst.gst_mini_object_ref.restype = [_c], _c
+        self.gst.gst_mini_object_unref.argtypes, self.gst.gst_mini_object_unref.restype = [_c], None
         try:
             self.cuda = ctypes.CDLL("libcuda.so.1")
         except OSError as e:
@@ -99,6 +101,9 @@ class CudaMapping:
         if not libs.gst.gst_memory_map(hash(memory), ctypes.byref(self.info), flags):
             self.info = None
             raise MapError("the CUDA memory could not be mapped")
+        # a reference of the mapping's own, dropped with the map: at the interpreter's exit both are
+        # left, so that PyGObject's wrapper, freed then, never drops the last one of mapped memory
+        libs.gst.gst_mini_object_ref(hash(memory))
         self.address, self.size = self.info.data or 0, self.info.size
         context, ordinal = _c(), ctypes.c_int()
         _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(context), _CU_POINTER_ATTRIBUTE_CONTEXT, self.address),
@@ -118,6 +123,7 @@ class CudaMapping:
         if info is not None and not sys.is_finalizing():  # at exit: left to the process's end
             self.info = None
             _libs().gst.gst_memory_unmap(hash(self.memory), ctypes.byref(info))
+            _libs().gst.gst_mini_object_unref(hash(self.memory))
 
     def _writer_event(self):
         """An event recorded on the writer's stream, in the frame's context."""
