@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what gst-cudavision needs to build and run on Debian 12 or 13 / Ubuntu 24.04 (the CUDA
 # toolkit is expected in CUDA_PATH, default /usr/local/cuda; without it the build is CPU-only). Sourced by the demo and
-# test scripts; safe to run twice.
+# test scripts; safe to run twice. CUV_EXTRA_PKGS names more packages to install the same way
+# (tools/gpu-python.sh's).
 set -eu
-pkgs="meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+pkgs="${CUV_EXTRA_PKGS:-} meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev libhwy-dev gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-x python3-gst-1.0 python3-numpy python3-matplotlib
   libmosquitto-dev libjson-glib-dev libmicrohttpd-dev

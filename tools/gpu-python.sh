@@ -37,18 +37,9 @@ typelibs="GLib-2.0 GObject-2.0 GModule-2.0 Gio-2.0 Gst-1.0 GstBase-1.0 GstVideo-
 girdir=/usr/lib/x86_64-linux-gnu/girepository-1.0
 out=.devpy
 
-# What the build needs from Debian (tools/deps.sh installs most of it).
-pkgs="gcc pkg-config libglib2.0-dev libgirepository1.0-dev libffi-dev libgstreamer1.0-dev
-  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-pip python3-setuptools python3-wheel"
-missing=""
-for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-  echo "installing:$missing"
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+# What the build needs from Debian, installed with the project's own (tools/deps.sh)
+CUV_EXTRA_PKGS="gcc libglib2.0-dev libgirepository1.0-dev libffi-dev gir1.2-gstreamer-1.0
+  gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-pip python3-setuptools python3-wheel" bash tools/deps.sh
 git --git-dir="$gst_mirror" rev-parse -q --verify "$gst_python_tag^{commit}" >/dev/null ||
   { echo "no tag $gst_python_tag in $gst_mirror (set GST_MIRROR to a GStreamer monorepo git dir)" >&2; exit 1; }
 

@@ -15,7 +15,6 @@ as long as the Frame or anything made of it: closing the Frame drops its own hol
 view or a tensor still reads.
 """
 
-import ctypes
 import sys
 import weakref
 
@@ -55,14 +54,10 @@ _LAYOUTS = {
 }
 
 
-_gst = ctypes.CDLL("libgstreamer-1.0.so.0")
-_gst.gst_mini_object_is_writable.argtypes, _gst.gst_mini_object_is_writable.restype = [ctypes.c_void_p], ctypes.c_int
-
-
 def _check_writable(buffer):
     """Writing needs a buffer that only this caller holds, checked here rather than by
     gst_buffer_map's own check, which would print a CRITICAL first."""
-    if not _gst.gst_mini_object_is_writable(hash(buffer)):
+    if not _cuda.gst.gst_mini_object_is_writable(hash(buffer)):
         raise Unsupported("the buffer is not writable: others hold it (an appsink's sample or a probe's buffer "
                           "always is, from Python); map a copy of your own, buffer.copy_deep ()")
 

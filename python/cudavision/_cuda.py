@@ -34,17 +34,19 @@ class _MapInfo(ctypes.Structure):
                 ("maxsize", ctypes.c_size_t), ("user_data", _c * 4), ("_gst_reserved", _c * 4)]
 
 
+# libgstreamer, which PyGObject has loaded already: what the module calls in it directly
+gst = ctypes.CDLL("libgstreamer-1.0.so.0")
+for _name, _args, _res in (("gst_memory_map", [_c, ctypes.POINTER(_MapInfo), ctypes.c_int], ctypes.c_int),
+                           ("gst_memory_unmap", [_c, ctypes.POINTER(_MapInfo)], None),
+                           ("gst_mini_object_ref", [_c], _c), ("gst_mini_object_unref", [_c], None),
+                           ("gst_mini_object_is_writable", [_c], ctypes.c_int)):
+    getattr(gst, _name).argtypes, getattr(gst, _name).restype = _args, _res
+
+
 class _Libraries:
-    """The three C libraries, loaded once, with the signatures used here."""
+    """The CUDA driver and libgstcuda, loaded at the first CUDA frame, with the signatures used here."""
 
     def __init__(self):
-        self.gst = ctypes.CDLL("libgstreamer-1.0.so.0")
-        self.gst.gst_memory_map.argtypes = [_c, ctypes.POINTER(_MapInfo), ctypes.c_int]
-        self.gst.gst_memory_map.restype = ctypes.c_int
-        self.gst.gst_memory_unmap.argtypes = [_c, ctypes.POINTER(_MapInfo)]
-        self.gst.gst_memory_unmap.restype = None
-        self.gst.gst_mini_object_ref.argtypes, self.gst.gst_mini_object_ref.restype = [_c], _c
-        self.gst.gst_mini_object_unref.argtypes, self.gst.gst_mini_object_unref.restype = [_c], None
         try:
             self.cuda = ctypes.CDLL("libcuda.so.1")
         except OSError as e:
@@ -98,12 +100,12 @@ class CudaMapping:
         self.buffer, self.memory, self.writable = buffer, memory, writable
         self.info = _MapInfo()
         flags = int(Gst.MapFlags.READ) | GST_MAP_CUDA | (int(Gst.MapFlags.WRITE) if writable else 0)
-        if not libs.gst.gst_memory_map(hash(memory), ctypes.byref(self.info), flags):
+        if not gst.gst_memory_map(hash(memory), ctypes.byref(self.info), flags):
             self.info = None
             raise MapError("the CUDA memory could not be mapped")
         # a reference of the mapping's own, dropped with the map: at the interpreter's exit both are
         # left, so that PyGObject's wrapper, freed then, never drops the last one of mapped memory
-        libs.gst.gst_mini_object_ref(hash(memory))
+        gst.gst_mini_object_ref(hash(memory))
         self.address, self.size = self.info.data or 0, self.info.size
         context, ordinal = _c(), ctypes.c_int()
         _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(context), _CU_POINTER_ATTRIBUTE_CONTEXT, self.address),
@@ -122,8 +124,8 @@ class CudaMapping:
         info = getattr(self, "info", None)
         if info is not None and not sys.is_finalizing():  # at exit: left to the process's end
             self.info = None
-            _libs().gst.gst_memory_unmap(hash(self.memory), ctypes.byref(info))
-            _libs().gst.gst_mini_object_unref(hash(self.memory))
+            gst.gst_memory_unmap(hash(self.memory), ctypes.byref(info))
+            gst.gst_mini_object_unref(hash(self.memory))
 
     def _writer_event(self):
         """An event recorded on the writer's stream, in the frame's context."""

@@ -51,14 +51,11 @@ def rows_first(a):
     return a.reshape(a.shape[0], -1).sum(axis=1, dtype=cupy.int64).sum()
 
 
-def consume_cai(f, acc):
+def consume_cupy(f, acc):
+    """cupy.asarray of each plane: over a CudaPlane through the CUDA array interface, without a
+    copy; of a numpy view, up from pageable memory."""
     for p in f.planes:
         acc[1] += rows_first(cupy.asarray(p))
-
-
-def consume_cupy_download(f, acc):
-    for p in f.planes:
-        acc[1] += rows_first(cupy.asarray(p))  # numpy's view: up from pageable memory
 
 
 def consume_cai_whole(f, acc):
@@ -78,8 +75,8 @@ CUPY_DOWN = "CuPy: cudadownload, numpy, cupy.asarray"
 MODES = {  # row: (the pipeline's end, the consumer, the row it is a ratio to)
     "torch: zero-copy, DLPack": (APPSINK, consume_dlpack, TORCH_DOWN),
     TORCH_DOWN: (DOWNLOAD, consume_download, TORCH_DOWN),
-    "CuPy: zero-copy, CUDA array interface": (APPSINK, consume_cai, CUPY_DOWN),
-    CUPY_DOWN: (DOWNLOAD, consume_cupy_download, CUPY_DOWN),
+    "CuPy: zero-copy, CUDA array interface": (APPSINK, consume_cupy, CUPY_DOWN),
+    CUPY_DOWN: (DOWNLOAD, consume_cupy, CUPY_DOWN),
     "CuPy: zero-copy, a whole-plane sum (pitched: no CUB)": (APPSINK, consume_cai_whole, CUPY_DOWN),
     "cudavision.frame and its DLPack capsules alone": (APPSINK, module_only, None),
     "fakesink (no consumer)": ("fakesink name=sink sync=false", None, None),
