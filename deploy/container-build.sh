@@ -41,7 +41,7 @@ case $mode in
     DESTDIR=$destdir meson install -C "$build" --no-rebuild >/dev/null
     rm -rf "$build"
     echo "installed under $destdir:"
-    (cd "$destdir" && find ./usr -name libgstcudavision.so -o -name cudavision-run | sort)
+    (cd "$destdir" && find ./usr -name libgstcudavision.so -o -name cudavision-run -o -name gst-cudavision-1.0.pc | sort)
     ;;
   *)
     echo "usage: deploy/container-build.sh runtime|build DESTDIR" >&2

@@ -283,6 +283,17 @@ check "the installed cudavision-run says VERSION $image_version" \
 check "a VERSION that is not meson.build's is refused" \
   in_root "$root" 'cd /src && ! CUV_VERSION=0.0.0-wrong deploy/container-build.sh build /tmp/wrong-version > /tmp/wrong-version.log 2>&1 && grep -q "is not meson.build" /tmp/wrong-version.log'
 
+# where GStreamer and pkg-config look in this root, which has no dpkg-dev (meson cannot ask
+# dpkg-architecture for the multiarch libdir there: docs/design.md, "Installing")
+lands () {
+  in_root "$root" 'dpkg -s dpkg-dev >/dev/null 2>&1 && echo "  (this root has dpkg-dev)"
+    d=$(pkg-config --variable=pluginsdir gstreamer-1.0) && echo "  GStreamer looks in $d" &&
+    test -f "$d/libgstcudavision.so" && test -x /usr/bin/cudavision-run &&
+    [ "$(pkg-config --variable=pluginsdir gst-cudavision-1.0)" = "$d" ] &&
+    pkg-config --exists gst-cudavision-1.0 && test -f /usr/include/gstreamer-1.0/gst/cudavision/gstcudavision.h &&
+    ! find /usr/lib64 /usr/local -name "libgstcudavision*" 2>/dev/null | grep .'
+}
+check "the plugin lies in GStreamer's pluginsdir, the .pc where pkg-config looks (and says that folder)" lands
 check "the installed plugin registers" \
   in_root "$root" 'gst-inspect-1.0 cudasobel >/dev/null && gst-inspect-1.0 cudamotionest >/dev/null'
 check "a pipeline runs on the installed plugin" in_root "$root" GST_REGISTRY_1_0=/tmp/registry.bin \
