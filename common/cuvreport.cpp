@@ -7,6 +7,55 @@
 
 namespace cuv {
 
+namespace {
+
+void
+free_post_lock (gpointer data)
+{
+  auto *lock = static_cast<GRecMutex *> (data);
+  g_rec_mutex_clear (lock);
+  g_free (lock);
+}
+
+/* @top's lock, made by the first post that needs it (two at once: one of them wins). Recursive:
+ * a sync handler may post again from the thread that holds it. */
+GRecMutex *
+post_lock (GObject *top)
+{
+  static const GQuark quark = g_quark_from_static_string ("cuv-post-in-turn");
+  if (auto *lock = static_cast<GRecMutex *> (g_object_get_qdata (top, quark)))
+    return lock;
+  auto *made = g_new0 (GRecMutex, 1);
+  g_rec_mutex_init (made);
+  if (g_object_replace_qdata (top, quark, nullptr, made, free_post_lock, nullptr))
+    return made;
+  free_post_lock (made);
+  return static_cast<GRecMutex *> (g_object_get_qdata (top, quark));
+}
+
+}  // namespace
+
+/* GstBus queues messages in a GstAtomicQueue, whose push spins until every earlier writer has
+ * finished: with more posting threads than cores, a preempted writer keeps the others spinning on
+ * the cores it needs, and a pipeline of many branches all but stops (docs/design.md). The message
+ * climbs the bins to the top-level one, whose bus takes it, so that bin's lock puts our posts to
+ * that bus in turn; other pipelines' posts never wait for it. */
+gboolean
+post_in_turn (GstElement *element, GstMessage *message)
+{
+  GstObject *top = GST_OBJECT (gst_object_ref (element));
+  while (GstObject *parent = gst_object_get_parent (top)) {
+    gst_object_unref (top);
+    top = parent;
+  }
+  GRecMutex *lock = post_lock (G_OBJECT (top));
+  g_rec_mutex_lock (lock);
+  const gboolean posted = gst_element_post_message (element, message);
+  g_rec_mutex_unlock (lock);
+  gst_object_unref (top);
+  return posted;
+}
+
 bool
 IntervalClock::add (GstClockTime pts, GstClockTime duration, guint64 interval)
 {

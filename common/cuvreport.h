@@ -31,6 +31,12 @@ class IntervalClock {
   GstClockTime end_ = GST_CLOCK_TIME_NONE;
 };
 
+/* Posts @message (taken) from @element as gst_element_post_message () does, in turn with every
+ * other post of ours bound for the same top-level bin's bus: a sleeping lock keyed by that bin,
+ * so that our streaming threads never spin against each other in GStreamer's bus queue
+ * (docs/design.md, "Messages on one bus"). A slow sync handler holds only its own pipeline. */
+gboolean post_in_turn (GstElement *element, GstMessage *message);
+
 /* Registers a GstCustomMeta named @name (once; later calls only look it up). It has no tags, so
  * transforms that copy buffers keep it. */
 void register_custom_meta (const char *name);

@@ -106,7 +106,7 @@ post_interval (GstCudaVisionAnalyser *self)
   GstStructure *s = impl->clock.new_structure (klass->message_name, GST_BASE_TRANSFORM (self)->segment);
   gst_structure_set (s, "frames", G_TYPE_UINT, impl->clock.frames (), nullptr);
   klass->interval_results (self, s);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  cuv::post_in_turn (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
   gst_cuda_vision_analyser_reset_interval (self);
 }
 
