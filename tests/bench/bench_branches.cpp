@@ -12,9 +12,12 @@
  * same shape (I420 in system memory, at 320x240: it measures each frame on the CPU, and at 1080p
  * its pixels, not its messages, would set its pace), for the messages a second that ours are read
  * against.
- *   bench_branches [--branches N,N,...] [--frames F] [--size WxH] [--only TEXT]
+ *   bench_branches [--branches N,N,...] [--frames F] [--size WxH] [--only TEXT] [--reader watch|sync]
  * --branches: default 16,64,128,256; --frames: each branch's, default 1000; --size: default
- * 1920x1080 (320x240 without a GPU); --only: the configurations whose name contains TEXT.
+ * 1920x1080 (320x240 without a GPU); --only: the configurations whose name contains TEXT; --reader:
+ * how the buses are read, `watch` (the default: a bus watch a pipeline on a GLib main loop in the
+ * main thread, as gst-launch-1.0 and applications read them, every message through the bus's queue)
+ * or `sync` (a sync handler that counts and drops the element messages on the posting thread).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <gst/gst.h>
 
@@ -81,6 +84,55 @@ watch_sinks (GstElement *pipe, Arrivals *a)
   gst_iterator_free (it);
 }
 
+bool g_watch = true;
+
+/* What the bus watches of one play () count, on the main loop. */
+struct Watched {
+  GMainLoop *loop = nullptr;
+  size_t pipelines = 0;
+  size_t eos = 0;
+  int errors = 0;
+  std::string first_error;
+  long messages = 0;
+  bool timed_out = false;
+};
+
+gboolean
+on_bus_message (GstBus *, GstMessage *m, gpointer data)
+{
+  auto *w = static_cast<Watched *> (data);
+  switch (GST_MESSAGE_TYPE (m)) {
+    case GST_MESSAGE_ELEMENT:
+      w->messages++;
+      break;
+    case GST_MESSAGE_EOS:
+      w->eos++;
+      break;
+    case GST_MESSAGE_ERROR:
+      if (w->errors++ == 0) {
+        GError *err = nullptr;
+        gst_message_parse_error (m, &err, nullptr);
+        w->first_error = err ? err->message : "?";
+        g_clear_error (&err);
+      }
+      break;
+    default:
+      break;
+  }
+  if (w->errors > 0 || w->eos == w->pipelines)
+    g_main_loop_quit (w->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+on_time_limit (gpointer data)
+{
+  auto *w = static_cast<Watched *> (data);
+  w->timed_out = true;
+  g_main_loop_quit (w->loop);
+  return G_SOURCE_REMOVE;
+}
+
 /* Plays @launches (one pipeline each) until all reached EOS; @frames: all their sinks'. */
 Result
 play (const std::vector<std::string> &launches, long frames)
@@ -100,23 +152,49 @@ play (const std::vector<std::string> &launches, long frames)
         gst_object_unref (q);
       return r;
     }
-    tally.watch (p);
+    if (!g_watch)
+      tally.watch (p);
     watch_sinks (p, &arrivals);
     pipes.push_back (p);
   }
   cuvtest::ThreadPeak threads (std::chrono::milliseconds (5));
   r.threads_before = threads.at_start ();
   const Clock::time_point start = Clock::now ();
+  Watched w;
+  w.loop = g_main_loop_new (nullptr, FALSE);
+  w.pipelines = pipes.size ();
+  std::vector<GstBus *> buses;
+  if (g_watch) {
+    for (GstElement *p : pipes) {
+      buses.push_back (gst_element_get_bus (p));
+      gst_bus_add_watch (buses.back (), on_bus_message, &w);
+    }
+  }
   for (GstElement *p : pipes)
     gst_element_set_state (p, GST_STATE_PLAYING);
-  r.ok = tally.wait_all (pipes.size (), std::chrono::seconds (300));
+  if (g_watch) {
+    const guint limit = g_timeout_add_seconds (300, on_time_limit, &w);
+    g_main_loop_run (w.loop);
+    r.ok = w.errors == 0 && w.eos == pipes.size ();
+    if (!w.timed_out)
+      g_source_remove (limit);
+  } else {
+    r.ok = tally.wait_all (pipes.size (), std::chrono::seconds (300));
+  }
   r.seconds = std::chrono::duration<double> (Clock::now () - start).count ();
   r.peak_threads = threads.stop ();
+  const int eos = g_watch ? static_cast<int> (w.eos) : tally.eos;
+  const std::string error = g_watch ? w.first_error : tally.first_error;
   if (!r.ok)
-    std::fprintf (stderr, "%d of %zu pipelines reached EOS in 300 s%s%s\n", tally.eos, pipes.size (),
-        tally.errors ? "; an error: " : "", tally.first_error.c_str ());
+    std::fprintf (stderr, "%d of %zu pipelines reached EOS in 300 s%s%s\n", eos, pipes.size (),
+        error.empty () ? "" : "; an error: ", error.c_str ());
+  for (GstBus *bus : buses) {
+    gst_bus_remove_watch (bus);
+    gst_object_unref (bus);
+  }
+  g_main_loop_unref (w.loop);
   cuvtest::drop_pipelines (pipes);
-  r.messages = tally.messages;
+  r.messages = g_watch ? w.messages : tally.messages.load ();
   r.start_ms = (arrivals.first_ns - std::chrono::duration_cast<std::chrono::nanoseconds> (start.time_since_epoch ()).count ()) * 1e-6;
   if (arrivals.three_quarters_ns > arrivals.quarter_ns)
     r.mid_fps = (frames / 2) / ((arrivals.three_quarters_ns - arrivals.quarter_ns) * 1e-9);
@@ -175,8 +253,15 @@ main (int argc, char **argv)
       }
     } else if (std::strcmp (argv[i], "--only") == 0 && i + 1 < argc) {
       only = argv[++i];
+    } else if (std::strcmp (argv[i], "--reader") == 0 && i + 1 < argc) {
+      const std::string reader = argv[++i];
+      if (reader != "watch" && reader != "sync") {
+        std::fprintf (stderr, "--reader watch|sync\n");
+        return 2;
+      }
+      g_watch = reader == "watch";
     } else {
-      std::fprintf (stderr, "usage: %s [--branches N,N,...] [--frames F] [--size WxH] [--only TEXT]\n", argv[0]);
+      std::fprintf (stderr, "usage: %s [--branches N,N,...] [--frames F] [--size WxH] [--only TEXT] [--reader watch|sync]\n", argv[0]);
       return 2;
     }
   }
@@ -193,8 +278,9 @@ main (int argc, char **argv)
         false},
     {"videoanalyse message=true (320x240)", "videoanalyse message=true", true},
   };
-  std::printf ("%dx%d, %d frames a branch, %s; the best of 3 runs each; threads: the peak (before the run)\n", w, h, frames,
-      gpu ? "CUDA memory from cudaupload" : "the CPU backend");
+  std::printf ("%dx%d, %d frames a branch, %s, buses read by %s; the best of 3 runs each; threads: the peak (before the run)\n",
+      w, h, frames, gpu ? "CUDA memory from cudaupload" : "the CPU backend",
+      g_watch ? "a watch on a main loop" : "a sync handler");
   std::printf ("%-34s %5s | %11s %11s %11s %8s %13s | %11s %11s %11s %8s %13s | %6s %6s\n", "configuration", "N",
       "one: fps", "mid fps", "messages/s", "start ms", "threads", "N: fps", "mid fps", "messages/s", "start ms", "threads",
       "one/N", "mid");

@@ -373,8 +373,11 @@ bus_readers_gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  if (argc > 1 && std::strcmp (argv[1], "--gpu") == 0)
-    return cuvcheck::run_gpu_suite (argc, argv, bus_readers_gpu_suite, "bus_readers_gpu", __FILE__);
+  /* ours, not gst_check_init's */
+  if (argc > 1 && std::strcmp (argv[1], "--gpu") == 0) {
+    argv[1] = argv[0];
+    return cuvcheck::run_gpu_suite (argc - 1, argv + 1, bus_readers_gpu_suite, "bus_readers_gpu", __FILE__);
+  }
   gst_check_init (&argc, &argv);
   return cuvcheck::run_suite (bus_readers_suite (), "bus_readers", __FILE__);
 }
