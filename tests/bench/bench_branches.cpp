@@ -7,8 +7,9 @@
  * three times each, no context set by hand; a row gives the best of the three: frames a second
  * over all branches from PLAYING to the last EOS (start and end included, as a user's run takes
  * them), frames a second while the middle half of all frames reached the sinks (streaming alone),
- * element messages a second, and the peak of the process's threads (with what it had before the
- * run); the last columns are one pipeline's figures over N pipelines'. The last configuration is upstream's videoanalyse message=true in the
+ * element messages a second, the time from PLAYING to the first frame at a sink and until every sink
+ * had its first (a pipeline shows no frame before all its branches prerolled), and the peak of the
+ * process's threads (with what it had before the run); the last columns are one pipeline's figures over N pipelines'. The last configuration is upstream's videoanalyse message=true in the
  * same shape (I420 in system memory, at 320x240: it measures each frame on the CPU, and at 1080p
  * its pixels, not its messages, would set its pace), for the messages a second that ours are read
  * against.
@@ -47,6 +48,7 @@ struct Result {
   double seconds = 0;     /* from PLAYING to the last EOS: start, frames and end */
   double mid_fps = 0;     /* frames a second at the sinks while the middle half of all frames arrived */
   double start_ms = 0;    /* from PLAYING to the first frame at a sink */
+  double all_started_ms = 0; /* from PLAYING until every sink had its first frame */
   long messages = 0;
   int threads_before = 0, peak_threads = 0;
 };
@@ -56,12 +58,21 @@ struct Arrivals {
   long expected = 0;
   std::atomic<long> count{0};
   std::atomic<long long> first_ns{0}, quarter_ns{0}, three_quarters_ns{0};
+  long sinks = 0;
+  std::atomic<long> sinks_started{0};
+  std::atomic<long long> all_started_ns{0};
 };
 
 void
-on_handoff (GstElement *, GstBuffer *, GstPad *, gpointer data)
+on_handoff (GstElement *sink, GstBuffer *, GstPad *, gpointer data)
 {
   auto *a = static_cast<Arrivals *> (data);
+  /* a sink's handoffs come from its own streaming thread, one at a time */
+  if (!g_object_get_data (G_OBJECT (sink), "cuv-started")) {
+    g_object_set_data (G_OBJECT (sink), "cuv-started", GINT_TO_POINTER (1));
+    if (++a->sinks_started == a->sinks)
+      a->all_started_ns = std::chrono::duration_cast<std::chrono::nanoseconds> (Clock::now ().time_since_epoch ()).count ();
+  }
   const long n = ++a->count;
   if (n == 1 || n == a->expected / 4 || n == 3 * a->expected / 4) {
     const long long now = std::chrono::duration_cast<std::chrono::nanoseconds> (Clock::now ().time_since_epoch ()).count ();
@@ -78,6 +89,7 @@ watch_sinks (GstElement *pipe, Arrivals *a)
     GstElement *sink = GST_ELEMENT (g_value_get_object (&v));
     g_object_set (sink, "signal-handoffs", TRUE, nullptr);
     g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), a);
+    a->sinks++;
     g_value_reset (&v);
   }
   g_value_unset (&v);
@@ -195,7 +207,9 @@ play (const std::vector<std::string> &launches, long frames)
   g_main_loop_unref (w.loop);
   cuvtest::drop_pipelines (pipes);
   r.messages = g_watch ? w.messages : tally.messages.load ();
-  r.start_ms = (arrivals.first_ns - std::chrono::duration_cast<std::chrono::nanoseconds> (start.time_since_epoch ()).count ()) * 1e-6;
+  const long long start_ns = std::chrono::duration_cast<std::chrono::nanoseconds> (start.time_since_epoch ()).count ();
+  r.start_ms = (arrivals.first_ns - start_ns) * 1e-6;
+  r.all_started_ms = (arrivals.all_started_ns - start_ns) * 1e-6;
   if (arrivals.three_quarters_ns > arrivals.quarter_ns)
     r.mid_fps = (frames / 2) / ((arrivals.three_quarters_ns - arrivals.quarter_ns) * 1e-9);
   return r;
@@ -281,9 +295,9 @@ main (int argc, char **argv)
   std::printf ("%dx%d, %d frames a branch, %s, buses read by %s; the best of 3 runs each; threads: the peak (before the run)\n",
       w, h, frames, gpu ? "CUDA memory from cudaupload" : "the CPU backend",
       g_watch ? "a watch on a main loop" : "a sync handler");
-  std::printf ("%-34s %5s | %11s %11s %11s %8s %13s | %11s %11s %11s %8s %13s | %6s %6s\n", "configuration", "N",
-      "one: fps", "mid fps", "messages/s", "start ms", "threads", "N: fps", "mid fps", "messages/s", "start ms", "threads",
-      "one/N", "mid");
+  std::printf ("%-34s %5s | %11s %11s %11s %8s %8s %13s | %11s %11s %11s %8s %8s %13s | %6s %6s\n", "configuration", "N",
+      "one: fps", "mid fps", "messages/s", "start ms", "all ms", "threads", "N: fps", "mid fps", "messages/s", "start ms",
+      "all ms", "threads", "one/N", "mid");
   int rc = 0;
   for (const Config &c : configs) {
     if (!only.empty () && c.name.find (only) == std::string::npos)
@@ -318,9 +332,10 @@ main (int argc, char **argv)
       char one_threads[32], sep_threads[32];
       std::snprintf (one_threads, sizeof one_threads, "%d (%d)", best_one.peak_threads, best_one.threads_before);
       std::snprintf (sep_threads, sizeof sep_threads, "%d (%d)", best_sep.peak_threads, best_sep.threads_before);
-      std::printf ("%-34s %5d | %11.0f %11.0f %11.0f %8.0f %13s | %11.0f %11.0f %11.0f %8.0f %13s | %6.2f %6.2f\n",
+      std::printf ("%-34s %5d | %11.0f %11.0f %11.0f %8.0f %8.0f %13s | %11.0f %11.0f %11.0f %8.0f %8.0f %13s | %6.2f %6.2f\n",
           c.name.c_str (), n, total / best_one.seconds, mid_one, best_one.messages / best_one.seconds, best_one.start_ms,
-          one_threads, total / best_sep.seconds, mid_sep, best_sep.messages / best_sep.seconds, best_sep.start_ms, sep_threads,
+          best_one.all_started_ms, one_threads, total / best_sep.seconds, mid_sep, best_sep.messages / best_sep.seconds,
+          best_sep.start_ms, best_sep.all_started_ms, sep_threads,
           best_sep.seconds / best_one.seconds, mid_one / mid_sep);
       std::fflush (stdout);
     }
