@@ -47,6 +47,60 @@ void on_source_setup (GstElement *, GstElement *source, gpointer camera)
     g_object_set (source, "user-pw", c->password.c_str (), nullptr);
 }
 
+/* What a camera's pipeline may hold (docs/fleet.md, "What a pipeline may hold"): our analysers
+ * and the transforms a site puts around them, none of which reads or writes anything but the
+ * frames that pass through it. A source, a sink that writes, anything with a location, a URI or a
+ * device is refused, and so is whatever is not named here. */
+const char *const kAllowed[] = {
+  /* ours */
+  "cudasobel", "cudaenhance", "cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest",
+  /* GStreamer's CUDA memory and conversions */
+  "cudaupload", "cudadownload", "cudaconvert", "cudascale", "cudaconvertscale",
+  /* frames: format, size, rate, orientation, crop, balance, interlacing */
+  "videoconvert", "videoscale", "videoconvertscale", "videorate", "videoflip", "videocrop", "videobox",
+  "aspectratiocrop", "videobalance", "deinterlace",
+  /* plumbing: caps (`video/x-raw,...` in the text), queues, a tee's branches and their ends, ( ) */
+  "capsfilter", "queue", "tee", "fakesink", "bin",
+};
+
+bool allowed (const char *factory)
+{
+  for (const char *a : kAllowed)
+    if (std::strcmp (a, factory) == 0)
+      return true;
+  return false;
+}
+
+/* Every element of @bin (recursively) is on the list; @error names the first that is not. */
+bool analysis_only (GstElement *bin, std::string *error)
+{
+  bool ok = true;
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (bin));
+  GValue item = G_VALUE_INIT;
+  while (ok && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = GST_ELEMENT (g_value_get_object (&item));
+    GstElementFactory *f = gst_element_get_factory (e);
+    const char *factory = f ? GST_OBJECT_NAME (f) : G_OBJECT_TYPE_NAME (e);
+    if (!allowed (factory)) {
+      *error = std::string ("element '") + factory + "' (" + GST_OBJECT_NAME (e) +
+          ") is not allowed in a camera's pipeline, which analyses the camera's frames and nothing else: "
+          "docs/fleet.md lists the elements it may hold";
+      ok = false;
+    } else if (std::strcmp (factory, "fakesink") == 0) {
+      gboolean dump = FALSE;
+      g_object_get (e, "dump", &dump, nullptr);
+      if (dump) {
+        *error = std::string ("element 'fakesink' (") + GST_OBJECT_NAME (e) + ") with dump=true would write every frame to the log";
+        ok = false;
+      }
+    }
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return ok;
+}
+
 }  // namespace
 
 GstElement *parse_analysis_bin (const std::string &description, std::string *error)
@@ -64,12 +118,17 @@ GstElement *parse_analysis_bin (const std::string &description, std::string *err
     g_clear_error (&err);
     return nullptr;
   }
+  gst_object_ref_sink (bin);
   if (!warning.empty ()) {
     *error = warning;
-    gst_object_unref (gst_object_ref_sink (bin));
+    gst_object_unref (bin);
     return nullptr;
   }
-  return GST_ELEMENT (gst_object_ref_sink (bin));
+  if (!analysis_only (bin, error)) {
+    gst_object_unref (bin);
+    return nullptr;
+  }
+  return bin;
 }
 
 std::map<GstObject *, std::string> element_topics (GstElement *bin)

@@ -14,7 +14,8 @@ namespace cuvrun {
 
 /* Parses @description (gst-launch syntax) as a bin with one sink and one source pad. A property
  * value GLib only warns about (out of its range, of another type) is an error here, with GLib's
- * words. NULL with @error set on a problem. Main thread, before any camera runs: the warnings are
+ * words, and so is an element that is not on the list of what a pipeline may hold (pipeline.cpp,
+ * kAllowed: it reads or writes nothing but the frames). NULL with @error set on a problem. Main thread, before any camera runs: the warnings are
  * caught through GLib's process-wide default log handler. */
 GstElement *parse_analysis_bin (const std::string &description, std::string *error);
 

@@ -322,6 +322,22 @@ printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudanoisemap interval=-1\
 rejects interval.conf "interval.conf:3: [camera a] pipeline: value \"18446744073709551615\" of type 'guint64' is invalid or out of range for property 'interval'"
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a" ! fakesink videotestsrc name="x\npipeline=cudasobel\n' > quote.conf
 rejects quote.conf "quote.conf:2: [camera a] uri: a URI holds no '\"' (percent-encode it)"
+# a pipeline analyses the camera's frames and nothing else: no element that reads or writes
+# elsewhere, whatever the shape that hides it (docs/fleet.md, "What a pipeline may hold")
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! tee name=t ! queue ! filesink location=%s/leak t. ! queue\n' "$dir" > filesink.conf
+rejects filesink.conf "filesink.conf:3: [camera a] pipeline: element 'filesink' (filesink0) is not allowed in a camera's pipeline"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! tee name=t t. ! queue ! multifilesink location=%s/leak-multi t. ! queue\n' "$dir" > multi.conf
+rejects multi.conf "multi.conf:3: [camera a] pipeline: element 'multifilesink' (multifilesink0) is not allowed"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! funnel name=f filesrc location=/etc/passwd ! f.\n' > filesrc.conf
+rejects filesrc.conf "filesrc.conf:3: [camera a] pipeline: element 'filesrc' (filesrc0) is not allowed"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=( cudahistogram ! identity dump=true )\n' > nested.conf
+rejects nested.conf "nested.conf:3: [camera a] pipeline: element 'identity' (identity0) is not allowed"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! fakesink dump=true\n' > dump.conf
+rejects dump.conf "dump.conf:3: [camera a] pipeline: element 'fakesink' (fakesink0) with dump=true would write every frame to the log"
+# a tee to two analysers, a branch ended by fakesink, and conversions stay valid
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=videoconvert ! video/x-raw,format=NV12 ! cudahistogram ! tee name=t t. ! queue ! cudamotionest ! fakesink t. ! queue\n' > tee.conf
+timeout 20 "$run" --check tee.conf | grep -q "1 camera, valid" || fail "a tee to two analysers is refused: $(timeout 20 "$run" --check tee.conf 2>&1)"
+[ ! -e "$dir/leak" ] && [ ! -e "$dir/leak-multi" ] || fail "a refused pipeline wrote a file"
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram name=h#1\n' > hash.conf
 rejects hash.conf "hash.conf:3: [camera a] pipeline: element 'h#1' cannot name an MQTT topic level"
 printf '[runner]\ntopic-prefix=site/#\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > prefix.conf
