@@ -146,6 +146,15 @@ void Camera::teardown ()
     g_source_remove (bus_watch_);
   bus_watch_ = 0;
   gst_element_set_state (pipeline_, GST_STATE_NULL);
+  /* results the analysers posted before an error, a stall or the stop that the main loop had not
+   * read yet: frames that were analysed, so they go to the broker like the others */
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  while (GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) {
+    if (is_result (m))
+      publish_result (m);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
   gst_object_unref (pipeline_);
   pipeline_ = nullptr;
   topics_.clear ();

@@ -2,8 +2,9 @@
  * restarts each camera on its own, publishes the results to an MQTT broker and serves Prometheus
  * metrics (docs/fleet.md).
  *   cudavision-run [--shard I/N] [--metrics-port N] [--check] [--allow-empty] CONFIG
- * Exit status: 0 after SIGINT or SIGTERM with every result delivered, 3 when results still queued
- * for the broker were lost at the stop, 2 for a bad config or arguments, 1 for anything else.
+ * Exit status: 0 after SIGINT or SIGTERM with every result of the run delivered, 3 when any result
+ * of the run was lost (dropped for a full queue, refused, still queued at the stop), 2 for a bad
+ * config or arguments, 1 for anything else.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <glib-unix.h>
 #include <gst/gst.h>
@@ -109,6 +110,29 @@ int parse_command_line (int *argc, char ***argv, Options *o)
   return -1;
 }
 
+/* The results of the run that never reached the broker, by reason ("12 dropped for a full queue,
+ * 1 refused"), or "" when there were none. */
+std::string run_losses (const cuvrun::PublisherStats &stats)
+{
+  static const std::pair<const char *, const char *> kWords[] = {
+    {cuvrun::kDroppedQueueFull, "dropped for a full queue while the broker was away"},
+    {cuvrun::kDroppedRefused, "refused by the MQTT client or the broker"},
+    {cuvrun::kDroppedShutdown, "still queued at the stop"},
+  };
+  std::string out;
+  uint64_t total = 0;
+  for (const auto &[reason, n] : stats.dropped)
+    total += n;
+  for (const auto &[reason, words] : kWords) {
+    auto it = stats.dropped.find (reason);
+    if (it != stats.dropped.end () && it->second)
+      out += (out.empty () ? "" : ", ") + std::to_string (it->second) + " " + words;
+  }
+  if (total && out.empty ())
+    out = std::to_string (total) + " dropped";
+  return total ? std::to_string (total) + " (" + out + ")" : "";
+}
+
 /* Runs the cameras of shard @shard of @shards until a signal stops the runner; the exit code. */
 int run (const cuvrun::RunnerConfig &config, int shard, int shards)
 {
@@ -160,15 +184,20 @@ int run (const cuvrun::RunnerConfig &config, int shard, int shards)
     c->stop ();
   cuvrun::drop_cuda_contexts ();
   /* what is queued gets a moment to reach the broker */
-  const uint64_t lost = publisher.stop (2000);
-  if (lost)
+  const uint64_t queued = publisher.stop (2000);
+  if (queued)
     g_printerr ("cudavision-run: %llu results were still queued for the broker and are lost\n",
-        static_cast<unsigned long long> (lost));
-  else
+        static_cast<unsigned long long> (queued));
+  /* every loss of the run, not only the queue's at the stop: a queue that overflowed while the
+   * broker was away and drained later, refusals (docs/fleet.md, "Operations") */
+  const std::string losses = run_losses (publisher.stats ());
+  if (losses.empty ())
     g_print ("cudavision-run: stopped, every result delivered\n");
+  else
+    g_printerr ("cudavision-run: stopped; results of this run not delivered: %s\n", losses.c_str ());
   g_main_loop_unref (loop);
-  /* a supervisor sees results lost (docs/fleet.md, "Operations") */
-  const int status = lost ? 3 : 0;
+  /* a supervisor sees results lost */
+  const int status = losses.empty () ? 0 : 3;
   if (publisher.abandoned ()) {
     std::fflush (stdout);
     std::fflush (stderr);

@@ -2,7 +2,8 @@
 # What the runner's log says when the cause is elsewhere (docs/fleet.md, "Operations"), with a
 # real broker and looping file cameras: two runners started with one client id are told so, and
 # counted, whichever broker version closes the first's connection; results dropped for a full
-# queue while the broker is away are logged once, then counted, not a line each.
+# queue while the broker is away are logged once, then counted, not a line each; and a run that
+# dropped any, though its queue drained later, ends with exit status 3 and says how many.
 #   tests/fleet/test-logs.sh BUILD_DIR
 set -eu
 command -v mosquitto >/dev/null || { echo "no mosquitto here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
@@ -80,6 +81,17 @@ sleep 3
 lines=$(away $from)
 [ "$lines" = 1 ] || fail "$lines lines for the full queue in a second outage, not 1"
 broker
+echo "== the queue drained, then SIGTERM: the run lost results, so exit status 3"
+for _ in $(seq 60); do
+  [ "$(scrape $((base + 10)) cudavision_results_queued)" = 0 ] && [ "$(scrape $((base + 10)) cudavision_broker_connected)" = 1 ] && break
+  sleep 0.5
+done
+[ "$(scrape $((base + 10)) cudavision_results_queued)" = 0 ] || fail "the queue did not drain once the broker came back"
 kill -TERM $a
-wait $a || true
+rc=0
+wait $a || rc=$?
+grep -E "^cudavision-run: stopped; results of this run not delivered: [0-9]+ \([0-9]+ dropped for a full queue while the broker was away\)" runner-a.log ||
+  fail "the last line does not count the results dropped for the full queue: $(tail -n 2 runner-a.log)"
+! grep -q "stopped, every result delivered" runner-a.log || fail "a run that dropped results says every result was delivered"
+[ $rc = 3 ] || fail "the runner exited $rc after a run that dropped results, not 3"
 echo "the logs said the cause"
