@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 
 #include <mqtt_protocol.h>
 
@@ -200,6 +201,8 @@ void Publisher::refuse (const std::string &topic, const char *who, const std::st
 void Publisher::publish (const std::string &topic, const std::string &payload, bool retain)
 {
   std::lock_guard<std::mutex> lk (lock_);
+  if (retain)
+    retained_[topic] = payload;
   waiting_.push_back ({topic, payload, retain, 0});
   uint64_t full = 0;
   while (waiting_.size () + in_flight_.size () > limit_ && !waiting_.empty ()) {
@@ -283,6 +286,23 @@ void Publisher::send_waiting ()
   }
 }
 
+/* Each retained topic's last payload (a camera's state) again, at every connection: a broker that
+ * keeps nothing (persistence off) and restarted has forgotten it, and a later subscriber would
+ * learn no camera's state. A topic whose newer payload still waits in the queue is left to it. */
+void Publisher::republish_retained ()
+{
+  std::set<std::string> queued;
+  for (const Message &m : waiting_)
+    if (m.retain)
+      queued.insert (m.topic);
+  for (const auto &[mid, m] : in_flight_)
+    if (m.retain)
+      queued.insert (m.topic);
+  for (const auto &[topic, payload] : retained_)
+    if (!queued.count (topic))
+      mosquitto_publish (mosq_, nullptr, topic.c_str (), static_cast<int> (payload.size ()), payload.data (), 1, true);
+}
+
 void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
 {
   auto *p = static_cast<Publisher *> (self);
@@ -308,6 +328,7 @@ void Publisher::on_connect (struct mosquitto *mosq, void *self, int rc)
         p->broker_.host.c_str (), p->broker_.port, static_cast<unsigned long long> (more));
   /* the next time the queue fills is told at once */
   p->away_log_.reset ();
+  p->republish_retained ();
   p->send_waiting ();
 }
 

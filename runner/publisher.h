@@ -83,6 +83,8 @@ class Publisher {
   /* under lock_: a message the client or the broker (@who) refused, dropped, its topic logged */
   void refuse (const std::string &topic, const char *who, const std::string &why);
   std::string state_payload (const char *state) const;
+  /* under lock_, connected: each retained topic's last payload again */
+  void republish_retained ();
 
   BrokerConfig broker_;
   std::string state_topic_, runner_id_;
@@ -97,6 +99,7 @@ class Publisher {
   std::condition_variable wake_;
   std::deque<Message> waiting_;
   std::map<int, Message> in_flight_;
+  std::map<std::string, std::string> retained_; /* topic -> its last retained payload (one a camera) */
   bool connected_ = false;
   uint64_t published_ = 0, connects_ = 0, takeovers_ = 0;
   /* results dropped for a full queue while the broker is away, and while it is connected but does

@@ -3,7 +3,8 @@
 # real broker and looping file cameras: two runners started with one client id are told so, and
 # counted, whichever broker version closes the first's connection; results dropped for a full
 # queue while the broker is away are logged once, then counted, not a line each; and a run that
-# dropped any, though its queue drained later, ends with exit status 3 and says how many.
+# dropped any, though its queue drained later, ends with exit status 3 and says how many; a broker
+# that kept nothing learns each camera's retained state again when the runner reconnects.
 #   tests/fleet/test-logs.sh BUILD_DIR
 set -eu
 command -v mosquitto >/dev/null || { echo "no mosquitto here"; [ -n "${CUV_TOOLS_INSTALLED:-}" ] && exit 1; exit 77; }
@@ -69,6 +70,11 @@ broker
 came_back () { tail -n +$from runner-a.log | grep "more results were dropped for the full queue before it came back"; }
 for _ in $(seq 60); do came_back >/dev/null && break; sleep 0.5; done
 came_back || fail "no count of the rest once the broker came back"
+# the broker restarted with nothing kept (no persistence): the runner published each camera's
+# state again, retained, so a subscriber that comes now learns it
+state=$(mosquitto_sub -h 127.0.0.1 -p $base -t cudavision/file/state --retained-only -C 1 -W 10 2>&1 || true)
+echo "retained after the broker's restart: $state"
+grep -q '"state":"playing"' <<<"$state" || fail "the camera's retained state did not come back with the broker: '$state'"
 [ "$(grep -c "another client connects" runner-a.log || true)" = "$before_b" ] ||
   fail "a runner alone on its id, through a broker restart, says another took its session"
 
