@@ -20,9 +20,15 @@ namespace {
 /* Descriptors the server leaves to the rest of the process (a camera that starts again opens
  * about 8): below this many free, it closes its own oldest connection. */
 constexpr long kSpareFiles = 16;
-/* Each connection's request line and headers, and the response's headers, fit in this; a longer
- * request is answered 431 (Prometheus' and the kubelet's requests take about 300 bytes). */
-constexpr size_t kConnectionMemory = 8 * 1024;
+/* A request's line and headers, as sent, at most this long; a longer one is answered 431
+ * (Prometheus' and the kubelet's requests take about 300 bytes). */
+constexpr size_t kMaxRequestHead = 8 * 1024;
+/* Each connection's memory in libmicrohttpd: the request and the answer's headers share it. With
+ * it at the limit above, a request a little under the limit left no room for the answer, which
+ * libmicrohttpd then dropped with the connection. Four times the limit: every request within the
+ * limit has room for its answer; one over it is refused by refuse_large_head, and one too large
+ * for the memory is answered 431 by libmicrohttpd itself. */
+constexpr size_t kConnectionMemory = 4 * kMaxRequestHead;
 /* No request of ours has a body: one that announces a larger one is answered 413 unread. */
 constexpr unsigned long long kMaxRequestBody = 1024;
 
@@ -58,6 +64,43 @@ MHD_Result respond (MHD_Connection *c, const HttpResponse &r, bool close, bool a
   return queued;
 }
 
+MHD_Result add_header_bytes (void *total, MHD_ValueKind, const char *key, const char *value)
+{
+  /* "key: value\r\n" */
+  *static_cast<size_t *> (total) += std::strlen (key) + 2 + (value ? std::strlen (value) : 0) + 2;
+  return MHD_YES;
+}
+
+MHD_Result add_argument_bytes (void *total, MHD_ValueKind, const char *key, const char *value)
+{
+  /* "?key=value" or "&key=value" */
+  *static_cast<size_t *> (total) += 1 + std::strlen (key) + (value ? 1 + std::strlen (value) : 0);
+  return MHD_YES;
+}
+
+/* 431 for a request head over kMaxRequestHead, written to the socket here and the connection
+ * closed: a head that all but fills the connection's memory leaves libmicrohttpd no room to build
+ * any answer's headers (it then closes without a word), so this one does not go through it. The
+ * answer is short and the socket's buffer empty (the request was read, nothing was sent yet). */
+MHD_Result refuse_large_head (MHD_Connection *c)
+{
+  static const char kAnswer[] = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                                "Content-Length: 36\r\nConnection: close\r\n\r\nrequest line and headers over 8 KiB\n";
+  const MHD_ConnectionInfo *info = MHD_get_connection_info (c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info)
+    (void) !send (info->connect_fd, kAnswer, sizeof kAnswer - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+  return MHD_NO;
+}
+
+/* The request's head as sent: "METHOD URL VERSION\r\n", each "key: value\r\n", "\r\n". */
+size_t request_head_bytes (MHD_Connection *c, const char *url, const char *method, const char *version)
+{
+  size_t total = std::strlen (method) + 1 + std::strlen (url) + 1 + std::strlen (version) + 2 + 2;
+  MHD_get_connection_values (c, MHD_GET_ARGUMENT_KIND, add_argument_bytes, &total);
+  MHD_get_connection_values (c, MHD_HEADER_KIND, add_header_bytes, &total);
+  return total;
+}
+
 }  // namespace
 
 HttpServer::HttpServer (HttpLimits limits, Handler handler) : limits_ (limits), handler_ (std::move (handler)) {}
@@ -79,10 +122,12 @@ HttpStats HttpServer::stats () const
 
 /* Answered on the first call, before any body is read: a body (none of our paths takes one) or
  * a method other than GET and HEAD closes the connection after the answer. */
-MHD_Result HttpServer::on_request (void *self, MHD_Connection *c, const char *url, const char *method, const char *,
+MHD_Result HttpServer::on_request (void *self, MHD_Connection *c, const char *url, const char *method, const char *version,
     const char *, size_t *, void **)
 {
   auto *s = static_cast<HttpServer *> (self);
+  if (request_head_bytes (c, url, method, version) > kMaxRequestHead)
+    return refuse_large_head (c);
   const char *length = MHD_lookup_connection_value (c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   const char *encoding = MHD_lookup_connection_value (c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
   const unsigned long long declared = length ? std::strtoull (length, nullptr, 10) : 0;

@@ -127,6 +127,24 @@ status, _ = get(request=b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 4
 check(status == 405, f"a POST is answered 405: {status}")
 status, _ = get(request=b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 20000 + b"\r\n\r\n")
 check(status in (413, 414, 431), f"a request with 20 kB of headers is refused: {status}")
+# every request head up to 8 KiB (8,192 bytes as sent) is answered, and every longer one gets 431:
+# each size around the limit, around libmicrohttpd's connection memory (32 KiB) and beyond
+def sized(n, path="/healthz"):
+    head = b"GET " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nX-Pad: "
+    return head + b"a" * (n - len(head) - 4) + b"\r\n\r\n"
+wrong = []
+sizes = list(range(7800, 8400)) + list(range(32 * 1024 - 400, 32 * 1024 + 200, 7)) + [12000, 20000, 40000, 65536]
+for n in sizes:
+    status, _ = get(request=sized(n))
+    want = 200 if n <= 8192 else 431
+    if status != want:
+        wrong.append((n, status))
+check(not wrong, f"{len(sizes)} request heads of 7,800 to 65,536 bytes: 200 up to 8,192, 431 above: "
+      f"{len(wrong)} wrong {wrong[:8]}")
+status, _ = get(request=sized(8192, "/healthz?a=b&c"))
+check(status == 200, f"8,192 bytes with a query string answered: {status}")
+status, _ = get(request=sized(8193, "/healthz?a=b&c"))
+check(status == 431, f"8,193 bytes with a query string refused: {status}")
 status, _ = get(request=b"GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
 check(status == 413, f"a chunked body is answered 413: {status}")
 status, _ = get(request=b"NONSENSE\r\n\r\n")
