@@ -2,6 +2,7 @@
 #include "runner/siteconfig.h"
 
 #include <gio/gio.h>
+#include <gst/base/gsttypefindhelper.h>
 #include <gst/gst.h>
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "runner/pipeline.h"
 
@@ -129,6 +131,11 @@ bool read_secret (const std::string &path, std::string *secret, std::string *why
   return true;
 }
 
+/* A camera's name is a topic level, a metrics label and a log word: long enough for any site's. */
+constexpr size_t kMaxCameraName = 1024;
+/* MQTT's strings (a username among them) are at most 65,535 bytes; libmosquitto refuses longer. */
+constexpr size_t kMaxUsername = 65535;
+
 struct Reader {
   GKeyFile *kf;
   const char *path;
@@ -205,6 +212,11 @@ struct Reader {
     std::string file, why;
     if (!string (group, "username", username, false) || !string (group, "password-file", &file, false))
       return false;
+    if (username->size () > kMaxUsername)
+      return fail (group, "username", "longer than MQTT's 65,535 bytes (" + std::to_string (username->size ()) + ")");
+    for (const unsigned char ch : *username)
+      if (ch < 0x20 || ch == 0x7f)
+        return fail (group, "username", "a control character in it");
     if (!file.empty () && !read_secret (file, password, &why))
       return fail (group, "password-file", why);
     if (file.empty () && env && g_getenv (env) && *g_getenv (env))
@@ -322,6 +334,41 @@ bool read_runner (Reader &r, RunnerConfig &c)
   return true;
 }
 
+/* Where a camera's frames come from: a network stream, a file, a capture device; never the
+ * runner's own descriptors (fd://) or anything else a URI handler may read. */
+bool camera_scheme (const std::string &scheme)
+{
+  static const char *const kSchemes[] = {"file", "rtsp", "rtsps", "rtspt", "rtspu", "rtsph", "http", "https", "srt",
+      "udp", "rtp", "rtmp", "rtmps", "v4l2"};
+  for (const char *k : kSchemes)
+    if (scheme == k)
+      return true;
+  return false;
+}
+
+/* Whether the file @path begins as a video container or stream does (GStreamer's typefinders on
+ * its first 64 KiB); @type says what it is otherwise. */
+bool video_file (const std::string &path, std::string *type)
+{
+  std::vector<guint8> head (64 * 1024);
+  const int fd = g_open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  const ssize_t n = fd >= 0 ? read (fd, head.data (), head.size ()) : -1;
+  if (fd >= 0)
+    close (fd);
+  if (n <= 0) {
+    *type = n == 0 ? "it is empty" : std::string ("it cannot be read: ") + g_strerror (errno);
+    return false;
+  }
+  GstTypeFindProbability probability = GST_TYPE_FIND_NONE;
+  GstCaps *caps = gst_type_find_helper_for_data (nullptr, head.data (), static_cast<gsize> (n), &probability);
+  const std::string media = caps && !gst_caps_is_empty (caps) ? gst_structure_get_name (gst_caps_get_structure (caps, 0)) : "";
+  if (caps)
+    gst_caps_unref (caps);
+  *type = media.empty () ? "GStreamer finds no type in it" : "it is " + media;
+  return g_str_has_prefix (media.c_str (), "video/") || g_str_has_prefix (media.c_str (), "image/") ||
+      media == "application/ogg" || media == "application/mxf" || media == "application/x-3gp";
+}
+
 bool read_uri (Reader &r, const char *g, CameraConfig &cam)
 {
   if (!r.string (g, "uri", &cam.uri, true))
@@ -344,6 +391,9 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
   const bool source = scheme && gst_uri_protocol_is_supported (GST_URI_SRC, scheme);
   const std::string scheme_text = scheme ? scheme : "";
   g_free (scheme);
+  if (!camera_scheme (scheme_text))
+    return r.fail (g, "uri", "a camera is not read from " + scheme_text + ":// (docs/fleet.md lists the schemes: file, rtsp, "
+        "http, srt, udp, rtp, rtmp, v4l2 and their variants)");
   if (!source)
     return r.fail (g, "uri", "no GStreamer source here reads " + scheme_text + ":// URIs");
   /* a FIFO or a device would block the runner's main loop when the camera starts; a file that is
@@ -358,6 +408,9 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
       return r.fail (g, "uri", "no file " + name);
     if (odd)
       return r.fail (g, "uri", "not a regular file (a FIFO or a device would block the runner)");
+    std::string type;
+    if (!video_file (name, &type))
+      return r.fail (g, "uri", "'" + name + "' is not a video file (" + type + ")");
   }
   return true;
 }
@@ -421,6 +474,9 @@ bool read_camera (Reader &r, const RunnerConfig &c, const char *g, CameraConfig 
   cam.name = g + std::strlen ("camera ");
   cam.line = line_of (r.lines, g, "");
   std::string why;
+  if (cam.name.size () > kMaxCameraName)
+    return r.fail (g, "", "a camera's name is at most " + std::to_string (kMaxCameraName) + " bytes (this one is " +
+        std::to_string (cam.name.size ()) + ")");
   if (cam.name.empty () || cam.name.find_first_of ("/ ") != std::string::npos ||
       !valid_topic (c.topic_prefix + "/" + cam.name + "/state", &why))
     return r.fail (g, "", "a camera's name is one MQTT topic level: no '/', '#', '+', space or control character");
@@ -474,8 +530,39 @@ bool honest_bytes (Reader &r, const std::string &text)
     return false;
   }
   std::string group;
+  bool in_group = false;
   for (size_t i = 0; i < r.lines.size (); i++) {
     const std::string &line = r.lines[i];
+    const std::string where_line = std::string (r.path) + ":" + std::to_string (i + 1) + ": ";
+    /* what GKeyFile reports without a line, or not at all */
+    const size_t cr = line.find ('\r');
+    if (cr != std::string::npos && cr + 1 != line.size ()) {
+      *r.error = where_line + "a carriage return inside a line (column " + std::to_string (cr + 1) +
+          "; old Mac line ends?): save the file with LF or CRLF line ends";
+      return false;
+    }
+    const size_t bom = line.find ("\xEF\xBB\xBF");
+    if (bom != std::string::npos) {
+      *r.error = where_line + "a UTF-8 byte order mark at column " + std::to_string (bom + 1) + ": remove it";
+      return false;
+    }
+    std::string header;
+    if (group_header (line, &header)) {
+      in_group = true;
+      for (size_t c = 0; c < header.size (); c++)
+        if (static_cast<unsigned char> (header[c]) < 0x20 || header[c] == 0x7f) {
+          char hex[8];
+          std::snprintf (hex, sizeof hex, "0x%02X", static_cast<unsigned char> (header[c]));
+          *r.error = where_line + "a control character (" + hex + ") in a group's name: [runner] and [camera NAME] are known";
+          return false;
+        }
+    } else if (!in_group) {
+      const size_t first = line.find_first_not_of (" \t\v\f\r");
+      if (first != std::string::npos && line[first] != '#') {
+        *r.error = where_line + "a line before the first group: the file begins with [runner] or [camera NAME]";
+        return false;
+      }
+    }
     const size_t nul = line.find ('\0');
     const char *bad = nullptr;
     const bool utf8 = nul == std::string::npos && g_utf8_validate_len (line.data (), line.size (), &bad);

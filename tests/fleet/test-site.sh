@@ -322,6 +322,26 @@ printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudanoisemap interval=-1\
 rejects interval.conf "interval.conf:3: [camera a] pipeline: value \"18446744073709551615\" of type 'guint64' is invalid or out of range for property 'interval'"
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a" ! fakesink videotestsrc name="x\npipeline=cudasobel\n' > quote.conf
 rejects quote.conf "quote.conf:2: [camera a] uri: a URI holds no '\"' (percent-encode it)"
+# what the run would refuse or trip on, --check refuses, each with its line
+printf '[camera\ta]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > tab.conf
+rejects tab.conf "tab.conf:1: a control character (0x09) in a group's name"
+printf 'uri=rtsp://127.0.0.1:1/a\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > before.conf
+rejects before.conf "before.conf:1: a line before the first group"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\n\357\273\277pipeline=cudasobel\n' > midbom.conf
+rejects midbom.conf "midbom.conf:3: a UTF-8 byte order mark at column 1"
+printf '[camera a]\ruri=rtsp://127.0.0.1:1/a\rpipeline=cudasobel\r' > cr.conf
+rejects cr.conf "cr.conf:1: a carriage return inside a line"
+printf '[camera a\377]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > badhead.conf
+rejects badhead.conf "badhead.conf:1: not UTF-8 (byte 0xFF at column 10)"
+! grep -q "\[runner\]" <(timeout 20 "$run" --check badhead.conf 2>&1) || fail "a bad byte in a camera's header is reported as [runner]"
+$py -c "import sys; sys.stdout.write('[runner]\nusername=' + 'u' * 70000 + '\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n')" > longuser.conf
+rejects longuser.conf "longuser.conf:2: [runner] username: longer than MQTT's 65,535 bytes (70000)"
+$py -c "import sys; sys.stdout.write('[camera ' + 'c' * 65520 + ']\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n')" > longname.conf
+rejects longname.conf "a camera's name is at most 1024 bytes (this one is 65520)"
+printf '[camera a]\nuri=fd://0\npipeline=cudasobel\n' > fd.conf
+rejects fd.conf "fd.conf:2: [camera a] uri: a camera is not read from fd://"
+printf '[camera a]\nuri=file:///etc/passwd\npipeline=cudasobel\n' > passwd.conf
+rejects passwd.conf "passwd.conf:2: [camera a] uri: '/etc/passwd' is not a video file (it is text/plain)"
 # a pipeline analyses the camera's frames and nothing else: no element that reads or writes
 # elsewhere, whatever the shape that hides it (docs/fleet.md, "What a pipeline may hold")
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! tee name=t ! queue ! filesink location=%s/leak t. ! queue\n' "$dir" > filesink.conf
