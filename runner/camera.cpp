@@ -182,6 +182,7 @@ void Camera::fail (const std::string &why)
     failures_in_a_row_ = 0;
   failures_in_a_row_++;
   restarts_++;
+  restarts_since_playing_++;
   reason_ = why;
   int delay = runner_.restart_min_ms;
   for (int i = 1; i < failures_in_a_row_ && delay < runner_.restart_max_ms; i++)
@@ -333,9 +334,11 @@ gboolean Camera::on_bus (GstBus *, GstMessage *m, gpointer self)
         if (state == GST_STATE_PLAYING && !c->playing_) {
           c->playing_ = true;
           c->find_backends ();
-          if (c->restarts_ > 0)
-            g_printerr ("cudavision-run: camera %s: playing again after %llu restarts\n", c->cam_.name.c_str (),
-                static_cast<unsigned long long> (c->restarts_));
+          /* the restarts since it last played, not its lifetime's (cudavision_camera_restarts_total) */
+          if (c->restarts_since_playing_ > 0)
+            g_printerr ("cudavision-run: camera %s: playing again after %llu restart%s\n", c->cam_.name.c_str (),
+                static_cast<unsigned long long> (c->restarts_since_playing_), c->restarts_since_playing_ == 1 ? "" : "s");
+          c->restarts_since_playing_ = 0;
           c->publish_state ("playing", "");
         }
       }

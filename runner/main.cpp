@@ -177,6 +177,13 @@ int run (const cuvrun::RunnerConfig &config, int shard, int shards)
   g_unix_signal_add (SIGINT, quit, loop);
   g_unix_signal_add (SIGTERM, quit, loop);
   g_unix_signal_add (SIGHUP, quit, loop);
+  /* a stray SIGUSR1 or SIGUSR2 (a tool that sends them to reopen logs) never kills the runner */
+  auto ignored = [] (gpointer name) -> gboolean {
+    g_printerr ("cudavision-run: %s: ignored (SIGINT, SIGTERM or SIGHUP stop the runner)\n", static_cast<const char *> (name));
+    return G_SOURCE_CONTINUE;
+  };
+  g_unix_signal_add (SIGUSR1, ignored, const_cast<char *> ("SIGUSR1"));
+  g_unix_signal_add (SIGUSR2, ignored, const_cast<char *> ("SIGUSR2"));
   for (auto &c : cameras)
     c->start ();
   g_main_loop_run (loop);

@@ -88,6 +88,19 @@ t_back=$(now_us)
 wait_for 20 since "$t_back" cam1 || fail "cam1 did not come back"
 t1=$(now_us)
 $check "$dir/results.txt" gaps 1500 "$t0" "$t1" cam0 cam2 cam3 cam4 cam5 cam6 cam7 || fail "other cameras paused"
+# "playing again after N restarts" counts the restarts of this outage, not the camera's lifetime
+again () { grep -ho "camera cam1: playing again after [0-9]* restart" "$dir"/runner*.log | awk '{print $6}'; }
+for _ in $(seq 20); do [ -n "$(again)" ] && break; sleep 0.5; done
+first=$(again | tail -n 1)
+kill -9 "${cam_pid[1]}"
+sleep 1
+start_camera 1
+for _ in $(seq 40); do [ "$(again | wc -l)" -ge 2 ] && break; sleep 0.5; done
+second=$(again | tail -n 1)
+echo "cam1 played again after $first restarts, then after $second"
+[ -n "$first" ] && [ "$(again | wc -l)" -ge 2 ] || fail "cam1's log does not say it plays again: $(grep cam1 "$dir"/runner*.log | tail -n 3)"
+[ "$second" -lt $((first + 1)) ] || [ "$second" -le 3 ] ||
+  fail "the second outage's count ($second) carries the first's ($first)"
 
 echo "== the broker restarted"
 echo "broker stopped at $(now_us) us"

@@ -34,7 +34,7 @@ grep -E 'metrics server' runner.log | head -5 || true
 
 echo "== the least metrics-connections (2), idle connections closed after 1 s"
 sed -e "s/^metrics-port=.*/metrics-port=$((base + 11))/" site.conf > small.conf
-printf 'metrics-connections=2\nmetrics-idle-timeout-s=1\n' > small-keys.conf
+printf 'metrics-connections=2\nmetrics-idle-timeout-s=1\nclient-id=cudavision-run-small\n' > small-keys.conf
 sed -i "/^metrics-address=/r small-keys.conf" small.conf
 "$run" small.conf > runner-small.log 2>&1 &
 small=$!
@@ -42,6 +42,12 @@ pids+=($small)
 for _ in $(seq 60); do curl -sf -o /dev/null http://127.0.0.1:$((base + 11))/healthz && break; sleep 0.5; done
 $py "$here/siege.py" $small $((base + 11)) 1 2 small || fail "the least metrics-connections under siege"
 kill -TERM $small
+# a stray SIGUSR1 or SIGUSR2 is logged and ignored
+kill -USR1 $runner
+kill -USR2 $runner
+sleep 1
+kill -0 $runner 2>/dev/null || fail "SIGUSR1 or SIGUSR2 ended the runner"
+grep -q "SIGUSR1: ignored" "$dir/runner.log" || fail "SIGUSR1 is not logged as ignored"
 kill -TERM $runner
 rc=0
 wait $runner || rc=$?
