@@ -206,11 +206,29 @@ std::string Camera::element_name (GstObject *element) const
 
 /* A source that is not live reached its end: every frame was analysed. The camera ends there, or
  * with loop=true (where the source could not seek to its start) starts the pipeline again. */
+/* frames may end this much before a file's stated duration (a last frame's rounding, an audio
+ * track longer than the video) without a warning */
+constexpr guint64 kEarlyEndNs = GST_SECOND / 2;
+
 void Camera::end ()
 {
   if (frames_ == frames_at_start_) {
     fail ("end of stream before any frame");
     return;
+  }
+  /* a file whose frames stop well before the duration its header gives was cut short or damaged:
+   * the demuxer and the decoder end it as a normal end of stream, so it is said here */
+  gint64 duration = -1;
+  const guint64 last = last_frame_end_ns_;
+  std::string early;
+  if (gst_element_query_duration (pipeline_, GST_FORMAT_TIME, &duration) && duration > 0 &&
+      GST_CLOCK_TIME_IS_VALID (last) && last + kEarlyEndNs < static_cast<guint64> (duration)) {
+    char text[160];
+    std::snprintf (text, sizeof text, "its last frame ends at %.2f s of the %.2f s the file says it lasts (truncated or damaged?)",
+        static_cast<double> (last) / GST_SECOND, static_cast<double> (duration) / GST_SECOND);
+    early = text;
+    g_printerr ("cudavision-run: camera %s: warning: the file ends early: %s\n", cam_.name.c_str (), early.c_str ());
+    warnings_++;
   }
   teardown ();
   if (cam_.loop) {
@@ -219,7 +237,7 @@ void Camera::end ()
     return;
   }
   ended_ = true;
-  reason_ = "end of stream";
+  reason_ = early.empty () ? "end of stream" : "end of stream, early: " + early;
   g_printerr ("cudavision-run: camera %s: end of stream after %llu frames; ended\n", cam_.name.c_str (),
       static_cast<unsigned long long> (frames_.load ()));
   publish_state ("ended", reason_);
@@ -259,6 +277,8 @@ void Camera::on_frame (GstElement *sink, GstBuffer *buf, GstPad *pad, gpointer s
   auto *c = static_cast<Camera *> (self);
   c->frames_++;
   c->last_frame_us_ = g_get_monotonic_time ();
+  if (GST_BUFFER_PTS_IS_VALID (buf))
+    c->last_frame_end_ns_ = GST_BUFFER_PTS (buf) + (GST_BUFFER_DURATION_IS_VALID (buf) ? GST_BUFFER_DURATION (buf) : 0);
   /* the frame's age: the clock now against the time the pipeline says the frame is for; only a
    * live source's (a camera's). A file analysed as fast as it goes has no age, and a looping
    * file's running times after its seeks did not give one on GStreamer 1.26 (docs/fleet.md) */

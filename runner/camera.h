@@ -87,6 +87,7 @@ class Camera {
   std::atomic<uint64_t> age_sum_ns_{0};
   uint64_t frames_at_start_ = 0;
   uint64_t restarts_ = 0, loops_ = 0, results_ = 0, warnings_ = 0, seq_ = 0;
+  std::atomic<guint64> last_frame_end_ns_{GST_CLOCK_TIME_NONE}; /* the last frame's end (its PTS and duration) */
   uint64_t restarts_since_playing_ = 0; /* restarts since the pipeline last reached PLAYING */
   int failures_in_a_row_ = 0;
   std::string reason_;

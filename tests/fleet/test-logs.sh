@@ -100,4 +100,15 @@ grep -E "^cudavision-run: stopped; results of this run not delivered: [0-9]+ \([
   fail "the last line does not count the results dropped for the full queue: $(tail -n 2 runner-a.log)"
 ! grep -q "stopped, every result delivered" runner-a.log || fail "a run that dropped results says every result was delivered"
 [ $rc = 3 ] || fail "the runner exited $rc after a run that dropped results, not 3"
+echo "== a file cut short says so when it ends"
+head -c $(( $(stat -c %s clip.mkv) / 2 )) clip.mkv > cut.mkv
+sed -e "s|clip.mkv|cut.mkv|" -e "s/^loop=true$/loop=false/" site.conf > cut.conf
+"$run" --metrics-port 0 cut.conf > runner-cut.log 2>&1 &
+cut=$!
+pids+=($cut)
+for _ in $(seq 40); do grep -q "camera file: end of stream" runner-cut.log && break; sleep 0.5; done
+grep -E "camera file: warning: the file ends early: its last frame ends at [0-9.]+ s of the [0-9.]+ s the file says it lasts" runner-cut.log ||
+  fail "a file cut in half ends as a normal end of stream: $(grep 'camera file' runner-cut.log | tail -n 2)"
+kill -TERM $cut
+wait $cut || true
 echo "the logs said the cause"
