@@ -8,6 +8,7 @@
 
 #include "runner/contexts.h"
 #include "runner/json.h"
+#include "runner/openfiles.h"
 #include "runner/pipeline.h"
 #include "runner/results.h"
 
@@ -32,6 +33,10 @@ void set_device (GstElement *bin, int device)
 
 }  // namespace
 
+/* descriptors a camera leaves free before it starts: its pipeline's (about 8) and the metrics
+ * server's reserve (16) */
+constexpr long kCameraSpareFiles = 32;
+
 Camera::Camera (const CameraConfig &camera, const RunnerConfig &runner, Publisher &publisher)
     : cam_ (camera), runner_ (runner), pub_ (publisher)
 {
@@ -47,6 +52,14 @@ void Camera::start ()
   restart_timer_ = 0;
   if (stopping_)
     return;
+  /* a pipeline made without descriptors to spare gets a bus without its wake-up descriptor, which
+   * floods the log with GLib's criticals for ever; it waits for them instead, as any failure does */
+  const long spare = spare_files ();
+  if (spare < kCameraSpareFiles) {
+    fail ("too few file descriptors free to start (" + std::to_string (spare) + " of the open-files limit " +
+        std::to_string (open_files_limit ()) + "; a camera needs about 8, and the metrics server keeps 16)");
+    return;
+  }
   CameraPipeline p;
   std::string why;
   if (!build_camera_pipeline (cam_, &p, &why)) {

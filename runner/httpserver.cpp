@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "runner/httpserver.h"
 
+#include "runner/openfiles.h"
+
 #include <dirent.h>
 #include <glib-unix.h>
 #include <gio/gio.h>
@@ -31,22 +33,6 @@ constexpr size_t kMaxRequestHead = 8 * 1024;
 constexpr size_t kConnectionMemory = 4 * kMaxRequestHead;
 /* No request of ours has a body: one that announces a larger one is answered 413 unread. */
 constexpr unsigned long long kMaxRequestBody = 1024;
-
-/* Descriptors this process may still open (0 when it cannot tell: it is short). */
-long spare_files ()
-{
-  struct rlimit l {};
-  if (getrlimit (RLIMIT_NOFILE, &l) != 0 || l.rlim_cur == RLIM_INFINITY)
-    return std::numeric_limits<long>::max ();
-  DIR *d = opendir ("/proc/self/fd");
-  if (!d)
-    return 0;
-  long open = -1; /* the directory's own */
-  while (const dirent *e = readdir (d))
-    open += e->d_name[0] != '.';
-  closedir (d);
-  return static_cast<long> (l.rlim_cur) - open;
-}
 
 MHD_Result respond (MHD_Connection *c, const HttpResponse &r, bool close, bool allow)
 {

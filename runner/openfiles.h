@@ -2,7 +2,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <dirent.h>
 #include <sys/resource.h>
+
+#include <limits>
 
 namespace cuvrun {
 
@@ -22,6 +25,31 @@ inline rlim_t raise_open_files_limit ()
     getrlimit (RLIMIT_NOFILE, &l);
   }
   return l.rlim_cur;
+}
+
+/* Descriptors this process may still open (0 when it cannot tell: it is short). */
+inline long spare_files ()
+{
+  struct rlimit l {};
+  if (getrlimit (RLIMIT_NOFILE, &l) != 0 || l.rlim_cur == RLIM_INFINITY)
+    return std::numeric_limits<long>::max ();
+  DIR *d = opendir ("/proc/self/fd");
+  if (!d)
+    return 0;
+  long open = -1; /* the directory's own */
+  while (const dirent *e = readdir (d))
+    open += e->d_name[0] != '.';
+  closedir (d);
+  return static_cast<long> (l.rlim_cur) - open;
+}
+
+/* The open-files limit now (its soft limit), or 0 when it cannot tell. */
+inline long open_files_limit ()
+{
+  struct rlimit l {};
+  if (getrlimit (RLIMIT_NOFILE, &l) != 0)
+    return 0;
+  return l.rlim_cur == RLIM_INFINITY ? std::numeric_limits<long>::max () : static_cast<long> (l.rlim_cur);
 }
 
 }  // namespace cuvrun

@@ -102,6 +102,25 @@ echo "cam1 played again after $first restarts, then after $second"
 [ "$second" -lt $((first + 1)) ] || [ "$second" -le 3 ] ||
   fail "the second outage's count ($second) carries the first's ($first)"
 
+echo "== cam1 restarted while its runner is short of descriptors"
+# runner 1 (cam1's) left no descriptor above what it holds (cam1's pipeline then frees its own):
+# too few to start a camera, which waits with its backoff, one line a try, no GLib critical; the
+# limit back, cam1 plays again
+r1=${runner_pid[1]}
+soft=$(awk '/Max open files/ {print $4}' /proc/$r1/limits)
+open=$(ls /proc/$r1/fd | wc -l)
+prlimit --pid "$r1" --nofile="$open":
+kill -9 "${cam_pid[1]}"
+sleep 1
+start_camera 1
+for _ in $(seq 30); do grep -q "camera cam1: too few file descriptors free to start" "$dir/runner1.log" && break; sleep 0.5; done
+grep -m 1 "camera cam1: too few file descriptors free to start" "$dir/runner1.log" ||
+  fail "cam1 restarted without descriptors and did not say so: $(grep cam1 "$dir/runner1.log" | tail -n 3)"
+prlimit --pid "$r1" --nofile="$soft":
+for _ in $(seq 40); do [ "$(again | wc -l)" -ge 3 ] && break; sleep 0.5; done
+[ "$(again | wc -l)" -ge 3 ] || fail "cam1 did not play again once descriptors were free: $(grep cam1 "$dir/runner1.log" | tail -n 3)"
+! grep -q "CRITICAL" "$dir/runner1.log" || fail "GLib criticals in runner 1's log: $(grep -c CRITICAL "$dir/runner1.log")"
+
 echo "== the broker restarted"
 echo "broker stopped at $(now_us) us"
 kill "$broker_pid"
