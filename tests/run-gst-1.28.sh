@@ -24,8 +24,10 @@ cuv_step "making the Debian testing root" debian_root testing "$root"
 enter_root "$root" "$PWD" no-host-cuda
 cuv_step "python3 in the testing root (for the wheels)" root_packages "$root" python3
 cuv_step "the CUDA toolchain wheels (tests/cuda-wheels.txt)" cuda_wheels "$root" tests/cuda-wheels.txt "$wheels"
-# tools/build.sh configures a build folder only once
-setup="$* $(sha256sum < tests/cuda-wheels.txt | cut -d' ' -f1)"
+# tools/build.sh configures a build folder only once; a build made from another checkout is made
+# again (each is /src in the root, and ninja, comparing times, kept the other's newer objects of
+# sources this one changed earlier)
+setup="$* $(sha256sum < tests/cuda-wheels.txt | cut -d' ' -f1) $PWD"
 [ "$(cat "$root$build/.cuv-setup" 2>/dev/null)" = "$setup" ] || rm -rf "$root$build"
 rc=0
 cuv_step "the suite in the testing root" in_root "$root" CUV_BUILD_DIR="$build" CUDA_PATH="$wheels/nvidia/cu13" \

@@ -144,6 +144,12 @@ suite_in_root () {
   shift 3
   cuv_step "making the Debian $suite root" debian_root "$suite" "$root" || return
   enter_root "$root" "$PWD"
+  # a build made from another checkout (each is /src here) is made again: ninja compares times, and
+  # kept the other's newer objects of sources this checkout changed earlier
+  [ "$(cat "$root$build/.cuv-checkout" 2>/dev/null)" = "$PWD" ] || $sudo rm -rf "$root$build"
+  local rc=0
   cuv_step "the suite in the $suite root" \
-    in_root "$root" CUV_BUILD_DIR="$build" 'cd /src && tests/run-tests.sh "$@"' bash "$@"
+    in_root "$root" CUV_BUILD_DIR="$build" 'cd /src && tests/run-tests.sh "$@"' bash "$@" || rc=$?
+  [ -d "$root$build" ] && echo "$PWD" | $sudo tee "$root$build/.cuv-checkout" >/dev/null
+  return $rc
 }
