@@ -25,6 +25,8 @@ constexpr gint64 kConnectionThatCountsUs = 10 * G_USEC_PER_SEC;
  * message would go again at the head of the queue on every connection (max-message-bytes keeps
  * such messages from being sent at all) */
 constexpr int kMaxSends = 3;
+/* how long a connection may wait for the broker's answer to CONNECT */
+constexpr gint64 kConnackTimeoutUs = 10 * G_USEC_PER_SEC;
 
 /* libmosquitto's text without its full stop, for a line that goes on */
 std::string reason_text (int rc)
@@ -147,11 +149,23 @@ void Publisher::run ()
      * connection made while it did is ended here */
     bool disconnecting = false;
     if (rc == MOSQ_ERR_SUCCESS)
-      while ((rc = mosquitto_loop (mosq_, 250, 1)) == MOSQ_ERR_SUCCESS)
+      while ((rc = mosquitto_loop (mosq_, 250, 1)) == MOSQ_ERR_SUCCESS) {
         if (stopping_ && !disconnecting) {
           mosquitto_disconnect (mosq_);
           disconnecting = true;
         }
+        /* a peer that took the TCP connection and never answers CONNECT (not an MQTT broker, a TLS
+         * port without tls=true, a broker that hangs) is said as such, not as the keep-alive's
+         * "Unknown error" half a minute later */
+        if (!disconnecting && stats ().connects == connects_before &&
+            g_get_monotonic_time () - started > kConnackTimeoutUs) {
+          std::lock_guard<std::mutex> lk (log_lock);
+          refused_ = "connected over TCP, but no answer to MQTT's CONNECT in " +
+              std::to_string (kConnackTimeoutUs / G_USEC_PER_SEC) + " s (not an MQTT broker? a TLS port without tls=true?)";
+          mosquitto_disconnect (mosq_);
+          disconnecting = true;
+        }
+      }
     if (stopping_)
       break;
     /* newer libmosquitto closes the socket before it returns, and errno then says only that */

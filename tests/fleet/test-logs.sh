@@ -111,4 +111,25 @@ grep -E "camera file: warning: the file ends early: its last frame ends at [0-9.
   fail "a file cut in half ends as a normal end of stream: $(grep 'camera file' runner-cut.log | tail -n 2)"
 kill -TERM $cut
 wait $cut || true
+echo "== a peer that takes the connection and never answers CONNECT"
+silent=$((base + 20))
+$py -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $silent)); s.listen(8)
+s.settimeout(1); held = []; end = time.time() + 30
+while time.time() < end:
+    try: held.append(s.accept()[0])
+    except socket.timeout: pass
+" &
+pids+=($!)
+sleep 0.5
+sed -e "s/^broker-port=.*/broker-port=$silent/" site.conf > silent.conf
+"$run" --metrics-port 0 silent.conf > runner-silent.log 2>&1 &
+quiet=$!
+pids+=($quiet)
+for _ in $(seq 30); do grep -q "no answer to MQTT's CONNECT" runner-silent.log && break; sleep 0.5; done
+grep -m 1 "MQTT broker 127.0.0.1:$silent: connected over TCP, but no answer to MQTT's CONNECT in 10 s" runner-silent.log ||
+  fail "a silent peer is not told as such within 15 s: $(grep MQTT runner-silent.log | tail -n 2)"
+kill -TERM $quiet
+wait $quiet || true
 echo "the logs said the cause"
