@@ -25,12 +25,15 @@ constexpr long kSpareFiles = 16;
 /* A request's line and headers, as sent, at most this long; a longer one is answered 431
  * (Prometheus' and the kubelet's requests take about 300 bytes). */
 constexpr size_t kMaxRequestHead = 8 * 1024;
-/* Each connection's memory in libmicrohttpd: the request and the answer's headers share it. With
- * it at the limit above, a request a little under the limit left no room for the answer, which
- * libmicrohttpd then dropped with the connection. Four times the limit: every request within the
- * limit has room for its answer; one over it is refused by refuse_large_head, and one too large
- * for the memory is answered 431 by libmicrohttpd itself. */
-constexpr size_t kConnectionMemory = 4 * kMaxRequestHead;
+/* Each connection's memory in libmicrohttpd: the request, a record for each of its headers and
+ * query arguments (about 48 bytes each) and the answer's headers share it. With it at the limit
+ * above, a request a little under the limit left no room for the answer, and one of many short
+ * arguments or headers ran out of records: libmicrohttpd then closed the connection without a
+ * word. This much holds the records of the most a request within the limit can carry (a record
+ * every 2 bytes), so every such request has room for its answer; one over the limit is refused
+ * by refuse_large_head, and one too large for the memory is answered 431 by libmicrohttpd
+ * itself. Its pages are touched only as a request fills them. */
+constexpr size_t kConnectionMemory = 256 * 1024;
 /* No request of ours has a body: one that announces a larger one is answered 413 unread. */
 constexpr unsigned long long kMaxRequestBody = 1024;
 
@@ -78,11 +81,25 @@ MHD_Result refuse_large_head (MHD_Connection *c)
   return MHD_NO;
 }
 
-/* The request's head as sent: "METHOD URL VERSION\r\n", each "key: value\r\n", "\r\n". */
-size_t request_head_bytes (MHD_Connection *c, const char *url, const char *method, const char *version)
+/* The request's URI as sent (before libmicrohttpd decodes it and splits off its arguments): its
+ * length, kept as the request's pointer until on_request reads it (+1, so that it is never 0). */
+void *note_raw_uri (void *, const char *uri, MHD_Connection *)
 {
-  size_t total = std::strlen (method) + 1 + std::strlen (url) + 1 + std::strlen (version) + 2 + 2;
-  MHD_get_connection_values (c, MHD_GET_ARGUMENT_KIND, add_argument_bytes, &total);
+  return GSIZE_TO_POINTER (std::strlen (uri) + 1);
+}
+
+/* The request's head as sent: "METHOD URI VERSION\r\n", each "key: value\r\n", "\r\n" (the
+ * URI as sent where note_raw_uri saw it, else as parsed with its arguments). */
+size_t request_head_bytes (MHD_Connection *c, const char *url, const char *method, const char *version, size_t raw_uri)
+{
+  size_t total = std::strlen (method) + 1 + std::strlen (version) + 2 + 2;
+  if (raw_uri) {
+    total += raw_uri;
+  } else {
+    total += std::strlen (url);
+    MHD_get_connection_values (c, MHD_GET_ARGUMENT_KIND, add_argument_bytes, &total);
+  }
+  total += 1;
   MHD_get_connection_values (c, MHD_HEADER_KIND, add_header_bytes, &total);
   return total;
 }
@@ -109,10 +126,11 @@ HttpStats HttpServer::stats () const
 /* Answered on the first call, before any body is read: a body (none of our paths takes one) or
  * a method other than GET and HEAD closes the connection after the answer. */
 MHD_Result HttpServer::on_request (void *self, MHD_Connection *c, const char *url, const char *method, const char *version,
-    const char *, size_t *, void **)
+    const char *, size_t *, void **request)
 {
   auto *s = static_cast<HttpServer *> (self);
-  if (request_head_bytes (c, url, method, version) > kMaxRequestHead)
+  const size_t raw_uri = request && *request ? GPOINTER_TO_SIZE (*request) - 1 : 0;
+  if (request_head_bytes (c, url, method, version, raw_uri) > kMaxRequestHead)
     return refuse_large_head (c);
   const char *length = MHD_lookup_connection_value (c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   const char *encoding = MHD_lookup_connection_value (c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
@@ -255,6 +273,7 @@ bool HttpServer::start (const std::string &address, int port, std::string *error
         on_request, this, MHD_OPTION_CONNECTION_LIMIT, taken, MHD_OPTION_CONNECTION_TIMEOUT,
         static_cast<unsigned int> (limits_.idle_timeout_s), MHD_OPTION_CONNECTION_MEMORY_LIMIT, kConnectionMemory,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, this, MHD_OPTION_NOTIFY_COMPLETED, on_completed, this,
+        MHD_OPTION_URI_LOG_CALLBACK, note_raw_uri, nullptr,
         MHD_OPTION_EXTERNAL_LOGGER, on_log, this, MHD_OPTION_SOCK_ADDR,
         address.empty () ? nullptr : reinterpret_cast<struct sockaddr *> (&native), MHD_OPTION_END);
   };

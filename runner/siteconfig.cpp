@@ -141,6 +141,28 @@ struct Reader {
   const char *path;
   const std::vector<std::string> &lines;
   std::string *error;
+  /* the runner's own secret files (the broker's password, the TLS key): device and inode, and the key */
+  std::vector<std::pair<std::pair<dev_t, ino_t>, std::string>> runner_secrets{};
+
+  /* notes @file as one of the runner's secrets (key @key) */
+  void runner_secret (const std::string &file, const std::string &key)
+  {
+    struct stat st {};
+    if (!file.empty () && g_stat (file.c_str (), &st) == 0)
+      runner_secrets.push_back ({{st.st_dev, st.st_ino}, key});
+  }
+
+  /* the runner's secret that @file is (by its inode, whatever the path or link), or "" */
+  std::string runner_secret_of (const std::string &file) const
+  {
+    struct stat st {};
+    if (file.empty () || g_stat (file.c_str (), &st) != 0)
+      return "";
+    for (const auto &[id, key] : runner_secrets)
+      if (id.first == st.st_dev && id.second == st.st_ino)
+        return key;
+    return "";
+  }
 
   bool fail (const std::string &group, const std::string &key, const std::string &what)
   {
@@ -217,8 +239,14 @@ struct Reader {
     for (const unsigned char ch : *username)
       if (ch < 0x20 || ch == 0x7f)
         return fail (group, "username", "a control character in it");
+    /* a camera's credentials go to whatever host its URI names: never one of the runner's own */
+    if (env == nullptr && !runner_secret_of (file).empty ())
+      return fail (group, "password-file", "'" + file + "' is the runner's " + runner_secret_of (file) +
+          ": a camera's password goes to whatever its URI names, so it has a file of its own");
     if (!file.empty () && !read_secret (file, password, &why))
       return fail (group, "password-file", why);
+    if (env != nullptr)
+      runner_secret (file, "[runner] password-file");
     if (file.empty () && env && g_getenv (env) && *g_getenv (env))
       *password = g_getenv (env);
     if (!password->empty () && username->empty ())
@@ -296,6 +324,7 @@ bool read_runner (Reader &r, RunnerConfig &c)
           r.file (g, "tls-ca-file", &b.tls_ca_file) && r.file (g, "tls-cert-file", &b.tls_cert_file) &&
           r.file (g, "tls-key-file", &b.tls_key_file) && r.boolean (g, "tls-insecure", &b.tls_insecure)))
     return false;
+  r.runner_secret (b.tls_key_file, "[runner] tls-key-file");
   std::string version;
   if (!r.string (g, "mqtt-version", &version, false))
     return false;
@@ -396,6 +425,15 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
         "http, srt, udp, rtp, rtmp, v4l2 and their variants)");
   if (!source)
     return r.fail (g, "uri", "no GStreamer source here reads " + scheme_text + ":// URIs");
+  /* a capture device is a video device, nothing else the runner may open */
+  if (scheme_text == "v4l2") {
+    gchar *path = nullptr;
+    g_uri_split (cam.uri.c_str (), G_URI_FLAGS_NONE, nullptr, nullptr, nullptr, nullptr, &path, nullptr, nullptr, nullptr);
+    const std::string device = path ? path : "";
+    g_free (path);
+    if (!g_str_has_prefix (device.c_str (), "/dev/video") && !g_str_has_prefix (device.c_str (), "/dev/v4l/"))
+      return r.fail (g, "uri", "a v4l2:// camera is a video device (/dev/video*, /dev/v4l/...), not '" + device + "'");
+  }
   /* a FIFO or a device would block the runner's main loop when the camera starts; a file that is
    * not there is a typo that --check must see, not a camera that restarts for ever */
   if (scheme_text == "file") {

@@ -342,6 +342,13 @@ printf '[camera a]\nuri=fd://0\npipeline=cudasobel\n' > fd.conf
 rejects fd.conf "fd.conf:2: [camera a] uri: a camera is not read from fd://"
 printf '[camera a]\nuri=file:///etc/passwd\npipeline=cudasobel\n' > passwd.conf
 rejects passwd.conf "passwd.conf:2: [camera a] uri: '/etc/passwd' is not a video file (it is text/plain)"
+printf '[camera a]\nuri=v4l2:///etc/passwd\npipeline=cudasobel\n' > v4l2.conf
+rejects v4l2.conf "v4l2.conf:2: [camera a] uri: a v4l2:// camera is a video device (/dev/video*, /dev/v4l/...), not '/etc/passwd'"
+# a camera's password goes wherever its URI says: never one of the runner's own secrets, by any path
+echo broker-secret > runner-pw
+ln -sf "$dir/runner-pw" runner-pw-link
+printf '[runner]\nusername=u\npassword-file=%s/runner-pw\n[camera a]\nuri=http://127.0.0.1:1/cam\nusername=x\npassword-file=%s/runner-pw-link\npipeline=cudasobel\n' "$dir" "$dir" > steal.conf
+rejects steal.conf "steal.conf:7: [camera a] password-file: '$dir/runner-pw-link' is the runner's [runner] password-file"
 # a pipeline analyses the camera's frames and nothing else: no element that reads or writes
 # elsewhere, whatever the shape that hides it (docs/fleet.md, "What a pipeline may hold")
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! tee name=t ! queue ! filesink location=%s/leak t. ! queue\n' "$dir" > filesink.conf
