@@ -29,11 +29,12 @@ constexpr size_t kMaxRequestHead = 8 * 1024;
  * query arguments (about 48 bytes each) and the answer's headers share it. With it at the limit
  * above, a request a little under the limit left no room for the answer, and one of many short
  * arguments or headers ran out of records: libmicrohttpd then closed the connection without a
- * word. This much holds the records of the most a request within the limit can carry (a record
- * every 2 bytes), so every such request has room for its answer; one over the limit is refused
- * by refuse_large_head, and one too large for the memory is answered 431 by libmicrohttpd
- * itself. Its pages are touched only as a request fills them. */
-constexpr size_t kConnectionMemory = 256 * 1024;
+ * word. This much holds the records of the most a request within the limit can carry (a query
+ * argument every byte, about 64 bytes each), so every such request has room for its answer; one
+ * over the limit is refused by refuse_large_head (from note_raw_uri, before its arguments take
+ * records, where its URI alone is over), and one too large for the memory is answered 431 by
+ * libmicrohttpd itself. Its pages are touched only as a request fills them. */
+constexpr size_t kConnectionMemory = 1024 * 1024;
 /* No request of ours has a body: one that announces a larger one is answered 413 unread. */
 constexpr unsigned long long kMaxRequestBody = 1024;
 
@@ -76,16 +77,24 @@ MHD_Result refuse_large_head (MHD_Connection *c)
   static const char kAnswer[] = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
                                 "Content-Length: 36\r\nConnection: close\r\n\r\nrequest line and headers over 8 KiB\n";
   const MHD_ConnectionInfo *info = MHD_get_connection_info (c, MHD_CONNECTION_INFO_CONNECTION_FD);
-  if (info)
+  if (info) {
     (void) !send (info->connect_fd, kAnswer, sizeof kAnswer - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    /* nothing more is read or sent on it; the daemon closes it as it closes any other */
+    shutdown (info->connect_fd, SHUT_RDWR);
+  }
   return MHD_NO;
 }
 
 /* The request's URI as sent (before libmicrohttpd decodes it and splits off its arguments): its
  * length, kept as the request's pointer until on_request reads it (+1, so that it is never 0). */
-void *note_raw_uri (void *, const char *uri, MHD_Connection *)
+void *note_raw_uri (void *, const char *uri, MHD_Connection *c)
 {
-  return GSIZE_TO_POINTER (std::strlen (uri) + 1);
+  const size_t length = std::strlen (uri);
+  /* "GET " URI " HTTP/1.1\r\n\r\n" at the least: over the limit already, and its arguments,
+   * which libmicrohttpd parses next, could take more records than the memory holds */
+  if (length + 16 > kMaxRequestHead)
+    refuse_large_head (c);
+  return GSIZE_TO_POINTER (length + 1);
 }
 
 /* The request's head as sent: "METHOD URI VERSION\r\n", each "key: value\r\n", "\r\n" (the

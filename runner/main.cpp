@@ -115,7 +115,7 @@ int parse_command_line (int *argc, char ***argv, Options *o)
 std::string run_losses (const cuvrun::PublisherStats &stats)
 {
   static const std::pair<const char *, const char *> kWords[] = {
-    {cuvrun::kDroppedQueueFull, "dropped for a full queue while the broker was away"},
+    {cuvrun::kDroppedQueueFull, "dropped for a full queue"},
     {cuvrun::kDroppedRefused, "refused by the MQTT client or the broker"},
     {cuvrun::kDroppedShutdown, "still queued at the stop"},
   };
@@ -170,9 +170,11 @@ int run (const cuvrun::RunnerConfig &config, int shard, int shards)
   }
 
   GMainLoop *loop = g_main_loop_new (nullptr, FALSE);
+  /* kept installed: a second signal during the stop's drain would otherwise meet the default
+   * action and end the runner without its last line and status */
   auto quit = [] (gpointer l) -> gboolean {
     g_main_loop_quit (static_cast<GMainLoop *> (l));
-    return G_SOURCE_REMOVE;
+    return G_SOURCE_CONTINUE;
   };
   g_unix_signal_add (SIGINT, quit, loop);
   g_unix_signal_add (SIGTERM, quit, loop);

@@ -136,6 +136,9 @@ constexpr size_t kMaxCameraName = 1024;
 /* MQTT's strings (a username among them) are at most 65,535 bytes; libmosquitto refuses longer. */
 constexpr size_t kMaxUsername = 65535;
 
+/* more folders a camera's password-file may lie in, ':'-separated (the config's own always may) */
+constexpr const char *kCameraSecretsEnv = "CUDAVISION_CAMERA_SECRETS";
+
 struct Reader {
   GKeyFile *kf;
   const char *path;
@@ -143,6 +146,21 @@ struct Reader {
   std::string *error;
   /* the runner's own secret files (the broker's password, the TLS key): device and inode, and the key */
   std::vector<std::pair<std::pair<dev_t, ino_t>, std::string>> runner_secrets{};
+  /* the folders a camera's password-file may lie in, resolved: the config's own, and those of
+   * CUDAVISION_CAMERA_SECRETS */
+  std::vector<std::string> camera_secret_dirs{};
+
+  /* whether @file, resolved, lies in one of camera_secret_dirs */
+  bool camera_secret_allowed (const std::string &file) const
+  {
+    char *real = realpath (file.c_str (), nullptr);
+    const std::string resolved = real ? real : "";
+    free (real);
+    for (const std::string &d : camera_secret_dirs)
+      if (!resolved.empty () && resolved.compare (0, d.size () + 1, d + "/") == 0)
+        return true;
+    return false;
+  }
 
   /* notes @file as one of the runner's secrets (key @key) */
   void runner_secret (const std::string &file, const std::string &key)
@@ -239,7 +257,16 @@ struct Reader {
     for (const unsigned char ch : *username)
       if (ch < 0x20 || ch == 0x7f)
         return fail (group, "username", "a control character in it");
-    /* a camera's credentials go to whatever host its URI names: never one of the runner's own */
+    /* a camera's credentials go to whatever host its URI names: only from the folders the site
+     * gave for them (the config's own, which its editor fills, and CUDAVISION_CAMERA_SECRETS, which
+     * the config cannot change), never one of the runner's own */
+    if (env == nullptr && !file.empty () && !camera_secret_allowed (file)) {
+      std::string dirs;
+      for (const std::string &d : camera_secret_dirs)
+        dirs += (dirs.empty () ? "" : ", ") + d;
+      return fail (group, "password-file", "'" + file + "' is not in a folder a camera's password file may be in (" + dirs +
+          "; more in " + kCameraSecretsEnv + "): a camera's password goes to whatever its URI names");
+    }
     if (env == nullptr && !runner_secret_of (file).empty ())
       return fail (group, "password-file", "'" + file + "' is the runner's " + runner_secret_of (file) +
           ": a camera's password goes to whatever its URI names, so it has a file of its own");
@@ -375,6 +402,48 @@ bool camera_scheme (const std::string &scheme)
   return false;
 }
 
+/* The name of a query argument of @uri that looks like a secret (passphrase=, token=...), or "". */
+std::string query_secret (const std::string &uri)
+{
+  gchar *query = nullptr;
+  g_uri_split (uri.c_str (), G_URI_FLAGS_NONE, nullptr, nullptr, nullptr, nullptr, nullptr, &query, nullptr, nullptr);
+  std::string secret;
+  gchar **parts = query ? g_strsplit (query, "&", -1) : nullptr;
+  for (gchar **it = parts; it && *it && secret.empty (); it++) {
+    const std::string name = std::string (*it).substr (0, std::string (*it).find ('='));
+    gchar *lower = g_ascii_strdown (name.c_str (), -1);
+    for (const char *word : {"pass", "pwd", "secret", "token", "credential"})
+      if (std::strstr (lower, word))
+        secret = name;
+    for (const char *word : {"key", "auth", "apikey", "api_key", "access_key", "sig", "signature"})
+      if (std::strcmp (lower, word) == 0)
+        secret = name;
+    g_free (lower);
+  }
+  g_strfreev (parts);
+  g_free (query);
+  return secret;
+}
+
+/* Whether the v4l2:// @uri names a video device, links and ".." resolved (/dev/v4l/by-id/... are
+ * links to one); @said: the path as written, and where it leads when that differs. */
+bool video_device (const std::string &uri, std::string *said)
+{
+  gchar *path = nullptr;
+  g_uri_split (uri.c_str (), G_URI_FLAGS_NONE, nullptr, nullptr, nullptr, nullptr, &path, nullptr, nullptr, nullptr);
+  const std::string device = path ? path : "";
+  g_free (path);
+  char *real = realpath (device.c_str (), nullptr);
+  gchar *lexical = g_canonicalize_filename (device.c_str (), "/");
+  const std::string resolved = real ? real : lexical;
+  free (real);
+  g_free (lexical);
+  struct stat st {};
+  *said = "'" + device + (resolved != device ? "' ('" + resolved + "')" : "'");
+  return g_str_has_prefix (resolved.c_str (), "/dev/video") && resolved.find ('/', std::strlen ("/dev/video")) == std::string::npos &&
+      (g_stat (resolved.c_str (), &st) != 0 || S_ISCHR (st.st_mode));
+}
+
 /* Whether the file @path begins as a video container or stream does (GStreamer's typefinders on
  * its first 64 KiB); @type says what it is otherwise. */
 bool video_file (const std::string &path, std::string *type)
@@ -416,6 +485,11 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
   g_free (userinfo);
   if (password)
     return r.fail (g, "uri", "a password in the URI: give username and password-file instead (the URI is not a secret)");
+  /* a secret in the query (srt's passphrase, a token) is as visible as one before the host */
+  const std::string secret_key = query_secret (cam.uri);
+  if (!secret_key.empty ())
+    return r.fail (g, "uri", "'" + secret_key + "' in the URI's query looks like a secret: the URI is not a secret (give "
+        "username and password-file)");
   gchar *scheme = g_uri_parse_scheme (cam.uri.c_str ());
   const bool source = scheme && gst_uri_protocol_is_supported (GST_URI_SRC, scheme);
   const std::string scheme_text = scheme ? scheme : "";
@@ -426,14 +500,9 @@ bool read_uri (Reader &r, const char *g, CameraConfig &cam)
   if (!source)
     return r.fail (g, "uri", "no GStreamer source here reads " + scheme_text + ":// URIs");
   /* a capture device is a video device, nothing else the runner may open */
-  if (scheme_text == "v4l2") {
-    gchar *path = nullptr;
-    g_uri_split (cam.uri.c_str (), G_URI_FLAGS_NONE, nullptr, nullptr, nullptr, nullptr, &path, nullptr, nullptr, nullptr);
-    const std::string device = path ? path : "";
-    g_free (path);
-    if (!g_str_has_prefix (device.c_str (), "/dev/video") && !g_str_has_prefix (device.c_str (), "/dev/v4l/"))
-      return r.fail (g, "uri", "a v4l2:// camera is a video device (/dev/video*, /dev/v4l/...), not '" + device + "'");
-  }
+  std::string device;
+  if (scheme_text == "v4l2" && !video_device (cam.uri, &device))
+    return r.fail (g, "uri", "a v4l2:// camera is a video device (/dev/videoN, or a link to one), not " + device);
   /* a FIFO or a device would block the runner's main loop when the camera starts; a file that is
    * not there is a typo that --check must see, not a camera that restarts for ever */
   if (scheme_text == "file") {
@@ -641,10 +710,33 @@ bool load_config (const char *path, RunnerConfig *config, std::string *error)
   const std::vector<std::string> lines = lines_of (text);
   GKeyFile *kf = g_key_file_new ();
   Reader r{kf, path, lines, error};
+  gchar *config_dir = g_path_get_dirname (path);
+  std::string dirs = config_dir;
+  g_free (config_dir);
+  if (const char *more = g_getenv (kCameraSecretsEnv))
+    dirs += std::string (":") + more;
+  gchar **each = g_strsplit (dirs.c_str (), ":", -1);
+  for (gchar **d = each; *d; d++) {
+    char *real = **d ? realpath (*d, nullptr) : nullptr;
+    if (real && std::strcmp (real, "/") != 0)
+      r.camera_secret_dirs.push_back (real);
+    free (real);
+  }
+  g_strfreev (each);
   bool ok = honest_bytes (r, text) && unique_groups (r);
   if (ok && !g_key_file_load_from_data (kf, text.data (), text.size (), G_KEY_FILE_NONE, &err)) {
-    /* GKeyFile's message names the line ("Key file contains line “x” which is not ...") */
-    *error = std::string (path) + ": " + err->message;
+    /* GKeyFile's message quotes the line ("Key file contains line “x” which is not ..."): the
+     * first line of the file that it quotes is where */
+    const std::string message = err->message;
+    const size_t open = message.find ("\u201c"), close = message.rfind ("\u201d");
+    int where = 0;
+    if (open != std::string::npos && close != std::string::npos && close > open) {
+      const std::string quoted = message.substr (open + 3, close - open - 3);
+      for (size_t i = 0; i < lines.size () && !where; i++)
+        if (lines[i] == quoted || lines[i] == quoted + "\r")
+          where = static_cast<int> (i + 1);
+    }
+    *error = std::string (path) + ":" + (where ? std::to_string (where) + ":" : "") + " " + message;
     g_error_free (err);
     ok = false;
   }

@@ -343,12 +343,29 @@ rejects fd.conf "fd.conf:2: [camera a] uri: a camera is not read from fd://"
 printf '[camera a]\nuri=file:///etc/passwd\npipeline=cudasobel\n' > passwd.conf
 rejects passwd.conf "passwd.conf:2: [camera a] uri: '/etc/passwd' is not a video file (it is text/plain)"
 printf '[camera a]\nuri=v4l2:///etc/passwd\npipeline=cudasobel\n' > v4l2.conf
-rejects v4l2.conf "v4l2.conf:2: [camera a] uri: a v4l2:// camera is a video device (/dev/video*, /dev/v4l/...), not '/etc/passwd'"
+rejects v4l2.conf "v4l2.conf:2: [camera a] uri: a v4l2:// camera is a video device (/dev/videoN, or a link to one), not '/etc/passwd'"
+printf '[camera a]\nuri=v4l2:///dev/video0/../../etc/passwd\npipeline=cudasobel\n' > v4l2dots.conf
+rejects v4l2dots.conf "not '/dev/video0/../../etc/passwd' ('/etc/passwd')"
+printf '[camera a]\nuri=srt://127.0.0.1:9000?mode=caller&passphrase=secret123\npipeline=cudasobel\n' > query.conf
+rejects query.conf "query.conf:2: [camera a] uri: 'passphrase' in the URI's query looks like a secret"
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\nnoequals\npipeline=cudasobel\n' > syntax.conf
+rejects syntax.conf "syntax.conf:3: Key file contains line"
+
 # a camera's password goes wherever its URI says: never one of the runner's own secrets, by any path
 echo broker-secret > runner-pw
 ln -sf "$dir/runner-pw" runner-pw-link
 printf '[runner]\nusername=u\npassword-file=%s/runner-pw\n[camera a]\nuri=http://127.0.0.1:1/cam\nusername=x\npassword-file=%s/runner-pw-link\npipeline=cudasobel\n' "$dir" "$dir" > steal.conf
 rejects steal.conf "steal.conf:7: [camera a] password-file: '$dir/runner-pw-link' is the runner's [runner] password-file"
+# ... nor any file outside the folders the site gave for them (the config's own and
+# CUDAVISION_CAMERA_SECRETS), whatever the path
+mkdir -p "$dir/conf" "$dir/elsewhere"
+echo camera-secret > "$dir/elsewhere/cam-pw"
+printf '[camera a]\nuri=http://127.0.0.1:1/cam\nusername=x\npassword-file=/etc/hostname\npipeline=cudasobel\n' > outside.conf
+rejects outside.conf "outside.conf:4: [camera a] password-file: '/etc/hostname' is not in a folder a camera's password file may be in"
+printf '[camera a]\nuri=http://127.0.0.1:1/cam\nusername=x\npassword-file=%s/conf/../elsewhere/cam-pw\npipeline=cudasobel\n' "$dir" > conf/given.conf
+rejects conf/given.conf "is not in a folder a camera's password file may be in ($(realpath "$dir/conf");"
+CUDAVISION_CAMERA_SECRETS=$dir/elsewhere timeout 20 "$run" --check conf/given.conf | grep -q "1 camera, valid" ||
+  fail "a camera's password file in CUDAVISION_CAMERA_SECRETS is refused"
 # a pipeline analyses the camera's frames and nothing else: no element that reads or writes
 # elsewhere, whatever the shape that hides it (docs/fleet.md, "What a pipeline may hold")
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudahistogram ! tee name=t ! queue ! filesink location=%s/leak t. ! queue\n' "$dir" > filesink.conf
