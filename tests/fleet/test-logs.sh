@@ -128,8 +128,15 @@ sed -e "s/^broker-port=.*/broker-port=$silent/" site.conf > silent.conf
 quiet=$!
 pids+=($quiet)
 for _ in $(seq 30); do grep -q "no answer to MQTT's CONNECT" runner-silent.log && break; sleep 0.5; done
-grep -m 1 "MQTT broker 127.0.0.1:$silent: connected over TCP, but no answer to MQTT's CONNECT in 10 s" runner-silent.log ||
-  fail "a silent peer is not told as such within 15 s: $(grep MQTT runner-silent.log | tail -n 2)"
+# libmosquitto 2.1 (Debian testing) waits inside mosquitto_connect () itself, where the runner
+# cannot count (docs/fleet.md, "The broker"): there the line is not asked for
+mosq=$(pkg-config --modversion libmosquitto 2>/dev/null || echo 0)
+if [ "$(printf '%s\n2.1\n' "$mosq" | sort -V | head -n 1)" = 2.1 ]; then
+  echo "libmosquitto $mosq: its connect call waits for the answer itself; not asked for here"
+else
+  grep -m 1 "MQTT broker 127.0.0.1:$silent: connected over TCP, but no answer to MQTT's CONNECT in 10 s" runner-silent.log ||
+    fail "a silent peer is not told as such within 15 s: $(grep MQTT runner-silent.log | tail -n 2)"
+fi
 kill -TERM $quiet
 wait $quiet || true
 echo "the logs said the cause"
