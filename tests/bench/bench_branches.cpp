@@ -106,7 +106,6 @@ struct Watched {
   int errors = 0;
   std::string first_error;
   long messages = 0;
-  bool timed_out = false;
 };
 
 gboolean
@@ -134,15 +133,6 @@ on_bus_message (GstBus *, GstMessage *m, gpointer data)
   if (w->errors > 0 || w->eos == w->pipelines)
     g_main_loop_quit (w->loop);
   return G_SOURCE_CONTINUE;
-}
-
-gboolean
-on_time_limit (gpointer data)
-{
-  auto *w = static_cast<Watched *> (data);
-  w->timed_out = true;
-  g_main_loop_quit (w->loop);
-  return G_SOURCE_REMOVE;
 }
 
 /* Plays @launches (one pipeline each) until all reached EOS; @frames: all their sinks'. */
@@ -185,11 +175,8 @@ play (const std::vector<std::string> &launches, long frames)
   for (GstElement *p : pipes)
     gst_element_set_state (p, GST_STATE_PLAYING);
   if (g_watch) {
-    const guint limit = g_timeout_add_seconds (300, on_time_limit, &w);
-    g_main_loop_run (w.loop);
+    cuvtest::run_loop_for (w.loop, 300);
     r.ok = w.errors == 0 && w.eos == pipes.size ();
-    if (!w.timed_out)
-      g_source_remove (limit);
   } else {
     r.ok = tally.wait_all (pipes.size (), std::chrono::seconds (300));
   }

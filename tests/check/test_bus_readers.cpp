@@ -89,7 +89,6 @@ note (Seen &seen, GstMessage *m)
 struct WatchState {
   Seen *seen;
   GMainLoop *loop;
-  bool timed_out = false;
 };
 
 gboolean
@@ -101,15 +100,6 @@ on_bus_message (GstBus *, GstMessage *m, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-gboolean
-on_limit (gpointer data)
-{
-  auto *w = static_cast<WatchState *> (data);
-  w->timed_out = true;
-  g_main_loop_quit (w->loop);
-  return G_SOURCE_REMOVE;
-}
-
 /* As gst-launch-1.0 and a GLib application read the bus: a watch on the default main context. */
 void
 read_with_watch (GstElement *pipe, GstBus *bus, Seen &seen, int limit_s)
@@ -117,11 +107,8 @@ read_with_watch (GstElement *pipe, GstBus *bus, Seen &seen, int limit_s)
   GMainLoop *loop = g_main_loop_new (nullptr, FALSE);
   WatchState w{&seen, loop};
   gst_bus_add_watch (bus, on_bus_message, &w);
-  const guint limit = g_timeout_add_seconds (limit_s, on_limit, &w);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  g_main_loop_run (loop);
-  if (!w.timed_out)
-    g_source_remove (limit);
+  cuvtest::run_loop_for (loop, limit_s);
   gst_bus_remove_watch (bus);
   g_main_loop_unref (loop);
 }

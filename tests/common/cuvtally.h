@@ -59,6 +59,25 @@ class ThreadPeak {
   std::thread sampler_;
 };
 
+/* Runs @loop until something quits it or @seconds pass; whether it was quit before the limit. */
+inline bool run_loop_for (GMainLoop *loop, unsigned seconds)
+{
+  struct Limit {
+    GMainLoop *loop;
+    bool reached = false;
+  } limit{loop};
+  const guint id = g_timeout_add_seconds (seconds, [] (gpointer data) -> gboolean {
+    auto *l = static_cast<Limit *> (data);
+    l->reached = true;
+    g_main_loop_quit (l->loop);
+    return G_SOURCE_REMOVE;
+  }, &limit);
+  g_main_loop_run (loop);
+  if (!limit.reached)
+    g_source_remove (id);
+  return !limit.reached;
+}
+
 inline GstBusSyncReply count_message (GstBus *, GstMessage *m, gpointer data);
 
 /* What a set of pipelines posted until each reached EOS, counted by count_message, a bus sync
