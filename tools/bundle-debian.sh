@@ -53,6 +53,8 @@ def move(v):
     if isinstance(v, str):
         if v == "/src":
             return here
+        # meson writes a source file as seen from the build folder (/var/build-V/../../src/...)
+        v = v.replace(inroot + "/../../src/", here + "/")
         return v.replace(inroot, os.path.join(here, build)).replace("/src/", here + "/")
     if isinstance(v, list):
         return [move(x) for x in v]
