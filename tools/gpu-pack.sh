@@ -31,10 +31,10 @@ esac
 out=.devbuild/$b
 rm -rf "$out"
 mkdir -p "$out"
-# meson's introspection, programs, shared objects
+# meson's introspection, programs, shared objects, config.h (lint/versions reads its VERSION)
 (cd "$b" && find . -path ./meson-private -prune -o -path ./meson-logs -prune -o -name '*.p' -prune -o \
   \( "${leave_out[@]}" \) -prune -o \
-  -type f \( -name '*.so' -o -perm -u+x -o -path './meson-info/*' \) -print) |
+  -type f \( -name '*.so' -o -perm -u+x -o -path './meson-info/*' -o -path ./config.h \) -print) |
   while read -r f; do
     mkdir -p "$out/$(dirname "$f")"
     cp -p "$b/$f" "$out/$f"
