@@ -21,12 +21,12 @@ install () {
 case $mode in
   runtime)
     install ca-certificates gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-      gstreamer1.0-plugins-bad gstreamer1.0-libav libhwy1 libmosquitto1 libjson-glib-1.0-0 libmicrohttpd12
+      gstreamer1.0-plugins-bad gstreamer1.0-libav libhwy1 libmosquitto1 libjson-glib-1.0-0 libmicrohttpd12 libssl3
     ;;
   build)
     destdir=${2:?usage: deploy/container-build.sh build DESTDIR}
     install meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
-      libgstreamer-plugins-bad1.0-dev libhwy-dev libmosquitto-dev libjson-glib-dev libmicrohttpd-dev
+      libgstreamer-plugins-bad1.0-dev libhwy-dev libmosquitto-dev libjson-glib-dev libmicrohttpd-dev libssl-dev
     [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
     build=$(mktemp -d)
     args=(--prefix=/usr --buildtype=release -Dtests=disabled -Dexamples=disabled -Drunner=enabled)

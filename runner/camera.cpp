@@ -14,24 +14,6 @@
 
 namespace cuvrun {
 
-namespace {
-
-/* Sets cuda-device-id on each element of @bin that has it. */
-void set_device (GstElement *bin, int device)
-{
-  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (bin));
-  GValue item = G_VALUE_INIT;
-  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    GObject *e = G_OBJECT (g_value_get_object (&item));
-    if (g_object_class_find_property (G_OBJECT_GET_CLASS (e), "cuda-device-id"))
-      g_object_set (e, "cuda-device-id", device, nullptr);
-    g_value_reset (&item);
-  }
-  g_value_unset (&item);
-  gst_iterator_free (it);
-}
-
-}  // namespace
 
 /* descriptors a camera leaves free before it starts: its pipeline's (about 8) and the metrics
  * server's reserve (16) */
@@ -72,7 +54,7 @@ void Camera::start ()
   if (cam_.loop)
     g_object_set (p.sink, "sync", TRUE, nullptr);
   if (cam_.cuda_device_id >= 0)
-    set_device (pipeline_, cam_.cuda_device_id);
+    set_cuda_device (pipeline_, cam_.cuda_device_id);
   topics_ = element_topics (pipeline_);
   cpu_fallbacks_.clear ();
   /* each frame as the sink renders it: after its clock wait where it syncs (a loop), so that its

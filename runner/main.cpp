@@ -18,6 +18,7 @@
 
 #include "runner/camera.h"
 #include "runner/contexts.h"
+#include "runner/pipeline.h"
 #include "runner/siteconfig.h"
 #include "runner/openfiles.h"
 #include "runner/metrics.h"
@@ -47,6 +48,25 @@ const char *cameras_word (size_t n)
 }
 
 /* What a site should know before the runner connects: settings that weaken it or cannot work. */
+/* --check: every camera's pipeline started on this host as the run starts it (docs/fleet.md,
+ * "Checking a config"): an element error is the config's error, a warning is printed */
+bool pipelines_start_here (const char *path, const cuvrun::RunnerConfig &config)
+{
+  for (const cuvrun::CameraConfig &cam : config.cameras) {
+    std::string error;
+    std::vector<std::string> warnings;
+    const bool started = cuvrun::starts_here (cam, &error, &warnings);
+    for (const std::string &w : warnings)
+      g_printerr ("cudavision-run: %s:%d: [camera %s] pipeline: warning: %s\n", path, cam.pipeline_line, cam.name.c_str (), w.c_str ());
+    if (!started) {
+      g_printerr ("cudavision-run: %s:%d: [camera %s] pipeline: does not start on this host: %s\n", path,
+          cam.pipeline_line, cam.name.c_str (), error.c_str ());
+      return false;
+    }
+  }
+  return true;
+}
+
 void warn_about (const cuvrun::BrokerConfig &b)
 {
   if (b.tls_insecure)
@@ -243,6 +263,8 @@ int main (int argc, char **argv)
   for (size_t k = 0; k < config.cameras.size (); k++)
     in_shard += static_cast<int> (k % o.shards) == o.shard;
   if (o.check) {
+    if (!pipelines_start_here (argv[1], config))
+      return 2;
     g_print ("%s: %zu %s, valid", argv[1], config.cameras.size (), cameras_word (config.cameras.size ()));
     if (o.shards > 1)
       g_print ("; shard %d/%d runs %zu of them", o.shard, o.shards, in_shard);

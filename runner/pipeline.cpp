@@ -131,6 +131,59 @@ GstElement *parse_analysis_bin (const std::string &description, std::string *err
   return bin;
 }
 
+void set_cuda_device (GstElement *bin, int device)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (bin));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GObject *e = G_OBJECT (g_value_get_object (&item));
+    if (g_object_class_find_property (G_OBJECT_GET_CLASS (e), "cuda-device-id"))
+      g_object_set (e, "cuda-device-id", device, nullptr);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+}
+
+bool starts_here (const CameraConfig &camera, std::string *error, std::vector<std::string> *warnings)
+{
+  GstElement *bin = parse_analysis_bin (camera.pipeline, error);
+  if (!bin)
+    return false;
+  if (camera.cuda_device_id >= 0)
+    set_cuda_device (bin, camera.cuda_device_id);
+  /* elements are named as the config names them (the topic levels), not by the parser's counters */
+  const std::map<GstObject *, std::string> names = element_topics (bin);
+  GstElement *pipeline = gst_pipeline_new (nullptr);
+  gst_bin_add (GST_BIN (pipeline), bin);
+  gst_object_unref (bin);
+  /* no element waits for data here (no sink), so the state change ends inside the call, with our
+   * elements' start and its messages */
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  error->clear ();
+  while (GstMessage *m = gst_bus_pop_filtered (bus, static_cast<GstMessageType> (GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+    GError *err = nullptr;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+      gst_message_parse_error (m, &err, nullptr);
+    else
+      gst_message_parse_warning (m, &err, nullptr);
+    const auto named = names.find (GST_MESSAGE_SRC (m));
+    const std::string text = (named != names.end () ? named->second : std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)))) +
+        ": " + (err ? err->message : "no text");
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING)
+      warnings->push_back (text);
+    else if (error->empty ())
+      *error = text;
+    g_clear_error (&err);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  return error->empty ();
+}
+
 std::map<GstObject *, std::string> element_topics (GstElement *bin)
 {
   std::map<GstObject *, std::string> topics;

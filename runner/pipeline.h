@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "runner/siteconfig.h"
 
@@ -26,6 +27,16 @@ std::map<GstObject *, std::string> element_topics (GstElement *bin);
 /* Whether @topic is one an MQTT client publishes to: UTF-8 without control characters, no
  * wildcard, not empty, at most 65,535 bytes (libmosquitto's own checks); else @why says why. */
 bool valid_topic (const std::string &topic, std::string *why);
+
+/* Sets cuda-device-id on each element of @bin that has it. */
+void set_cuda_device (GstElement *bin, int device);
+
+/* `--check`: whether @camera's pipeline starts on this host as the run starts it (its cuda-device-id
+ * set, READY to PAUSED, where our elements choose their backend and open their device), without
+ * its source. False with @error the first element error (backend=cuda where no CUDA device
+ * works, a device that does not exist); each element warning in @warnings (backend=auto falling
+ * back to the CPU). Main thread, before any camera runs. */
+bool starts_here (const CameraConfig &camera, std::string *error, std::vector<std::string> *warnings);
 
 struct CameraPipeline {
   GstElement *pipeline = nullptr; /* owned */

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runner/pipeline.h"
+#include "runner/tlsfiles.h"
 
 namespace cuvrun {
 
@@ -373,6 +374,9 @@ bool read_runner (Reader &r, RunnerConfig &c)
   if (tls_keys && r.has (g, "tls") && !b.tls)
     return r.fail (g, "tls", "false, but a tls-* key asks for TLS: remove one of them");
   b.tls = b.tls || tls_keys;
+  std::string key, why_tls;
+  if (!tls_files_load (b, &key, &why_tls))
+    return r.fail (g, key, why_tls);
   if (c.restart_max_ms < c.restart_min_ms)
     return r.fail (g, "restart-max-ms", "smaller than restart-min-ms");
   std::string why;
@@ -527,6 +531,7 @@ bool read_pipeline (Reader &r, const RunnerConfig &c, const char *g, CameraConfi
 {
   if (!r.string (g, "pipeline", &cam.pipeline, true))
     return false;
+  cam.pipeline_line = line_of (r.lines, g, "pipeline");
   std::string why;
   GstElement *bin = parse_analysis_bin (cam.pipeline, &why);
   if (!bin)

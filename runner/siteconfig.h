@@ -21,6 +21,7 @@ struct CameraConfig {
   std::string username, password; /* given to the source (rtspsrc's user-id and user-pw) */
   bool loop = false;    /* a source that is not live starts again at its end */
   int line = 0;         /* the group's line in the file, for messages */
+  int pipeline_line = 0; /* the pipeline key's */
 };
 
 struct BrokerConfig {

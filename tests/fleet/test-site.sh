@@ -350,6 +350,21 @@ printf '[camera a]\nuri=srt://127.0.0.1:9000?mode=caller&passphrase=secret123\np
 rejects query.conf "query.conf:2: [camera a] uri: 'passphrase' in the URI's query looks like a secret"
 printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\nnoequals\npipeline=cudasobel\n' > syntax.conf
 rejects syntax.conf "syntax.conf:3: Key file contains line"
+# the broker's TLS files as libmosquitto reads them at each connect: a key of another certificate,
+# a CA file that holds no certificate, a key that asks for a passphrase
+printf '[runner]\ntls-ca-file=%s/ca.crt\ntls-cert-file=%s/server.crt\ntls-key-file=%s/other.key\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" "$dir" "$dir" > keypair.conf
+rejects keypair.conf "keypair.conf:4: [runner] tls-key-file: '$dir/other.key' is not the key of tls-cert-file's certificate"
+printf '[runner]\ntls-ca-file=%s/ca.key\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" > cakey.conf
+rejects cakey.conf "cakey.conf:2: [runner] tls-ca-file: '$dir/ca.key' holds no PEM certificate"
+openssl_quiet rsa -in server.key -aes128 -passout pass:secret -out sealed.key
+printf '[runner]\ntls-cert-file=%s/server.crt\ntls-key-file=%s/sealed.key\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" "$dir" > sealed.conf
+rejects sealed.conf "sealed.conf:3: [runner] tls-key-file: '$dir/sealed.key' is not a PEM private key that opens without a passphrase" </dev/null
+# --check starts each pipeline as the run does: an element that cannot have its device is the
+# config's error on this host (the run would start the camera and fail it again and again)
+printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\ncuda-device-id=99\npipeline=cudahistogram backend=cuda name=gate\n' > device.conf
+rc=0; out=$(timeout 20 "$run" --check device.conf 2>&1) || rc=$?
+[ $rc = 2 ] && grep -qF "device.conf:4: [camera a] pipeline: does not start on this host: gate: " <<<"$out" ||
+  fail "backend=cuda on device 99 passes --check (exit status $rc): $out"
 
 # a camera's password goes wherever its URI says: never one of the runner's own secrets, by any path
 echo broker-secret > runner-pw
