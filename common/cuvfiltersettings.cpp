@@ -7,7 +7,7 @@
 #include "common/cuvsettings.h"
 
 void
-cuv::install_filter_properties (GObjectClass *gobject_class, void *(*settings) (GObject *object))
+cuv::install_filter_properties (GObjectClass *gobject_class, FilterSettings *(*settings) (GObject *object))
 {
   Properties p (gobject_class, settings);
   /**
@@ -16,7 +16,7 @@ cuv::install_filter_properties (GObjectClass *gobject_class, void *(*settings) (
    * The CUDA device to run on; -1 takes the context a neighbouring CUDA element already uses, or
    * device 0.
    */
-  p.add (CUV_FIELD (FilterSettings, device_id),
+  p.add (&FilterSettings::device_id,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to run on (-1 = the one neighbouring CUDA elements use, else device 0); "
           "a value past the device count is an error at start",
@@ -29,7 +29,7 @@ cuv::install_filter_properties (GObjectClass *gobject_class, void *(*settings) (
    * reference (posting one warning), `cuda` fails at start without a usable device, `cpu` always
    * runs the CPU reference (which gives the same bytes).
    */
-  p.add (CUV_FIELD (FilterSettings, backend),
+  p.add (&FilterSettings::backend,
       g_param_spec_enum ("backend", "Backend",
           "Where frames are processed: auto (CUDA if a device works, else the CPU with a warning), "
           "cuda (error without a usable device) or cpu (the CPU reference; same output bytes)",
@@ -46,7 +46,7 @@ cuv::install_filter_properties (GObjectClass *gobject_class, void *(*settings) (
    * decoder, videotestsrc, appsrc by default) and 0 when it is (a camera). The latency query
    * reports the frame that is held.
    */
-  p.add (CUV_FIELD (FilterSettings, max_frames_in_flight),
+  p.add (&FilterSettings::max_frames_in_flight,
       g_param_spec_int ("max-frames-in-flight", "Max frames in flight",
           "Frames whose GPU work may still run when the next frame arrives: 1 pushes each frame once the "
           "next is queued (throughput, one frame of latency), 0 pushes each frame as soon as it is done; "
@@ -64,7 +64,7 @@ cuv::install_filter_properties (GObjectClass *gobject_class, void *(*settings) (
    * shared by every element in it, so a chain of elements does not oversubscribe the machine.
    * The output is the same for every value. The CUDA backend ignores it.
    */
-  p.add (CUV_FIELD (FilterSettings, n_threads),
+  p.add (&FilterSettings::n_threads,
       g_param_spec_uint ("n-threads", "Threads",
           "CPU backend: bands each frame is split into and run at once, on worker threads every element "
           "of the process shares (0 = one per core, or per megapixel for light operations); the output is the "

@@ -21,6 +21,6 @@ static_assert (sizeof (GstCudaVisionBackend) == sizeof (gint), "enum properties 
 
 /* class_init: installs the four on the base class, their values in the FilterSettings that
  * @settings gives for an instance. */
-void install_filter_properties (GObjectClass *klass, void *(*settings) (GObject *object));
+void install_filter_properties (GObjectClass *klass, FilterSettings *(*settings) (GObject *object));
 
 }  // namespace cuv

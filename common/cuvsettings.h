@@ -9,106 +9,135 @@
 #include <gst/gst.h>
 
 #include <cstddef>
-#include <cstdint>
+#include <type_traits>
 
 namespace cuv {
 
-/* A property's field: its offset in the settings struct. The field's C++ type follows the
- * pspec's value type: bool for G_TYPE_BOOLEAN, guint, gint, guint64, gdouble, and an int-sized
- * enum (static_assert it) for an enum type. */
-struct SettingsField {
-  size_t offset;
+namespace detail {
+
+/* How a settings field of C++ type T holds a property's value: the GType its pspec must have (its
+ * fundamental type) and the GValue accessors. A field of a type not listed here does not compile. */
+template <typename T, typename = void> struct FieldValue;
+
+#define CUV_FIELD_VALUE(T, gtype, getter, setter)                                  \
+  template <> struct FieldValue<T> {                                               \
+    static constexpr GType type () { return gtype; }                               \
+    static void set (T &field, const GValue *value) { field = getter (value); }    \
+    static void get (const T &field, GValue *value) { setter (value, field); }     \
+  }
+CUV_FIELD_VALUE (bool, G_TYPE_BOOLEAN, g_value_get_boolean, g_value_set_boolean);
+CUV_FIELD_VALUE (guint, G_TYPE_UINT, g_value_get_uint, g_value_set_uint);
+CUV_FIELD_VALUE (gint, G_TYPE_INT, g_value_get_int, g_value_set_int);
+CUV_FIELD_VALUE (guint64, G_TYPE_UINT64, g_value_get_uint64, g_value_set_uint64);
+CUV_FIELD_VALUE (gdouble, G_TYPE_DOUBLE, g_value_get_double, g_value_set_double);
+#undef CUV_FIELD_VALUE
+
+/* an enum property's field is an enum of the size of a gint, as GValue holds it */
+template <typename T> struct FieldValue<T, std::enable_if_t<std::is_enum_v<T>>> {
+  static_assert (sizeof (T) == sizeof (gint), "an enum property's field is int-sized");
+  static constexpr GType type () { return G_TYPE_ENUM; }
+  static void set (T &field, const GValue *value) { field = static_cast<T> (g_value_get_enum (value)); }
+  static void get (const T &field, GValue *value) { g_value_set_enum (value, static_cast<gint> (field)); }
 };
 
-/* Sets @settings' field for @value; FALSE for a value type this does not know. */
-inline bool
-set_settings_field (void *settings, SettingsField f, const GValue *value)
-{
-  void *p = static_cast<uint8_t *> (settings) + f.offset;
-  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
-    case G_TYPE_BOOLEAN: *static_cast<bool *> (p) = g_value_get_boolean (value); return true;
-    case G_TYPE_UINT: *static_cast<guint *> (p) = g_value_get_uint (value); return true;
-    case G_TYPE_INT: *static_cast<gint *> (p) = g_value_get_int (value); return true;
-    case G_TYPE_UINT64: *static_cast<guint64 *> (p) = g_value_get_uint64 (value); return true;
-    case G_TYPE_DOUBLE: *static_cast<gdouble *> (p) = g_value_get_double (value); return true;
-    case G_TYPE_ENUM: *static_cast<gint *> (p) = g_value_get_enum (value); return true;
-    default: return false;
-  }
-}
+}  // namespace detail
 
-/* Reads @settings' field into @value (initialised to the property's type). */
-inline bool
-get_settings_field (const void *settings, SettingsField f, GValue *value)
-{
-  const void *p = static_cast<const uint8_t *> (settings) + f.offset;
-  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
-    case G_TYPE_BOOLEAN: g_value_set_boolean (value, *static_cast<const bool *> (p)); return true;
-    case G_TYPE_UINT: g_value_set_uint (value, *static_cast<const guint *> (p)); return true;
-    case G_TYPE_INT: g_value_set_int (value, *static_cast<const gint *> (p)); return true;
-    case G_TYPE_UINT64: g_value_set_uint64 (value, *static_cast<const guint64 *> (p)); return true;
-    case G_TYPE_DOUBLE: g_value_set_double (value, *static_cast<const gdouble *> (p)); return true;
-    case G_TYPE_ENUM: g_value_set_enum (value, *static_cast<const gint *> (p)); return true;
-    default: return false;
-  }
-}
-
-/* A class's properties (class_init): the class's set_property and get_property become the
- * table's, which find each property's field through its pspec. */
-class Properties {
+/* A class's properties (class_init), over the settings struct S that an instance's @settings
+ * gives: the class's set_property and get_property become the table's, which find each
+ * property's field through its pspec. A field is a member pointer of S, so a field of another
+ * struct does not compile, nor one of a type no property holds (detail::FieldValue); a pspec
+ * whose value type is not the field's stops the class's registration (g_error) at its first use. */
+template <typename S> class Properties {
  public:
-  /* @settings gives an instance's settings struct; @changed, where given, runs after a value was
-   * set, outside the lock (cudaenhance's passthrough). */
-  Properties (GObjectClass *klass, void *(*settings) (GObject *object), void (*changed) (GObject *object) = nullptr)
-      : klass_ (klass), binding_ (new ClassBinding{settings, changed})
+  /* @changed, where given, runs after a value was set, outside the lock (cudaenhance's passthrough). */
+  Properties (GObjectClass *klass, S *(*settings) (GObject *object), void (*changed) (GObject *object) = nullptr)
+      : klass_ (klass), class_ (new ClassBinding{settings, changed})
   {
     klass->set_property = set_property;
     klass->get_property = get_property;
   }
-  /* Installs @pspec with the next id; its value is the settings field at @offset (CUV_FIELD). */
-  void add (size_t offset, GParamSpec *pspec)
+  /* Installs @pspec with the next id; its value is @field of S. */
+  template <typename T> void add (T S::*field, GParamSpec *pspec) { install (new Field<T> (class_, field), pspec); }
+  /* ... its value the element @index of the array @field of S */
+  template <typename T, size_t N> void add (T (S::*field)[N], size_t index, GParamSpec *pspec)
   {
-    g_param_spec_set_qdata (pspec, quark (), new Binding{binding_, SettingsField{offset}});
-    g_object_class_install_property (klass_, next_id_++, pspec);
+    g_assert (index < N);
+    install (new Element<T, N> (class_, field, index), pspec);
   }
 
  private:
   struct ClassBinding {
-    void *(*settings) (GObject *object);
+    S *(*settings) (GObject *object);
     void (*changed) (GObject *object);
   };
   /* kept with the pspec for the class's life (a static type's: the process's) */
   struct Binding {
     const ClassBinding *cls;
-    SettingsField field;
+    virtual ~Binding () = default;
+    virtual void set (S &settings, const GValue *value) const = 0;
+    virtual void get (const S &settings, GValue *value) const = 0;
+    virtual GType type () const = 0;
   };
+  template <typename T> struct Field : Binding {
+    T S::*member;
+    Field (const ClassBinding *c, T S::*m) : member (m) { this->cls = c; }
+    void set (S &s, const GValue *v) const override { detail::FieldValue<T>::set (s.*member, v); }
+    void get (const S &s, GValue *v) const override { detail::FieldValue<T>::get (s.*member, v); }
+    GType type () const override { return detail::FieldValue<T>::type (); }
+  };
+  template <typename T, size_t N> struct Element : Binding {
+    T (S::*member)[N];
+    size_t index;
+    Element (const ClassBinding *c, T (S::*m)[N], size_t i) : member (m), index (i) { this->cls = c; }
+    void set (S &s, const GValue *v) const override { detail::FieldValue<T>::set ((s.*member)[index], v); }
+    void get (const S &s, GValue *v) const override { detail::FieldValue<T>::get ((s.*member)[index], v); }
+    GType type () const override { return detail::FieldValue<T>::type (); }
+  };
+
+  void install (const Binding *b, GParamSpec *pspec)
+  {
+    if (G_TYPE_FUNDAMENTAL (G_PARAM_SPEC_VALUE_TYPE (pspec)) != b->type ())
+      g_error ("property '%s': its settings field holds a %s, not a %s", pspec->name, g_type_name (b->type ()),
+          g_type_name (G_PARAM_SPEC_VALUE_TYPE (pspec)));
+    g_param_spec_set_qdata (pspec, quark (), const_cast<Binding *> (b));
+    g_object_class_install_property (klass_, next_id_++, pspec);
+  }
   static GQuark quark ()
   {
     static const GQuark q = g_quark_from_static_string ("cuv-property-field");
     return q;
   }
+  static const Binding *binding (GParamSpec *pspec)
+  {
+    return static_cast<const Binding *> (g_param_spec_get_qdata (pspec, quark ()));
+  }
   static void set_property (GObject *object, guint id, const GValue *value, GParamSpec *pspec)
   {
-    const auto *b = static_cast<const Binding *> (g_param_spec_get_qdata (pspec, quark ()));
-    GST_OBJECT_LOCK (object);
-    const bool ok = b && set_settings_field (b->cls->settings (object), b->field, value);
-    GST_OBJECT_UNLOCK (object);
-    if (!ok)
+    const Binding *b = binding (pspec);
+    if (!b) {
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
-    else if (b->cls->changed)
+      return;
+    }
+    GST_OBJECT_LOCK (object);
+    b->set (*b->cls->settings (object), value);
+    GST_OBJECT_UNLOCK (object);
+    if (b->cls->changed)
       b->cls->changed (object);
   }
   static void get_property (GObject *object, guint id, GValue *value, GParamSpec *pspec)
   {
-    const auto *b = static_cast<const Binding *> (g_param_spec_get_qdata (pspec, quark ()));
-    GST_OBJECT_LOCK (object);
-    const bool ok = b && get_settings_field (b->cls->settings (object), b->field, value);
-    GST_OBJECT_UNLOCK (object);
-    if (!ok)
+    const Binding *b = binding (pspec);
+    if (!b) {
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      return;
+    }
+    GST_OBJECT_LOCK (object);
+    b->get (*b->cls->settings (object), value);
+    GST_OBJECT_UNLOCK (object);
   }
 
   GObjectClass *klass_;
-  const ClassBinding *binding_;
+  const ClassBinding *class_;
   guint next_id_ = 1;
 };
 
@@ -128,6 +157,3 @@ constexpr GParamFlags kMutablePlaying =
     static_cast<GParamFlags> (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 
 }  // namespace cuv
-
-/* A field of a settings struct, for cuv::Properties::add. */
-#define CUV_FIELD(Settings, field) offsetof (Settings, field)

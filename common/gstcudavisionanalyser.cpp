@@ -190,7 +190,7 @@ gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 /* ---- properties ---- */
 
 /* Installed once, on this class (class_init): a subclass's own table holds only its own. */
-static void *
+static AnalyserSettings *
 analyser_settings (GObject *object)
 {
   return &analyser_impl (GST_CUDA_VISION_ANALYSER (object))->settings;
@@ -207,7 +207,7 @@ install_properties (GObjectClass *gobject_class)
    * Post an element message, named as the element, on the bus every #GstCudaVisionAnalyser:interval
    * (the element's documentation lists its fields).
    */
-  p.add (CUV_FIELD (AnalyserSettings, post_messages),
+  p.add (&AnalyserSettings::post_messages,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post an element message named as the element on the bus every interval", DEFAULT_POST_MESSAGES, flags));
   /**
@@ -218,7 +218,7 @@ install_properties (GObjectClass *gobject_class)
    */
   /* at most G_MAXINT64 (292 years): "-1" deserializes to 2^64-1, which is then out of range and
    * a warning instead of a silent "never" */
-  p.add (CUV_FIELD (AnalyserSettings, interval),
+  p.add (&AnalyserSettings::interval,
       g_param_spec_uint64 ("interval", "Interval",
           "Nanoseconds of stream between messages (0 = every frame); a message's results cover the frames of its interval",
           0, G_MAXINT64, DEFAULT_INTERVAL, flags));

@@ -146,7 +146,7 @@ gst_cuda_vision_filter_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-static void *
+static cuv::FilterSettings *
 filter_settings (GObject *object)
 {
   return &gst_cuda_vision_filter_impl (GST_CUDA_VISION_FILTER (object))->settings;

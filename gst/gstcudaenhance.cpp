@@ -177,7 +177,7 @@ gst_cuda_enhance_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void *
+static cuv::EnhanceParams *
 gst_cuda_enhance_settings (GObject *object)
 {
   return &GST_CUDA_ENHANCE (object)->impl->params;
@@ -212,7 +212,7 @@ gst_cuda_enhance_install_properties (GObjectClass *gobject_class)
    *
    * Luma contrast around 16: Y' = 16 + (Y - 16) * contrast + brightness * 255.
    */
-  p.add (CUV_FIELD (cuv::EnhanceParams, contrast),
+  p.add (&cuv::EnhanceParams::contrast,
       g_param_spec_double ("contrast", "Contrast",
           "Luma contrast: 0 flat, 1 unchanged, 2 doubled (as videobalance)", 0.0, 2.0, kDefaults.contrast, flags));
   /**
@@ -220,7 +220,7 @@ gst_cuda_enhance_install_properties (GObjectClass *gobject_class)
    *
    * Added to luma, in units of full scale.
    */
-  p.add (CUV_FIELD (cuv::EnhanceParams, brightness),
+  p.add (&cuv::EnhanceParams::brightness,
       g_param_spec_double ("brightness", "Brightness",
           "Added to luma in units of full scale: -1 black, 0 unchanged, 1 white (as videobalance)", -1.0, 1.0,
           kDefaults.brightness, flags));
@@ -229,7 +229,7 @@ gst_cuda_enhance_install_properties (GObjectClass *gobject_class)
    *
    * Chroma gain: 0 grey, 1 unchanged, 2 doubled.
    */
-  p.add (CUV_FIELD (cuv::EnhanceParams, saturation),
+  p.add (&cuv::EnhanceParams::saturation,
       g_param_spec_double ("saturation", "Saturation",
           "Chroma gain: 0 grey, 1 unchanged, 2 doubled (as videobalance)", 0.0, 2.0, kDefaults.saturation, flags));
   /**
@@ -237,7 +237,7 @@ gst_cuda_enhance_install_properties (GObjectClass *gobject_class)
    *
    * Rotation of the chroma plane, in units of half a turn: -1 and 1 are 180 degrees.
    */
-  p.add (CUV_FIELD (cuv::EnhanceParams, hue),
+  p.add (&cuv::EnhanceParams::hue,
       g_param_spec_double ("hue", "Hue",
           "Chroma rotation in half turns: 0 unchanged, +-1 = 180 degrees (as videobalance)", -1.0, 1.0,
           kDefaults.hue, flags));

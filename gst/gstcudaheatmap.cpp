@@ -366,7 +366,7 @@ gst_cuda_heatmap_release (GstCudaVisionFilter *filter)
 
 static_assert (sizeof (cuv::Colormap) == sizeof (gint), "enum properties are int fields");
 
-static void *
+static HeatmapSettings *
 gst_cuda_heatmap_settings (GObject *object)
 {
   return &GST_CUDA_HEATMAP (object)->impl->settings;
@@ -392,7 +392,7 @@ gst_cuda_heatmap_install_properties (GObjectClass *gobject_class)
    *
    * The colours from no change to full change.
    */
-  p.add (CUV_FIELD (HeatmapSettings, colormap),
+  p.add (&HeatmapSettings::colormap,
       g_param_spec_enum ("colormap", "Colour map",
           "Colours from no change to full change: sine (blue, green, red), jet, inferno or gray",
           GST_TYPE_CUDA_HEATMAP_COLORMAP, static_cast<gint> (kDefaults.colormap), flags));
@@ -402,7 +402,7 @@ gst_cuda_heatmap_install_properties (GObjectClass *gobject_class)
    * Amplifies the difference before the colour map: n = min (1, gain * d / 765). With gain 8, a
    * change of 96 (out of 765) already reaches the top of the map.
    */
-  p.add (CUV_FIELD (HeatmapSettings, gain),
+  p.add (&HeatmapSettings::gain,
       g_param_spec_double ("gain", "Gain",
           "Amplification of the difference before the colour map: n = min(1, gain * d / 765), "
           "d = |dR| + |dG| + |dB|",
@@ -412,7 +412,7 @@ gst_cuda_heatmap_install_properties (GObjectClass *gobject_class)
    *
    * 1 outputs the heat map; less mixes it over the current frame (0 gives the frame itself).
    */
-  p.add (CUV_FIELD (HeatmapSettings, blend),
+  p.add (&HeatmapSettings::blend,
       g_param_spec_double ("blend", "Blend",
           "Opacity of the heat map over the current frame (1 = heat map only, 0 = the frame)", 0.0, 1.0,
           kDefaults.blend, controllable));

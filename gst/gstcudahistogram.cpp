@@ -348,7 +348,7 @@ gst_cuda_histogram_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void *
+static HistogramSettings *
 gst_cuda_histogram_settings (GObject *object)
 {
   return &GST_CUDA_HISTOGRAM (object)->impl->settings;

@@ -26,7 +26,7 @@ gst_cuda_histogram_position_get_type (void)
 
 /* The properties: one declaration each (common/cuvsettings.h). */
 void
-gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*settings) (GObject *object))
+gst_cuda_histogram_install_properties (GObjectClass *gobject_class, HistogramSettings *(*settings) (GObject *object))
 {
   static const HistogramSettings kDefaults;
   const GParamFlags flags = cuv::kMutablePlaying;
@@ -38,7 +38,7 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    * Number of luma bins; bin = (luma * bins) >> 8. A change takes effect at the next frame and
    * starts a new message interval.
    */
-  p.add (CUV_FIELD (HistogramSettings, bins),
+  p.add (&HistogramSettings::bins,
       g_param_spec_uint ("bins", "Bins",
           "Number of luma histogram bins (bin = luma * bins / 256); takes effect at the next frame", 1,
           cuv::kHistogramMaxBins, kDefaults.bins, flags));
@@ -47,21 +47,21 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * Left edge of the measured region, in pixels.
    */
-  p.add (CUV_FIELD (HistogramSettings, roi[0]),
+  p.add (&HistogramSettings::roi, 0,
       g_param_spec_uint ("roi-x", "ROI x", "Left edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
   /**
    * GstCudaHistogram:roi-y:
    *
    * Top edge of the measured region, in pixels.
    */
-  p.add (CUV_FIELD (HistogramSettings, roi[1]),
+  p.add (&HistogramSettings::roi, 1,
       g_param_spec_uint ("roi-y", "ROI y", "Top edge of the measured region in pixels", 0, G_MAXINT, 0, flags));
   /**
    * GstCudaHistogram:roi-width:
    *
    * Width of the measured region; 0 reaches to the right edge. Clipped to the frame.
    */
-  p.add (CUV_FIELD (HistogramSettings, roi[2]),
+  p.add (&HistogramSettings::roi, 2,
       g_param_spec_uint ("roi-width", "ROI width",
           "Width of the measured region in pixels (0 = to the right edge; clipped to the frame)", 0, G_MAXINT, 0, flags));
   /**
@@ -69,7 +69,7 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * Height of the measured region; 0 reaches to the bottom edge. Clipped to the frame.
    */
-  p.add (CUV_FIELD (HistogramSettings, roi[3]),
+  p.add (&HistogramSettings::roi, 3,
       g_param_spec_uint ("roi-height", "ROI height",
           "Height of the measured region in pixels (0 = to the bottom edge; clipped to the frame)", 0, G_MAXINT, 0,
           flags));
@@ -79,7 +79,7 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    * Draw the histogram and the means into the frame (on the GPU), semi-transparent. Off, the
    * frame is not touched.
    */
-  p.add (CUV_FIELD (HistogramSettings, overlay),
+  p.add (&HistogramSettings::overlay,
       g_param_spec_boolean ("overlay", "Overlay",
           "Draw the histogram (white bars) and the R/G/B or luma means (coloured bars) into a corner of the frame",
           kDefaults.overlay, flags));
@@ -88,7 +88,7 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * The corner the overlay is drawn in.
    */
-  p.add (CUV_FIELD (HistogramSettings, position),
+  p.add (&HistogramSettings::position,
       g_param_spec_enum ("overlay-position", "Overlay position", "Corner of the frame the overlay is drawn in",
           GST_TYPE_CUDA_HISTOGRAM_POSITION, static_cast<gint> (kDefaults.position), flags));
   /**
@@ -96,7 +96,7 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * Width of the overlay in percent of the frame's width; it is half as high as wide.
    */
-  p.add (CUV_FIELD (HistogramSettings, overlay_size),
+  p.add (&HistogramSettings::overlay_size,
       g_param_spec_uint ("overlay-size", "Overlay size",
           "Width of the overlay in percent of the frame width (its height is half its width)", 1, 100,
           kDefaults.overlay_size, flags));
@@ -108,7 +108,7 @@ gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*sett
    * [bins], in the buffer's GstTensorMeta, for tensor-aware elements and applications. Only where
    * the plugin was built with GStreamer 1.26 or later.
    */
-  p.add (CUV_FIELD (HistogramSettings, tensor_meta),
+  p.add (&HistogramSettings::tensor_meta,
       g_param_spec_boolean ("tensor-meta", "Tensor meta",
           "Attach the counts as a GstTensorMeta tensor \"cudahistogram-counts\" (UINT64, dimensions [bins])",
           kDefaults.tensor_meta, flags));

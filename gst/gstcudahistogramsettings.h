@@ -22,4 +22,4 @@ static_assert (sizeof (cuv::OverlayCorner) == sizeof (gint), "enum properties ar
 GType gst_cuda_histogram_position_get_type (void);
 
 /* class_init: the properties, with their values in the HistogramSettings @settings gives. */
-void gst_cuda_histogram_install_properties (GObjectClass *gobject_class, void *(*settings) (GObject *object));
+void gst_cuda_histogram_install_properties (GObjectClass *gobject_class, HistogramSettings *(*settings) (GObject *object));

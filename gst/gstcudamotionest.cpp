@@ -315,7 +315,7 @@ gst_cuda_motionest_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void *
+static MotionSettings *
 gst_cuda_motionest_settings (GObject *object)
 {
   return &GST_CUDA_MOTIONEST (object)->impl->settings;

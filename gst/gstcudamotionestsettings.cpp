@@ -40,7 +40,7 @@ gst_cuda_motionest_block_size_get_type (void)
 
 /* The properties: one declaration each (common/cuvsettings.h). */
 void
-gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*settings) (GObject *object))
+gst_cuda_motionest_install_properties (GObjectClass *gobject_class, MotionSettings *(*settings) (GObject *object))
 {
   static const MotionSettings kDefaults;
   const GParamFlags flags = cuv::kMutablePlaying;
@@ -51,7 +51,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * The blocks searched; `variable` splits 8x8 macroblocks where that costs less.
    */
-  p.add (CUV_FIELD (MotionSettings, block),
+  p.add (&MotionSettings::block,
       g_param_spec_enum ("block-size", "Block size",
           "Size of the blocks searched; variable: 8x8 macroblocks, split into 8x4, 4x8 or 4x4 where that costs less",
           GST_TYPE_CUDA_MOTIONEST_BLOCK_SIZE, static_cast<gint> (kDefaults.block), flags));
@@ -60,7 +60,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * R: every displacement in [-R, R-1] x [-R, R-1] is tried (16: a 32x32 window).
    */
-  p.add (CUV_FIELD (MotionSettings, range),
+  p.add (&MotionSettings::range,
       g_param_spec_uint ("search-range", "Search range",
           "R: every displacement in [-R, R-1] x [-R, R-1] pixels is tried (16 = a 32x32 window)", 1,
           cuv::kMotionMaxRange, kDefaults.range, flags));
@@ -69,7 +69,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * With variable blocks: SAD added for each vector of a macroblock beyond the first.
    */
-  p.add (CUV_FIELD (MotionSettings, penalty),
+  p.add (&MotionSettings::penalty,
       g_param_spec_uint ("partition-penalty", "Partition penalty",
           "With block-size=variable: SAD added for each vector of a macroblock beyond the first (higher keeps 8x8)",
           0, 65535, kDefaults.penalty, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
@@ -78,7 +78,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * For moving-ratio: a block with a non-zero vector moves when its SAD per pixel is below this.
    */
-  p.add (CUV_FIELD (MotionSettings, motion_threshold),
+  p.add (&MotionSettings::motion_threshold,
       g_param_spec_uint ("motion-threshold", "Motion threshold",
           "A block with a non-zero vector counts as moving in moving-ratio when its SAD per pixel is below this "
           "(a worse match is noise or occlusion)",
@@ -88,7 +88,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * `none`: the frame passes unchanged; `arrows`: vectors drawn on it; `color`: a flow image.
    */
-  p.add (CUV_FIELD (MotionSettings, draw),
+  p.add (&MotionSettings::draw,
       g_param_spec_enum ("draw", "Draw",
           "none: the frame passes unchanged; arrows: each block's vector drawn on the frame; color: the frame replaced "
           "by a colour-wheel flow image (hue = direction, brightness = length)",
@@ -100,7 +100,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    * each and, where GStreamer's analytics library is there (1.24+), an object detection of type
    * "motion" in its GstAnalyticsRelationMeta, which `objectdetectionoverlay` draws.
    */
-  p.add (CUV_FIELD (MotionSettings, regions),
+  p.add (&MotionSettings::regions,
       g_param_spec_boolean ("regions", "Regions",
           "Attach each region of moving blocks (8-connected, moving as in motion-threshold) as a "
           "GstVideoRegionOfInterestMeta \"motion\" and, with GStreamer 1.24+, an object detection \"motion\" in the "
@@ -111,7 +111,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    *
    * With `regions`: the least moving area, in pixels, that a region needs to be attached.
    */
-  p.add (CUV_FIELD (MotionSettings, min_region_area),
+  p.add (&MotionSettings::min_region_area,
       g_param_spec_uint ("min-region-area", "Minimum region area",
           "With regions=true: the least area of moving blocks, in pixels, that a region needs to be attached "
           "(smaller ones are left out as noise)",
@@ -124,7 +124,7 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*sett
    * [rows, columns, 2] (dx, dy of each unit, as in the meta's vectors), in the buffer's
    * GstTensorMeta. Only where the plugin was built with GStreamer 1.26 or later.
    */
-  p.add (CUV_FIELD (MotionSettings, tensor_meta),
+  p.add (&MotionSettings::tensor_meta,
       g_param_spec_boolean ("tensor-meta", "Tensor meta",
           "Attach the vector field as a GstTensorMeta tensor \"cudamotionest-vectors\" (INT8, dimensions "
           "[rows, columns, 2]: dx, dy of each unit)",

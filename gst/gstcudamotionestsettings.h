@@ -33,4 +33,4 @@ GType gst_cuda_motionest_draw_get_type (void);
 GType gst_cuda_motionest_block_size_get_type (void);
 
 /* class_init: the properties, with their values in the MotionSettings @settings gives. */
-void gst_cuda_motionest_install_properties (GObjectClass *gobject_class, void *(*settings) (GObject *object));
+void gst_cuda_motionest_install_properties (GObjectClass *gobject_class, MotionSettings *(*settings) (GObject *object));

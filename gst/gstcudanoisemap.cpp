@@ -361,7 +361,7 @@ gst_cuda_noisemap_release (GstCudaVisionFilter *filter)
 
 static_assert (sizeof (GstCudaNoisemapMode) == sizeof (gint), "enum properties are int fields");
 
-static void *
+static NoisemapSettings *
 gst_cuda_noisemap_settings (GObject *object)
 {
   return &GST_CUDA_NOISEMAP (object)->impl->settings;
@@ -386,7 +386,7 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    *
    * A pixel is noisy when one of its channels changed by more than this (so 255 marks nothing).
    */
-  p.add (CUV_FIELD (NoisemapSettings, threshold),
+  p.add (&NoisemapSettings::threshold,
       g_param_spec_uint ("threshold", "Threshold",
           "A pixel counts as changed when R, G or B (Y, U or V) changed by more than this since the previous frame",
           0, 255, kDefaults.threshold, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
@@ -395,7 +395,7 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    *
    * `map`: a black image with the changed pixels in `color`; `overlay`: the frame with them painted.
    */
-  p.add (CUV_FIELD (NoisemapSettings, mode),
+  p.add (&NoisemapSettings::mode,
       g_param_spec_enum ("mode", "Mode",
           "map: black with the changed pixels in the colour; overlay: the frame with them painted",
           GST_TYPE_CUDA_NOISEMAP_MODE, kDefaults.mode, flags));
@@ -404,7 +404,7 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    *
    * The colour of changed pixels as 0xAARRGGBB; its alpha is its opacity.
    */
-  p.add (CUV_FIELD (NoisemapSettings, color),
+  p.add (&NoisemapSettings::color,
       g_param_spec_uint ("color", "Colour",
           "Colour of changed pixels as 0xAARRGGBB (alpha = opacity; default opaque red)", 0, G_MAXUINT32,
           kDefaults.color, flags));
@@ -417,7 +417,7 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    * "change" in the GstAnalyticsRelationMeta. A region is 8-connected 16x16 tiles of which at
    * least a quarter of the pixels changed.
    */
-  p.add (CUV_FIELD (NoisemapSettings, regions),
+  p.add (&NoisemapSettings::regions,
       g_param_spec_boolean ("regions", "Regions",
           "Attach each region of changing 16x16 tiles (a quarter of their pixels changed, 8-connected) as a "
           "GstVideoRegionOfInterestMeta \"change\" and, with GStreamer 1.24+, an object detection \"change\" in the "
@@ -428,7 +428,7 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    *
    * With `regions`: the least changed pixels a region needs to be attached.
    */
-  p.add (CUV_FIELD (NoisemapSettings, min_region_area),
+  p.add (&NoisemapSettings::min_region_area,
       g_param_spec_uint ("min-region-area", "Minimum region area",
           "With regions=true: the least changed pixels that a region needs to be attached", 0, G_MAXINT,
           kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));

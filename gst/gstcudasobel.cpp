@@ -160,7 +160,7 @@ gst_cuda_sobel_release (GstCudaVisionFilter *filter)
 
 /* ---- properties ---- */
 
-static void *
+static SobelSettings *
 gst_cuda_sobel_settings (GObject *object)
 {
   return &GST_CUDA_SOBEL (object)->impl->settings;
@@ -186,7 +186,7 @@ gst_cuda_sobel_install_properties (GObjectClass *gobject_class)
    * `color` filters R, G and B independently and keeps alpha; `luma` filters the BT.601 luma and
    * writes grey edges. NV12, I420, YUY2, UYVY, P010_10LE and GRAY8 are always filtered on luma.
    */
-  p.add (CUV_FIELD (SobelSettings, mode),
+  p.add (&SobelSettings::mode,
       g_param_spec_enum ("mode", "Mode",
           "color: edges of R, G and B separately, alpha kept; luma: grey edges of the BT.601 luma "
           "(NV12, I420, YUY2, UYVY, P010_10LE and GRAY8 always use luma)",
@@ -196,7 +196,7 @@ gst_cuda_sobel_install_properties (GObjectClass *gobject_class)
    *
    * Gain on the magnitude before it is rounded and clipped to 255: above 1 shows faint edges.
    */
-  p.add (CUV_FIELD (SobelSettings, scale),
+  p.add (&SobelSettings::scale,
       g_param_spec_double ("scale", "Scale",
           "Gain on the edge magnitude before rounding and clipping to 255 (above 1 shows faint edges)",
           0.0, 64.0, DEFAULT_SCALE, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
@@ -206,7 +206,7 @@ gst_cuda_sobel_install_properties (GObjectClass *gobject_class)
    * 0 outputs the magnitude; otherwise pixels whose (scaled) magnitude reaches the threshold
    * become 255 and the others 0.
    */
-  p.add (CUV_FIELD (SobelSettings, threshold),
+  p.add (&SobelSettings::threshold,
       g_param_spec_uint ("threshold", "Threshold",
           "0 = output the magnitude; otherwise a binary edge map: 255 where the scaled magnitude "
           ">= threshold, else 0",
