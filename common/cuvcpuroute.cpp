@@ -15,11 +15,11 @@
  * sees the previous frame on the host, then keeps @fin as the next one's: by a reference on @hold
  * where it may (the input buffer, which upstream's pool can spare), else as a host copy. */
 static GstFlowReturn
-transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, const cuv::Frame &fin,
-    const cuv::Frame &fout, GstBuffer *hold = nullptr)
+transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, const cuv::FrameTask &task, CapsState &st,
+    const cuv::Frame &fin, const cuv::Frame &fout, GstBuffer *hold = nullptr)
 {
   cuv::FrameJob job;
-  if (!route.begin_job (GST_OBJECT (self), st, false, fin, fout, &job))
+  if (!route.begin_job (GST_OBJECT (self), st, false, task.threads, fin, fout, &job))
     return GST_FLOW_ERROR;
   if (!route.op.temporal)
     return route.op.transform_cpu (self, &job);
@@ -44,8 +44,8 @@ copy_planes (GstCudaVisionFilter *self, const cuv::Frame &src, const cuv::Frame 
 /* The CPU backend on CUDA memory of our context: GStreamer 1.22's host mapping of GstCudaMemory
  * misplaces I420 chroma, so the planes are copied through host memory here instead. */
 static GstFlowReturn
-process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev,
-    bool out_dev)
+process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, const cuv::FrameTask &task, CapsState &st,
+    GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev, bool out_dev)
 {
   const bool in_place = inbuf == outbuf;
   const bool writes = cuv::writes_frame (route, self, in_place);
@@ -70,7 +70,7 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
   if (in_dev)
     cuv::wait_for_writer (gst_buffer_peek_memory (inbuf, 0), nullptr, nullptr);
   if (!in_dev || copy_planes (self, mapped.in, fin, cudaMemcpyDeviceToHost)) {
-    ret = transform_cpu (self, route, st, fin, fout);
+    ret = transform_cpu (self, route, task, st, fin, fout);
     if (ret == GST_FLOW_OK && out_dev && writes && !copy_planes (self, fout, mapped.out, cudaMemcpyHostToDevice))
       ret = GST_FLOW_ERROR;
   }
@@ -81,7 +81,8 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, CapsState &st,
 #endif
 
 GstFlowReturn
-cuv::process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf)
+cuv::process_cpu (GstCudaVisionFilter *self, Route &route, FrameTask &task, CapsState &st, GstBuffer *inbuf,
+    GstBuffer *outbuf)
 {
 #if CUV_HAVE_CUDA
   {
@@ -89,14 +90,14 @@ cuv::process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuf
     cuv::before_others_read (inbuf);
     /* an upstream analyser's results followed the frame: its kernel may still read the frame,
      * which this backend reads and writes outside its stream (cuvresultsmeta.h) */
-    if (!route.results.empty ()) {
-      cuv::put_results_on (outbuf, std::move (route.results), nullptr);
-      route.results.clear ();
+    if (!task.upstream_results.empty ()) {
+      cuv::put_results_on (outbuf, std::move (task.upstream_results), nullptr);
+      task.upstream_results.clear ();
     }
     const bool in_dev = cuv::is_device_buffer (route, inbuf);
     const bool out_dev = inbuf == outbuf ? in_dev : cuv::is_device_buffer (route, outbuf);
     if (in_dev || out_dev)
-      return process_cpu_staged (self, route, st, inbuf, outbuf, in_dev, out_dev);
+      return process_cpu_staged (self, route, task, st, inbuf, outbuf, in_dev, out_dev);
   }
 #endif
   cuv::MappedFrames mapped (self, st, inbuf, outbuf, cuv::writes_frame (route, self, inbuf == outbuf), false, false);
@@ -104,5 +105,5 @@ cuv::process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuf
     return GST_FLOW_ERROR;
   /* out of place, the input stays as it is: held instead of copied where upstream can spare it */
   GstBuffer *hold = route.op.temporal && inbuf != outbuf && st.previous.can_hold (GST_OBJECT (self), inbuf) ? inbuf : nullptr;
-  return transform_cpu (self, route, st, mapped.in, mapped.out, hold);
+  return transform_cpu (self, route, task, st, mapped.in, mapped.out, hold);
 }

@@ -6,12 +6,14 @@
 
 #include <gst/gst.h>
 
+#include "common/cuvframetask.h"
 #include "common/cuvroute.h"
 
 namespace cuv {
 
 /* One frame on the CPU backend, from the base class's process (gstcudavisionfilter.cpp), which
- * checked the caps state @st and reset the route's per-frame fields. */
-GstFlowReturn process_cpu (GstCudaVisionFilter *self, Route &route, CapsState &st, GstBuffer *inbuf, GstBuffer *outbuf);
+ * checked the caps state @st and filled in @task's bands and upstream results. */
+GstFlowReturn process_cpu (GstCudaVisionFilter *self, Route &route, FrameTask &task, CapsState &st, GstBuffer *inbuf,
+    GstBuffer *outbuf);
 
 }  // namespace cuv

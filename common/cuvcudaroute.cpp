@@ -92,6 +92,7 @@ namespace {
 struct CudaFrame {
   GstCudaVisionFilter *self;
   cuv::Route &route;
+  cuv::FrameTask &task;
   const std::shared_ptr<CapsState> &state;
   GstBuffer *inbuf;
   GstBuffer *outbuf;
@@ -207,7 +208,7 @@ upload (CudaFrame &f, const cuv::Frame &in_view)
   /* queued ahead of the last frame's wait, an upload runs on the second stream into the other
    * staging buffer (prev_stage, which only a temporal element uses otherwise): the frame that
    * last used it has been waited for (at most two frames are in flight) */
-  const bool overlap = route.may_leave_in_flight && cuv::queues_ahead (route);
+  const bool overlap = f.task.may_leave_in_flight && cuv::queues_ahead (route);
   if (overlap && !upload_stream (f.self, route))
     return false;
   if (overlap)
@@ -257,7 +258,7 @@ run (CudaFrame &f, const cuv::Frame &out_view)
   else
     return false;
   cuv::FrameJob job;
-  if (!route.begin_job (GST_OBJECT (f.self), st, true, f.fin, f.fout, &job))
+  if (!route.begin_job (GST_OBJECT (f.self), st, true, f.task.threads, f.fin, f.fout, &job))
     return false;
   job.stream = f.stream;
   job.previous = route.op.temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
@@ -325,8 +326,9 @@ finish (CudaFrame &f, bool ok)
   /* upstream analysers' results: on with the frame where it leaves unfinished to one of ours that
    * completes them, else onto it once waited for (their own streams' waits where it leaves
    * unfinished to a foreign element) */
-  route.hand_on_results = no_wait && !f.waited && completes;
-  route.results_waited = no_wait && !f.waited ? nullptr : f.stream;
+  cuv::FrameTask &task = f.task;
+  task.hand_on_results = no_wait && !f.waited && completes;
+  task.results_waited = no_wait && !f.waited ? nullptr : f.stream;
   if (!ok) {
     /* a failed frame may have freed what the frames whose results wait point at */
     cuv::cancel_all (route.deferred);
@@ -338,7 +340,7 @@ finish (CudaFrame &f, bool ok)
     /* the element keeps three frames: this one and at most two unpublished (the two before it) */
     if (!cuv::publish_oldest (route.deferred, 1))
       ok = false;
-    route.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_frame,
+    task.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_frame,
         route.op.keep_frame (f.self), route.context, f.stream, f.outbuf);
   }
   /* an analyser queued ahead publishes in frame order: a frame the host has waited for already
@@ -347,10 +349,10 @@ finish (CudaFrame &f, bool ok)
   if (no_wait || (f.waited && !behind_in_flight))
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
-      route.may_leave_in_flight ? " when the next frame is queued" : " before the push", f.in_dev ? "CUDA" : "system",
+      task.may_leave_in_flight ? " when the next frame is queued" : " before the push", f.in_dev ? "CUDA" : "system",
       f.out_dev ? "CUDA" : "system", f.out_stream, f.run_on, route.op.host_results ? ", results read on the host" : "",
       temporal ? ", keeps the previous frame" : "");
-  if (!ok || !route.may_leave_in_flight)
+  if (!ok || !task.may_leave_in_flight)
     return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::Now);
   /* in flight: the buffers live until the wait, and the input is not let go of before the GPU
    * has read it; the frame in flight before it, if any, has the other done event */
@@ -361,28 +363,28 @@ finish (CudaFrame &f, bool ok)
     gst_buffer_ref (frame.inbuf);
   gst_buffer_ref (frame.outbuf);
   /* upstream analysers' results: published here, on their thread, when the frame leaves */
-  for (const std::shared_ptr<cuv::PendingResults> &r : route.results)
+  for (const std::shared_ptr<cuv::PendingResults> &r : task.upstream_results)
     r->hold_in_flight ();
   /* the next frame may be processed before this one's results are published (queues_ahead) */
   if (route.op.host_results && route.op.keep_frame)
     frame.kept = static_cast<int> (route.op.keep_frame (f.self));
-  frame.results = std::move (route.results);
-  route.results.clear ();
+  frame.results = std::move (task.upstream_results);
+  task.upstream_results.clear ();
   route.in_flight.push_back (std::move (frame));
-  route.left_in_flight = true;
+  task.left_in_flight = true;
   return GST_FLOW_OK;
 }
 
 /* One frame on the CUDA backend, in its steps: the stream it runs on, the buffers mapped, the
  * input uploaded, the operation run, the output downloaded, the frame finished. */
 GstFlowReturn
-cuv::process_cuda (GstCudaVisionFilter *self, Route &route, const std::shared_ptr<CapsState> &state, GstBuffer *inbuf,
-    GstBuffer *outbuf)
+cuv::process_cuda (GstCudaVisionFilter *self, Route &route, FrameTask &task, const std::shared_ptr<CapsState> &state,
+    GstBuffer *inbuf, GstBuffer *outbuf)
 {
   const bool in_place = inbuf == outbuf;
   const bool in_dev = cuv::is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : cuv::is_device_buffer (route, outbuf);
-  CudaFrame f{self, route, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::writes_frame (route, self, in_place)};
+  CudaFrame f{self, route, task, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::writes_frame (route, self, in_place)};
   if (!in_dev) {
     warn_other_context (self, route, inbuf);
     /* read on the host, or by another context */

@@ -11,15 +11,17 @@
 
 #include <memory>
 
+#include "common/cuvframetask.h"
 #include "common/cuvroute.h"
 
 #if CUV_HAVE_CUDA
 namespace cuv {
 
 /* One frame on the CUDA backend, from the base class's process (gstcudavisionfilter.cpp), which
- * checked the caps @state and reset the route's per-frame fields. */
-GstFlowReturn process_cuda (GstCudaVisionFilter *self, Route &route, const std::shared_ptr<CapsState> &state,
-    GstBuffer *inbuf, GstBuffer *outbuf);
+ * checked the caps @state and filled in @task's upstream results; how the frame ended goes into
+ * @task (left in flight, the results handed on, its own results following it). */
+GstFlowReturn process_cuda (GstCudaVisionFilter *self, Route &route, FrameTask &task,
+    const std::shared_ptr<CapsState> &state, GstBuffer *inbuf, GstBuffer *outbuf);
 
 }  // namespace cuv
 #endif

@@ -28,23 +28,25 @@ cuv::Output::finished (GstCudaVisionFilter *self, const Route &route, GstBuffer 
 }
 
 void
-cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *outbuf)
+cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, FrameTask &task, GstBuffer *outbuf)
 {
 #if CUV_HAVE_CUDA
-  Results results = std::move (route.results);
-  route.results.clear ();
-  if (route.own_results)
-    results.push_back (route.own_results);
-  if (route.hand_on_results)
+  Results results = std::move (task.upstream_results);
+  task.upstream_results.clear ();
+  if (task.own_results)
+    results.push_back (task.own_results);
+  if (task.hand_on_results)
     hand_on_results (outbuf, std::move (results));
   else if (!results.empty ())
-    put_results_on (outbuf, std::move (results), route.results_waited);
-  if (route.own_results) {
+    put_results_on (outbuf, std::move (results), task.results_waited);
+  if (task.own_results) {
     /* published by an element of ours on this thread when the frame leaves it, else once the
-     * chain has returned (chain_and_publish) */
-    route.deferred.push_back (std::move (route.own_results));
+     * chain has returned (publish_deferred, from gst_cuda_vision_filter_chain) */
+    route.deferred.push_back (std::move (task.own_results));
     return;
   }
+#else
+  (void) task;
 #endif
   finished (self, route, outbuf);
 }
@@ -173,20 +175,21 @@ cuv::Output::generate (GstCudaVisionFilter *self, Route &route, bool in_flight, 
   const bool earlier_in_flight = has_frame_in_flight (route);
   GstBuffer *current = nullptr;
   GstBuffer *const input = trans->queued_buf;
-  route.may_leave_in_flight = in_flight;
-  route.processed = false;
+  /* the frame's task, for the steps GstBaseTransform's generate_output calls (task ()) */
+  FrameTask task;
+  task.may_leave_in_flight = in_flight;
+  task_ = &task;
   ret = parent (trans, &current);
-  route.may_leave_in_flight = false;
+  task_ = nullptr;
 #if CUV_HAVE_CUDA
-  if (current && current == input && !route.processed)
+  if (current && current == input && !task.ran)
     current = passed_through (current);
 #else
   (void) input;
 #endif
   /* the route holds the frame in flight */
-  if (current && route.left_in_flight)
+  if (current && task.left_in_flight)
     gst_clear_buffer (&current);
-  route.left_in_flight = false;
   /* queued ahead: now the frame before it */
   if (ahead && earlier_in_flight) {
     GstFlowReturn finished = finish_in_flight (self, route, &previous);
@@ -254,17 +257,17 @@ cuv::Output::own_buffer (GstCudaVisionFilter *self, Route &route, const CapsStat
   GstBaseTransformClass *bclass = GST_BASE_TRANSFORM_GET_CLASS (trans);
   if (bclass->copy_metadata && !bclass->copy_metadata (trans, inbuf, *outbuf))
     GST_WARNING_OBJECT (self, "could not copy the metadata of %" GST_PTR_FORMAT, inbuf);
-  shared_input_ = inbuf;
-  shared_input_output_ = *outbuf;
+  if (task_) {
+    task_->shared_input = inbuf;
+    task_->shared_input_output = *outbuf;
+  }
   return GST_FLOW_OK;
 }
 
 GstBuffer *
-cuv::Output::input_of (GstBuffer *buf)
+cuv::Output::input_of (GstBuffer *buf) const
 {
-  GstBuffer *in = buf == shared_input_output_ ? shared_input_ : buf;
-  forget_input ();
-  return in;
+  return task_ && buf == task_->shared_input_output ? task_->shared_input : buf;
 }
 
 void
@@ -273,5 +276,4 @@ cuv::Output::drop_pool ()
   if (pool_)
     gst_buffer_pool_set_active (pool_, FALSE);
   gst_clear_object (&pool_);
-  forget_input ();
 }

@@ -9,6 +9,7 @@
 
 #include <gst/base/gstbasetransform.h>
 
+#include "common/cuvframetask.h"
 #include "common/cuvroute.h"
 
 namespace cuv {
@@ -25,8 +26,11 @@ class Output {
   ~Output ();
 
   /* GstBaseTransform::generate_output, keeping frames in flight where @in_flight allows
-   * (max-frames-in-flight): see cuvoutput.cpp. Streaming thread. */
+   * (max-frames-in-flight): see cuvoutput.cpp. Streaming thread. The frame's task lives in this
+   * call: task () gives it to the steps that @parent calls. */
   GstFlowReturn generate (GstCudaVisionFilter *self, Route &route, bool in_flight, Generate parent, GstBuffer **outbuf);
+  /* Inside generate's call of GstBaseTransform's own: the task of the frame it makes (else NULL). */
+  FrameTask *task () const { return task_; }
   /* Streaming thread, before a serialized event or a drain query goes on: the frames in flight
    * are finished and pushed. */
   void drain (GstCudaVisionFilter *self, Route &route);
@@ -34,10 +38,10 @@ class Output {
   void drop (GstCudaVisionFilter *self, Route &route);
   /* The element's last word on a frame whose work is complete (route.op.frame_finished). */
   static void finished (GstCudaVisionFilter *self, const Route &route, GstBuffer *outbuf);
-  /* After process_frame () left no frame in flight: upstream analysers' results on with @outbuf
-   * or onto it, and this element's own last word, or its results following the frame
-   * (cuvresultsmeta.h), published by publish_deferred (). */
-  static void frame_done (GstCudaVisionFilter *self, Route &route, GstBuffer *outbuf);
+  /* After the route left no frame in flight (@task says how the frame ended): upstream analysers'
+   * results on with @outbuf or onto it, and this element's own last word, or its results
+   * following the frame (cuvresultsmeta.h), published by publish_deferred (). */
+  static void frame_done (GstCudaVisionFilter *self, Route &route, FrameTask &task, GstBuffer *outbuf);
   /* Streaming thread, once the chain returned (@all false), and at a drain (@all): the results that
    * followed their frames, in order, those that an element of ours on this thread holds in flight
    * excepted until a drain (cuvresultsmeta.h). False where a wait failed (an element error is
@@ -46,14 +50,13 @@ class Output {
 
   /* prepare_output_buffer, in place, for an input that others hold too: a buffer of a pool of
    * the element's own (made at the first such input after each caps change) with the input's
-   * metadata; transform_ip then writes the frame from the input into it (input_of). */
+   * metadata; transform_ip then writes the frame from the input into it (input_of). The frame's
+   * task keeps both. */
   GstFlowReturn own_buffer (GstCudaVisionFilter *self, Route &route, const CapsState &state, GstBuffer *inbuf,
       GstBuffer **outbuf);
   /* In transform_ip: the buffer the frame comes from, for @buf, the buffer it goes into (@buf
    * itself unless own_buffer gave it). */
-  GstBuffer *input_of (GstBuffer *buf);
-  /* Forgets the input of the last own_buffer (prepare_output_buffer, before it decides). */
-  void forget_input () { shared_input_ = shared_input_output_ = nullptr; }
+  GstBuffer *input_of (GstBuffer *buf) const;
   /* At a caps change and at stop: the pool of own_buffer goes. */
   void drop_pool ();
 
@@ -64,8 +67,8 @@ class Output {
    * that was in flight */
   GstBuffer *ready_ = nullptr;
   GstBufferPool *pool_ = nullptr;
-  GstBuffer *shared_input_ = nullptr;
-  GstBuffer *shared_input_output_ = nullptr; /* the buffer own_buffer gave for it */
+  /* streaming thread, within generate: the frame's task */
+  FrameTask *task_ = nullptr;
 };
 
 }  // namespace cuv

@@ -28,8 +28,6 @@ cuv::Route::close ()
   stream.release ();
   consumer_follows = false;
   consumer_completes = false;
-  results.clear ();
-  own_results.reset ();
   for (const std::shared_ptr<PendingResults> &d : deferred)
     d->cancel ();
   deferred.clear ();
@@ -39,7 +37,7 @@ cuv::Route::close ()
 }
 
 bool
-cuv::Route::begin_job (GstObject *self, const CapsState &st, bool device, const Frame &in, const Frame &out,
+cuv::Route::begin_job (GstObject *self, const CapsState &st, bool device, int threads, const Frame &in, const Frame &out,
     FrameJob *job)
 {
   job->in = &in;

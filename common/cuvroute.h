@@ -1,8 +1,9 @@
 /* gst-cudavision: what GstCudaVisionFilter's per-frame route holds: the caps state (the infos,
  * the memory type of each side, the staging buffers, a temporal element's previous frame), the
  * element's operation and the Route from start to stop (context, backend, streams, the frames in
- * flight, what a temporal element keeps). The base class (gstcudavisionfilter.cpp) owns a Route
- * and takes each buffer through it on the backend chosen at start (process_cpu, cuvcpuroute.h;
+ * flight, what a temporal element keeps): what lives from start to stop, nothing of one frame
+ * (cuvframetask.h holds that). The base class (gstcudavisionfilter.cpp) owns a Route and takes
+ * each buffer through it on the backend chosen at start (process_cpu, cuvcpuroute.h;
  * process_cuda, cuvcudaroute.h). Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
@@ -104,13 +105,6 @@ struct Route {
   /* decided with it: what reads our output completes an analyser's results that follow the
    * frame (all versions, cuvresultsmeta.h) */
   std::atomic<bool> consumer_completes{false};
-  /* streaming thread, per frame (process_frame): the results the input carries from upstream
-   * analysers, whether they go on with the output (else onto it, once the host has waited for
-   * results_waited, or for their own streams), and this frame's own where they follow it */
-  Results results;
-  bool hand_on_results = false;
-  cudaStream_t results_waited = nullptr;
-  std::shared_ptr<PendingResults> own_results;
   /* streaming thread: the last frames' own results not yet published, oldest first: published
    * once their push has returned, unless an element of ours on this thread holds the frame in
    * flight (at most two) */
@@ -118,17 +112,6 @@ struct Route {
 #endif
   /* what a temporal element keeps of the previous frame, and where it is forgotten */
   Temporal temporal;
-  /* streaming thread, set by the base class around each frame: the CPU backend's bands
-   * (n-threads, resolved), handed to the operation in its job */
-  int threads = 1;
-  /* streaming thread, set by the base class around each frame: whether process_frame () may leave
-   * the frame in flight rather than wait for it (max-frames-in-flight) */
-  bool may_leave_in_flight = false;
-  /* streaming thread: whether the last process_frame () left its frame in flight */
-  bool left_in_flight = false;
-  /* streaming thread: whether process_frame () ran since the output step began (not: the frame
-   * was passed through) */
-  bool processed = false;
   /* streaming thread: whether CUDA memory of another context was warned about (once a start) */
   bool warned_other_context = false;
 #if CUV_HAVE_CUDA
@@ -187,10 +170,10 @@ struct Route {
 #endif
 
   /* A frame's job (cuvframejob.h) of @in into @out, for the backend's transform: the context, the
-   * bands and, for a temporal_luma element, this frame's luma plane and the previous one, on the
-   * device where @device, else on the host. The previous frame is the backend's to add. False
-   * (logged) where device memory for the planes could not be had. */
-  bool begin_job (GstObject *self, const CapsState &st, bool device, const Frame &in, const Frame &out,
+   * CPU backend's @threads bands and, for a temporal_luma element, this frame's luma plane and the
+   * previous one, on the device where @device, else on the host. The previous frame is the
+   * backend's to add. False (logged) where device memory for the planes could not be had. */
+  bool begin_job (GstObject *self, const CapsState &st, bool device, int threads, const Frame &in, const Frame &out,
       FrameJob *job);
 
   /* At stop, before the element frees what it keeps: the last frame's work, which may still run

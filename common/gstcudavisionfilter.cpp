@@ -404,25 +404,24 @@ gst_cuda_vision_filter_process (GstCudaVisionFilter *self, GstBuffer *inbuf, Gst
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Received a buffer before caps were negotiated"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  /* the frame's task, made by the output step around GstBaseTransform's generate_output */
+  cuv::FrameTask *task = priv->output.task ();
+  g_return_val_if_fail (task != nullptr, GST_FLOW_ERROR);
   route.temporal.begin_buffer (GST_OBJECT (self), state->previous, inbuf);
-  route.threads = route.use_cuda ? 1 : priv->n_threads (); /* the CPU backend's bands */
-  route.left_in_flight = false;
-  route.processed = true;
+  task->threads = route.use_cuda ? 1 : priv->n_threads (); /* the CPU backend's bands */
+  task->ran = true;
   GstFlowReturn ret;
 #if CUV_HAVE_CUDA
   /* upstream analysers' results go onto the output unless the CUDA route hands them on */
-  route.results = cuv::carried_results (inbuf);
-  route.hand_on_results = false;
-  route.results_waited = nullptr;
-  route.own_results.reset ();
+  task->upstream_results = cuv::carried_results (inbuf);
   if (route.use_cuda)
-    ret = cuv::process_cuda (self, route, state, inbuf, outbuf);
+    ret = cuv::process_cuda (self, route, *task, state, inbuf, outbuf);
   else
 #endif
-    ret = cuv::process_cpu (self, route, *state, inbuf, outbuf);
+    ret = cuv::process_cpu (self, route, *task, *state, inbuf, outbuf);
   route.temporal.end_buffer (ret == GST_FLOW_OK);
-  if (ret == GST_FLOW_OK && !route.left_in_flight)
-    cuv::Output::frame_done (self, route, outbuf);
+  if (ret == GST_FLOW_OK && !task->left_in_flight)
+    cuv::Output::frame_done (self, route, *task, outbuf);
   return ret;
 }
 
@@ -438,7 +437,6 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
 {
   GstCudaVisionFilter *self = GST_CUDA_VISION_FILTER (trans);
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
-  priv->output.forget_input ();
   std::shared_ptr<CapsState> state = priv->route.state ();
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   /* an analyser has taken this frame's settings already (its prepare_output_buffer), so that
