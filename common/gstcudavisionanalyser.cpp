@@ -52,12 +52,6 @@ analyser_impl (GstCudaVisionAnalyser *self)
   return static_cast<GstCudaVisionAnalyserPrivate *> (gst_cuda_vision_analyser_get_instance_private (self))->impl;
 }
 
-gboolean
-gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *self)
-{
-  return analyser_impl (self)->frame_post_messages;
-}
-
 void
 gst_cuda_vision_analyser_keep_frame (GstCudaVisionAnalyser *self, guint kept)
 {
@@ -93,7 +87,7 @@ begin_frame (GstCudaVisionAnalyser *self, GstBuffer *inbuf)
   impl->frame_interval = now.interval;
   GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
   if (klass->begin_frame)
-    klass->begin_frame (self, inbuf);
+    klass->begin_frame (self, inbuf, impl->frame_post_messages);
 }
 
 /* The interval's message, on the streaming thread, as level and videoanalyse post (docs/design.md,

@@ -34,8 +34,10 @@ struct _GstCudaVisionAnalyserClass {
   GstCudaVisionFilterClass parent_class;
 
   /* Optional. Streaming thread, before the frame's output buffer is chosen (prepare_output_buffer):
-   * copy the settings it uses, writes_frame's among them. */
-  void (*begin_frame) (GstCudaVisionAnalyser *self, GstBuffer *inbuf);
+   * copy the settings it uses, writes_frame's among them. @posts_messages: whether this frame adds
+   * to the interval and its messages (`post-messages` as the frame took it), so that the element
+   * computes the interval's sums only then. */
+  void (*begin_frame) (GstCudaVisionAnalyser *self, GstBuffer *inbuf, gboolean posts_messages);
 
   /* After the frame was processed (on the GPU too): finish its results; FALSE when it gave none
    * (nothing is published). */
@@ -70,11 +72,6 @@ struct _GstCudaVisionAnalyserClass {
  * itself, once, and handles them (docs/design.md, "Analysers"). */
 void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
     const gchar *meta_name);
-
-/* Streaming thread, from begin_frame on: whether this frame adds to the interval and its messages
- * (`post-messages` as the frame took it), so that the element computes the interval's sums only
- * then. */
-gboolean gst_cuda_vision_analyser_frame_posts_messages (GstCudaVisionAnalyser *self);
 
 /* From the subclass's keep_frame and swap_frame (gstcudavisionfilter.h), with its number @kept
  * (below 3): what the base class read of this frame (post-messages, interval) is kept and

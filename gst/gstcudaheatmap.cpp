@@ -118,7 +118,7 @@ GST_ELEMENT_REGISTER_DEFINE (cudaheatmap, "cudaheatmap", GST_RANK_NONE, GST_TYPE
 
 /* Copies the settings for this frame and rebuilds the colour table when they changed it. */
 static void
-gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
+gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
   impl->result = nullptr;

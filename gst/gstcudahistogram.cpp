@@ -111,7 +111,7 @@ GST_ELEMENT_REGISTER_DEFINE (cudahistogram, "cudahistogram", GST_RANK_NONE, GST_
 
 /* Copies the settings for this frame and clips the ROI, warning once per ROI and frame size. */
 static void
-gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
+gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (analyser);
   GstCudaHistogramImpl *impl = self->impl;

@@ -127,9 +127,10 @@ gst_cuda_motionest_writes_frame (GstCudaVisionFilter *filter)
 
 /* keeps_caps: the base class works in place unless downstream takes only the other memory. */
 static void
-gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
+gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean posts_messages)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
+  impl->adds_to_interval = posts_messages;
   impl->frame = cuv::snapshot (analyser, impl->settings);
   impl->grid = cuv::motion_grid (impl->frame.block, impl->width, impl->height);
   impl->processed = false;

@@ -164,7 +164,7 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
     GstCudaContext *ctx, cudaStream_t stream)
 {
   impl->frame_votes = nullptr;
-  if (impl->grid.count () == 0 || !gst_cuda_vision_analyser_frame_posts_messages (GST_CUDA_VISION_ANALYSER (self)))
+  if (impl->grid.count () == 0 || !impl->adds_to_interval)
     return true;
   if (!CUV_CUDA_OK (self, impl->votes.ensure (ctx, stream)))
     return false;

@@ -43,6 +43,7 @@ struct GstCudaMotionestImpl {
   bool first_frame = false;                   /* searched against itself: no previous frame */
   const cuv::MotionVector *vectors = nullptr; /* this frame's, on the host once processed */
   bool processed = false;                     /* vectors are this frame's (NULL for an empty grid) */
+  bool adds_to_interval = false;              /* begin_frame: the frame posts messages (count its votes) */
   /* host blocks the vectors land in and the meta takes without a copy (page-locked for CUDA) */
   cuv::BytesTarget vector_target;
   std::vector<cuv::MotionVector> cpu_vectors;

@@ -129,7 +129,7 @@ GST_ELEMENT_REGISTER_DEFINE (cudanoisemap, "cudanoisemap", GST_RANK_NONE, GST_TY
 
 /* Copies the settings for this frame and turns the ARGB colour into the kernel's parameters. */
 static void
-gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *)
+gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
   impl->result = nullptr;

@@ -168,16 +168,19 @@ for name in sorted((listed | faulted) - registered):
 
 # a frame's path (docs/design.md, "A frame's path"): an element calls only those functions of the
 # base class that read no per-frame state back; what a frame needs comes in its cuv::FrameJob
+# (the filter's and the analyser's: what a frame needs comes in its job, or as begin_frame's argument)
 BASE_CALLS = {"gst_cuda_vision_filter_class_add_templates", "gst_cuda_vision_filter_update_passthrough",
               "gst_cuda_vision_filter_stream_continues", "gst_cuda_vision_filter_drain_frames",
-              "gst_cuda_vision_filter_get_type"}
+              "gst_cuda_vision_filter_get_type", "gst_cuda_vision_analyser_class_set_results",
+              "gst_cuda_vision_analyser_keep_frame", "gst_cuda_vision_analyser_swap_frame",
+              "gst_cuda_vision_analyser_reset_interval", "gst_cuda_vision_analyser_get_type"}
 for f in sources:
     if f.startswith(("gst/", "examples/")):
         for n, line in enumerate(open(f), 1):
-            for call in re.findall(r"\b(gst_cuda_vision_filter_\w+)\s*\(", line):
+            for call in re.findall(r"\b(gst_cuda_vision_(?:filter|analyser)_\w+)\s*\(", line):
                 if call not in BASE_CALLS:
                     breaches.append(f"{f}:{n}: calls {call}, which the base class does not offer its elements: a "
-                                    "frame's needs come in its cuv::FrameJob (docs/design.md, \"A frame's path\")")
+                                    "frame's needs come in its cuv::FrameJob or as begin_frame's arguments (docs/design.md, \"A frame's path\")")
 # nothing of common/ finds an element's route through a global function pointer
 for f in sources:
     if f.startswith("common/"):
