@@ -77,7 +77,7 @@ struct GstCudaHeatmapImpl {
   HeatmapSettings settings;
 
   /* streaming thread only */
-  HeatmapSettings frame;
+  HeatmapSettings frame_settings;
   cuv::PixelLayout out_layout = cuv::PixelLayout::RGBA;
   cuv::YuvToRgb yuv{};
   guint64 pixels = 0;
@@ -122,8 +122,8 @@ gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboo
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
   impl->result = nullptr;
-  impl->frame = cuv::snapshot (analyser, impl->settings);
-  const HeatmapSettings &f = impl->frame;
+  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
+  const HeatmapSettings &f = impl->frame_settings;
   if (impl->table_valid && impl->table_map == f.colormap && impl->table_gain == f.gain &&
       impl->table_layout == impl->out_layout)
     return;
@@ -152,7 +152,7 @@ gst_cuda_heatmap_colormap_get_type (void)
 static cuv::HeatmapParams
 heatmap_params (GstCudaHeatmapImpl *impl, const uint32_t *table)
 {
-  return cuv::HeatmapParams{table, static_cast<int> (std::lrint (impl->frame.blend * 256.0)), impl->yuv};
+  return cuv::HeatmapParams{table, static_cast<int> (std::lrint (impl->frame_settings.blend * 256.0)), impl->yuv};
 }
 
 static GstFlowReturn

@@ -69,13 +69,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 
 
 /* What publishing a frame's results reads (gst_cuda_histogram_keep_frame). */
-struct HistogramFrame { HistogramSettings frame; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
+struct HistogramFrame { HistogramSettings frame_settings; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
 
 struct GstCudaHistogramImpl {
   HistogramSettings settings;
 
   /* streaming thread only */
-  HistogramSettings frame;     /* this frame's copy of the settings */
+  HistogramSettings frame_settings;     /* this frame's copy of the settings */
   cuv::Roi roi{};              /* clipped */
   int width = 0;
   int height = 0;
@@ -116,8 +116,8 @@ gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gb
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (analyser);
   GstCudaHistogramImpl *impl = self->impl;
   impl->result = nullptr;
-  impl->frame = cuv::snapshot (analyser, impl->settings);
-  const guint *r = impl->frame.roi;
+  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
+  const guint *r = impl->frame_settings.roi;
   const bool inside = cuv::histogram_clip_roi (impl->width, impl->height, static_cast<int> (r[0]), static_cast<int> (r[1]),
       static_cast<int> (r[2]), static_cast<int> (r[3]), &impl->roi);
   const guint key[6] = {r[0], r[1], r[2], r[3], static_cast<guint> (impl->width), static_cast<guint> (impl->height)};
@@ -139,15 +139,15 @@ gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gb
 static gboolean
 gst_cuda_histogram_writes_frame (GstCudaVisionFilter *filter)
 {
-  return GST_CUDA_HISTOGRAM (filter)->impl->frame.overlay;
+  return GST_CUDA_HISTOGRAM (filter)->impl->frame_settings.overlay;
 }
 
 
 static cuv::OverlayRect
 gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl)
 {
-  return cuv::histogram_overlay_rect (impl->width, impl->height, impl->frame.position,
-      static_cast<int> (impl->frame.overlay_size));
+  return cuv::histogram_overlay_rect (impl->width, impl->height, impl->frame_settings.position,
+      static_cast<int> (impl->frame_settings.overlay_size));
 }
 
 static guint64
@@ -171,12 +171,12 @@ gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJ
       [&] (int begin, int end) {
         cuv::HistogramResult band;
         cuv::histogram_cpu (*in, cuv::Roi{roi.x, roi.y + begin, roi.width, end - begin},
-            static_cast<int> (impl->frame.bins), &band);
+            static_cast<int> (impl->frame_settings.bins), &band);
         return band;
       },
       cuv::add_histogram);
-  if (impl->frame.overlay)
-    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame.bins),
+  if (impl->frame_settings.overlay)
+    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame_settings.bins),
         impl->cpu_result, roi_pixels (impl->roi));
   impl->result = &impl->cpu_result;
   return GST_FLOW_OK;
@@ -195,13 +195,13 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   /* each of the last three frames' results in a slot of its own (gst_cuda_histogram_keep_frame) */
   impl->results.next_slot ();
   const cuv::HistogramResults to = impl->results.to ();
-  const int bins = static_cast<int> (impl->frame.bins);
+  const int bins = static_cast<int> (impl->frame_settings.bins);
   if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
     return GST_FLOW_ERROR;
   /* the kernel writes the results into host memory; the base class waits for the stream once,
    * after this, and then they are there */
   if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, to, stream)) ||
-      (impl->frame.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
+      (impl->frame_settings.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
                                                 bins, to.device_out, roi_pixels (impl->roi), stream)))) {
     impl->results.reset ();
     return GST_FLOW_ERROR;
@@ -221,7 +221,7 @@ gst_cuda_histogram_keep_frame (GstCudaVisionFilter *filter)
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
   const guint k = impl->next_kept;
   impl->next_kept = (k + 1) % G_N_ELEMENTS (impl->kept);
-  impl->kept[k] = HistogramFrame{impl->frame, impl->roi, impl->rgb, impl->result};
+  impl->kept[k] = HistogramFrame{impl->frame_settings, impl->roi, impl->rgb, impl->result};
   gst_cuda_vision_analyser_keep_frame (GST_CUDA_VISION_ANALYSER (filter), k);
   return k;
 }
@@ -231,7 +231,7 @@ gst_cuda_histogram_swap_frame (GstCudaVisionFilter *filter, guint kept)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
   HistogramFrame &k = impl->kept[kept];
-  std::swap (impl->frame, k.frame);
+  std::swap (impl->frame_settings, k.frame_settings);
   std::swap (impl->roi, k.roi);
   std::swap (impl->rgb, k.rgb);
   std::swap (impl->result, k.result);
@@ -278,7 +278,7 @@ static void
 gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (meta, *impl->result, impl->frame.bins, roi_pixels (impl->roi), impl->rgb, impl->roi, true);
+  set_results (meta, *impl->result, impl->frame_settings.bins, roi_pixels (impl->roi), impl->rgb, impl->roi, true);
 }
 
 #if HAVE_GST_TENSOR_META
@@ -287,11 +287,11 @@ static void
 gst_cuda_histogram_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  if (!impl->frame.tensor_meta)
+  if (!impl->frame_settings.tensor_meta)
     return;
   static const GQuark id = g_quark_from_static_string ("cudahistogram-counts");
-  GBytes *counts = g_bytes_new (impl->result->counts, impl->frame.bins * sizeof (guint64));
-  cuv::attach_tensor (buf, id, cuv::TensorType::UInt64, {impl->frame.bins}, counts);
+  GBytes *counts = g_bytes_new (impl->result->counts, impl->frame_settings.bins * sizeof (guint64));
+  cuv::attach_tensor (buf, id, cuv::TensorType::UInt64, {impl->frame_settings.bins}, counts);
   g_bytes_unref (counts);
 }
 #endif
@@ -301,9 +301,9 @@ gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
   /* a new bin count starts a new interval: counts of different bins do not add up */
-  if (impl->sum_bins != impl->frame.bins)
+  if (impl->sum_bins != impl->frame_settings.bins)
     gst_cuda_vision_analyser_reset_interval (analyser);
-  impl->sum_bins = impl->frame.bins;
+  impl->sum_bins = impl->frame_settings.bins;
   cuv::add_histogram (&impl->sum, *impl->result);
   impl->sum_pixels += roi_pixels (impl->roi);
 }
@@ -312,7 +312,7 @@ static void
 gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (s, impl->sum, impl->frame.bins, impl->sum_pixels, impl->rgb, impl->roi, false);
+  set_results (s, impl->sum, impl->frame_settings.bins, impl->sum_pixels, impl->rgb, impl->roi, false);
 }
 
 static void

@@ -122,7 +122,7 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 static gboolean
 gst_cuda_motionest_writes_frame (GstCudaVisionFilter *filter)
 {
-  return GST_CUDA_MOTIONEST (filter)->impl->frame.draw != GST_CUDA_MOTIONEST_DRAW_NONE;
+  return GST_CUDA_MOTIONEST (filter)->impl->frame_settings.draw != GST_CUDA_MOTIONEST_DRAW_NONE;
 }
 
 /* keeps_caps: the base class works in place unless downstream takes only the other memory. */
@@ -131,8 +131,8 @@ gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gb
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   impl->adds_to_interval = posts_messages;
-  impl->frame = cuv::snapshot (analyser, impl->settings);
-  impl->grid = cuv::motion_grid (impl->frame.block, impl->width, impl->height);
+  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
+  impl->grid = cuv::motion_grid (impl->frame_settings.block, impl->width, impl->height);
   impl->processed = false;
 }
 
@@ -157,7 +157,7 @@ gst_cuda_motionest_keep_frame (GstCudaVisionFilter *filter)
   MotionFrame &kept = impl->kept[k];
   if (kept.block)
     cuv::BytesPool::give_back (kept.block);
-  kept = MotionFrame{impl->frame, impl->grid, impl->first_frame, impl->vectors, impl->processed, impl->frame_votes, nullptr};
+  kept = MotionFrame{impl->frame_settings, impl->grid, impl->first_frame, impl->vectors, impl->processed, impl->frame_votes, nullptr};
   impl->vector_target.swap_block (&kept.block);
   gst_cuda_vision_analyser_keep_frame (GST_CUDA_VISION_ANALYSER (filter), k);
   return k;
@@ -168,7 +168,7 @@ gst_cuda_motionest_swap_frame (GstCudaVisionFilter *filter, guint kept)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
   MotionFrame &k = impl->kept[kept];
-  std::swap (impl->frame, k.frame);
+  std::swap (impl->frame_settings, k.frame_settings);
   std::swap (impl->grid, k.grid);
   std::swap (impl->first_frame, k.first_frame);
   std::swap (impl->vectors, k.vectors);
@@ -208,7 +208,7 @@ gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
   const int n = impl->vectors ? impl->grid.count () : 0;
-  const int range = static_cast<int> (impl->frame.range);
+  const int range = static_cast<int> (impl->frame_settings.range);
   cuv::MotionTally *count = &impl->count;
   impl->count_used = true;
   if (n == 0)
@@ -221,7 +221,7 @@ gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
   std::mutex lock;
   cuv::parallel_bands (n, std::clamp (n / kVoteBandUnits, 1, cuv::cpu_cores ()), [&] (int begin, int end) {
     auto votes = std::make_unique<cuv::MotionVotes> ();
-    cuv::motion_votes_cpu (impl->vectors + begin, end - begin, impl->frame.motion_threshold, votes.get ());
+    cuv::motion_votes_cpu (impl->vectors + begin, end - begin, impl->frame_settings.motion_threshold, votes.get ());
     std::lock_guard<std::mutex> lk (lock);
     cuv::motion_tally_add (count, *votes, range);
   });
@@ -234,8 +234,8 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
   const cuv::MotionGrid &g = impl->grid;
   /* the meta takes this frame's block as it is; a copy only while all blocks are downstream */
   GBytes *bytes = impl->vector_target.take (impl->vectors, static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector));
-  gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame.block), "search-range", G_TYPE_UINT,
-      impl->frame.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
+  gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame_settings.block), "search-range", G_TYPE_UINT,
+      impl->frame_settings.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
       static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,
       "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
   g_bytes_unref (bytes);
@@ -256,19 +256,19 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
     return;
 #if HAVE_GST_TENSOR_META
   static const GQuark id = g_quark_from_static_string ("cudamotionest-vectors");
-  if (impl->frame.tensor_meta) {
+  if (impl->frame_settings.tensor_meta) {
     std::vector<int8_t> field = cuv::motion_vector_field (impl->vectors, g.count ());
     GBytes *bytes = g_bytes_new (field.data (), field.size ());
     cuv::attach_tensor (buf, id, cuv::TensorType::Int8, {static_cast<gsize> (g.rows), static_cast<gsize> (g.cols), 2}, bytes);
     g_bytes_unref (bytes);
   }
 #endif
-  if (!impl->frame.regions || impl->first_frame)
+  if (!impl->frame_settings.regions || impl->first_frame)
     return;
   static const GQuark motion = g_quark_from_static_string ("motion");
   const guint unit_pixels = g.unit * g.unit;
-  for (const cuv::Region &r : cuv::motion_regions (impl->vectors, g, impl->frame.motion_threshold,
-           impl->frame.min_region_area, &impl->moving_units))
+  for (const cuv::Region &r : cuv::motion_regions (impl->vectors, g, impl->frame_settings.motion_threshold,
+           impl->frame_settings.min_region_area, &impl->moving_units))
     cuv::attach_region (buf, motion, cuv::RegionBox{static_cast<guint> (r.x), static_cast<guint> (r.y),
         static_cast<guint> (r.width), static_cast<guint> (r.height), static_cast<double> (r.cells) * unit_pixels / (r.width * r.height)});
 }

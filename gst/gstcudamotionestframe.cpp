@@ -25,7 +25,7 @@ constexpr unsigned kVectorBlocksOut = 8;
 cuv::MotionParams
 motion_params (const GstCudaMotionestImpl *impl)
 {
-  return cuv::MotionParams{impl->frame.block, static_cast<int> (impl->frame.range), static_cast<int> (impl->frame.penalty)};
+  return cuv::MotionParams{impl->frame_settings.block, static_cast<int> (impl->frame_settings.range), static_cast<int> (impl->frame_settings.penalty)};
 }
 
 /* The bytes of a frame's vectors at most: 4x4 units, the densest grid. */
@@ -77,10 +77,10 @@ motionest::search_cpu (GstCudaVisionFilter *, GstCudaMotionestImpl *impl, const 
       job->threads, [&] (int begin, int end) {
         cuv::motion_search_rows_cpu (cur, impl->cpu_reference, params, vectors, begin, end);
       });
-  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
+  if (impl->frame_settings.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS) {
     cuv::motion_arrows_cpu (vectors, impl->grid, impl->palette.arrows, *out);
-  } else if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR) {
-    cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame.range));
+  } else if (impl->frame_settings.draw == GST_CUDA_MOTIONEST_DRAW_COLOR) {
+    cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame_settings.range));
     const cuv::MotionPalette &p = impl->palette;
     cuv::motion_wheel_cpu (vectors, impl->grid, p.table.data (), p.table_range, p.black, *out);
   }
@@ -133,7 +133,7 @@ motionest::release_buffers (GstCudaMotionestImpl *impl)
 static cudaError_t
 gst_cuda_motionest_upload_table (GstCudaMotionestImpl *impl, cudaStream_t stream)
 {
-  cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame.range));
+  cuv::motion_palette_wheel (&impl->palette, static_cast<int> (impl->frame_settings.range));
   const cuv::MotionPalette &p = impl->palette;
   if (impl->device_table_range == p.table_range)
     return cudaSuccess;
@@ -148,9 +148,9 @@ draw_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const cuv::Mot
     cudaStream_t stream)
 {
   const cuv::MotionPalette &p = impl->palette;
-  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS)
+  if (impl->frame_settings.draw == GST_CUDA_MOTIONEST_DRAW_ARROWS)
     return CUV_CUDA_OK (self, cuv::motion_arrows_cuda (dvec, impl->grid, p.arrows, out, stream));
-  if (impl->frame.draw == GST_CUDA_MOTIONEST_DRAW_COLOR)
+  if (impl->frame_settings.draw == GST_CUDA_MOTIONEST_DRAW_COLOR)
     return CUV_CUDA_OK (self, gst_cuda_motionest_upload_table (impl, stream)) &&
         CUV_CUDA_OK (self, cuv::motion_wheel_cuda (dvec, impl->grid, reinterpret_cast<const uint32_t *> (impl->device_table.data ()),
                                p.table_range, p.black, out, stream));
@@ -170,8 +170,8 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
     return false;
   /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_frame) */
   impl->votes.next_slot ();
-  if (!CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame.range),
-                          impl->frame.motion_threshold, impl->votes.to (), stream)))
+  if (!CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame_settings.range),
+                          impl->frame_settings.motion_threshold, impl->votes.to (), stream)))
     return false;
   impl->frame_votes = &impl->votes.host ();
   return true;

@@ -22,7 +22,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_motionest_debug);
 /* What publishing a frame's results reads, kept while the element processes its next frames
  * (gst_cuda_motionest_keep_frame). */
 struct MotionFrame {
-  MotionSettings frame;
+  MotionSettings frame_settings;
   cuv::MotionGrid grid{};
   bool first_frame = false;
   const cuv::MotionVector *vectors = nullptr;
@@ -35,7 +35,7 @@ struct GstCudaMotionestImpl {
   MotionSettings settings; /* the properties, under the object lock (common/cuvsettings.h) */
 
   /* streaming thread only */
-  MotionSettings frame;
+  MotionSettings frame_settings;
   cuv::MotionGrid grid{};
   int width = 0;
   int height = 0;

@@ -88,7 +88,7 @@ struct GstCudaNoisemapImpl {
   NoisemapSettings settings;
 
   /* streaming thread only */
-  NoisemapSettings frame;
+  NoisemapSettings frame_settings;
   cuv::NoisemapParams params{};
   cuv::PixelLayout layout = cuv::PixelLayout::RGBA;
   cuv::ColorMatrix matrix{};
@@ -133,12 +133,12 @@ gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gbo
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
   impl->result = nullptr;
-  impl->frame = cuv::snapshot (analyser, impl->settings);
-  const guint c = impl->frame.color;
+  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
+  const guint c = impl->frame_settings.color;
   const int a = c >> 24, r = c >> 16 & 0xff, g = c >> 8 & 0xff, b = c & 0xff;
   cuv::NoisemapParams &p = impl->params;
-  p.threshold = static_cast<int> (impl->frame.threshold);
-  p.overlay = impl->frame.mode == GST_CUDA_NOISEMAP_MODE_OVERLAY;
+  p.threshold = static_cast<int> (impl->frame_settings.threshold);
+  p.overlay = impl->frame_settings.mode == GST_CUDA_NOISEMAP_MODE_OVERLAY;
   p.alpha = cuv::alpha256 (a);
   p.color = cuv::pack_px (impl->layout, r, g, b, 255);
   int y, u, v;
@@ -181,7 +181,7 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJo
       cuv::add_band_stats);
   impl->result = &impl->cpu_result;
   impl->tiles = nullptr;
-  if (impl->frame.regions && prev) {
+  if (impl->frame_settings.regions && prev) {
     /* bands of tile rows, each writing its own rows of counts */
     const int cols = cuv::noise_tile_cols (in->width), rows = cuv::noise_tile_rows (in->height);
     impl->cpu_tiles.resize (static_cast<size_t> (cols) * rows);
@@ -214,7 +214,7 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJ
   }
   impl->result = &impl->results.host ();
   impl->tiles = nullptr;
-  if (impl->frame.regions && prev) {
+  if (impl->frame_settings.regions && prev) {
     const size_t bytes = static_cast<size_t> (cuv::noise_tile_cols (in->width)) *
         cuv::noise_tile_rows (in->height) * sizeof (uint16_t);
     GstCudaContext *ctx = job->context;
@@ -270,7 +270,7 @@ static void
 gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  if (!impl->frame.regions || impl->first_frame || !impl->tiles)
+  if (!impl->frame_settings.regions || impl->first_frame || !impl->tiles)
     return;
   const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = cuv::noise_tile_rows (impl->height);
   const size_t n = static_cast<size_t> (cols) * rows;
@@ -291,7 +291,7 @@ gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
     cut (tx, rows - 1);
   static const GQuark change = g_quark_from_static_string ("change");
   for (const cuv::Region &r : cuv::connected_regions (impl->changing_tiles.data (), cols, rows, 1, impl->tiles)) {
-    if (r.weight < impl->frame.min_region_area)
+    if (r.weight < impl->frame_settings.min_region_area)
       continue;
     const guint x = r.x * t, y = r.y * t;
     const guint w = std::min (impl->width - static_cast<int> (x), r.width * t);
