@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Frames a second into a Python consumer (docs/performance.md, "Frames into PyTorch and CuPy"):
+"""Frames a second into a Python consumer (docs/python.md, "Speed: frames into PyTorch and CuPy"):
 cudaenhance's frames in CUDA memory taken without a copy (cudavision.frame, then torch.from_dlpack
 or cupy.asarray), against the same frames through cudadownload into numpy and up again (torch's
 .to("cuda"), cupy.asarray), in one run, alternated.
