@@ -29,8 +29,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "common/cuvcpupool.h"
-#include "common/cuvsettings.h"
+#include "common/base/cuvcpupool.h"
+#include "common/element/cuvsettings.h"
 #include "kernels/base/copy.h"
 #include "kernels/enhance/enhance.h"
 
@@ -42,7 +42,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_enhance_debug);
 static const cuv::EnhanceParams kDefaults = {1.0, 0.0, 1.0, 0.0};
 
 struct GstCudaEnhanceImpl {
-  cuv::EnhanceParams params = kDefaults; /* the properties, under the object lock (common/cuvsettings.h) */
+  cuv::EnhanceParams params = kDefaults; /* the properties, under the object lock (common/element/cuvsettings.h) */
 
   /* streaming thread only: the tables of `built` on the host and, for CUDA, on the device */
   cuv::EnhanceParams built = kDefaults;
@@ -134,7 +134,7 @@ gst_cuda_enhance_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJo
     impl->uploaded = kDefaults;
   }
   /* The last upload may still be in flight: on GStreamer 1.24+ the base class need not wait for
-   * the stream before the push (common/cuvsync.h), so the pinned copy is rewritten only after the
+   * the stream before the push (common/cuda/cuvsync.h), so the pinned copy is rewritten only after the
    * stream's earlier work (a change of the values is rare). The base class has already waited
    * for the stream of the last frame if this frame runs on another. */
   if (!(impl->uploaded == p)) {
@@ -198,7 +198,7 @@ gst_cuda_enhance_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
+/* The properties: one declaration each (common/element/cuvsettings.h). */
 static void
 gst_cuda_enhance_install_properties (GObjectClass *gobject_class)
 {

@@ -52,12 +52,12 @@
 #include <cmath>
 #include <iterator>
 
-#include "common/cuvcolor.h"
-#include "common/cuvsettings.h"
-#include "common/cuvcpupool.h"
-#include "common/cuvcuda.h"
-#include "common/cuvenum.h"
-#include "common/cuvresults.h"
+#include "common/base/cuvcolor.h"
+#include "common/element/cuvsettings.h"
+#include "common/base/cuvcpupool.h"
+#include "common/base/cuvcuda.h"
+#include "common/base/cuvenum.h"
+#include "common/results/cuvresults.h"
 #include "kernels/heatmap/heatmap.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
@@ -66,7 +66,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
 #define GST_TYPE_CUDA_HEATMAP_COLORMAP (gst_cuda_heatmap_colormap_get_type ())
 static GType gst_cuda_heatmap_colormap_get_type (void);
 
-/* the properties' values, under the object lock (common/cuvsettings.h) */
+/* the properties' values, under the object lock (common/element/cuvsettings.h) */
 struct HeatmapSettings {
   cuv::Colormap colormap = cuv::Colormap::Sine;
   double gain = 1.0;
@@ -379,7 +379,7 @@ gst_cuda_heatmap_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
+/* The properties: one declaration each (common/element/cuvsettings.h). */
 static void
 gst_cuda_heatmap_install_properties (GObjectClass *gobject_class)
 {

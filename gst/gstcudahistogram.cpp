@@ -55,12 +55,12 @@
 #include <cstring>
 #include <utility>
 
-#include "common/cuvanalytics.h"
-#include "common/cuvsettings.h"
-#include "common/cuvcpupool.h"
-#include "common/cuvenum.h"
-#include "common/cuvreport.h"
-#include "common/cuvresults.h"
+#include "common/results/cuvanalytics.h"
+#include "common/element/cuvsettings.h"
+#include "common/base/cuvcpupool.h"
+#include "common/base/cuvenum.h"
+#include "common/results/cuvreport.h"
+#include "common/results/cuvresults.h"
 #include "kernels/base/copy.h"
 #include "kernels/histogram/histogram.h"
 

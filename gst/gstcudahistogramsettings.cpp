@@ -7,8 +7,8 @@
 
 #include <gst/gst.h>
 
-#include "common/cuvenum.h"
-#include "common/cuvsettings.h"
+#include "common/base/cuvenum.h"
+#include "common/element/cuvsettings.h"
 
 GType
 gst_cuda_histogram_position_get_type (void)
@@ -24,7 +24,7 @@ gst_cuda_histogram_position_get_type (void)
   return cuv::enum_type (&type, "GstCudaHistogramPosition", values);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
+/* The properties: one declaration each (common/element/cuvsettings.h). */
 void
 gst_cuda_histogram_install_properties (GObjectClass *gobject_class, HistogramSettings *(*settings) (GObject *object))
 {

@@ -1,5 +1,5 @@
 /* gst-cudavision: cudahistogram's properties: the values a frame runs with and their
- * declarations (common/cuvsettings.h).
+ * declarations (common/element/cuvsettings.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "kernels/histogram/histogram.h"
 
-/* the properties' values, under the object lock (common/cuvsettings.h) */
+/* the properties' values, under the object lock (common/element/cuvsettings.h) */
 struct HistogramSettings {
   guint bins = 256;
   guint roi[4] = {0, 0, 0, 0}; /* x, y, width, height */

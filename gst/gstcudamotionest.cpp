@@ -69,11 +69,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/cuvanalytics.h"
-#include "common/cuvcolor.h"
-#include "common/cuvcpupool.h"
-#include "common/cuvenum.h"
-#include "common/cuvsettings.h"
+#include "common/results/cuvanalytics.h"
+#include "common/base/cuvcolor.h"
+#include "common/base/cuvcpupool.h"
+#include "common/base/cuvenum.h"
+#include "common/element/cuvsettings.h"
 #include "kernels/motion/motion.h"
 #include "kernels/motion/motion_draw.h"
 
@@ -200,7 +200,7 @@ block_size_nick (cuv::MotionBlock b)
 /* Adds this frame's vectors to the interval's sums. On the CUDA backend the GPU counted them
  * (count_votes_cuda, launched with the search), and the streaming thread adds the range's votes.
  * On the CPU backend, whose search takes far longer, the vectors are counted here: in bands of
- * kVoteBandUnits on the shared workers (common/cuvcpupool.h), each with votes of its own, where a
+ * kVoteBandUnits on the shared workers (common/base/cuvcpupool.h), each with votes of its own, where a
  * frame has more (4K's 518,400 4x4 units; docs/performance-log.md, "The analysers with their default
  * properties"). */
 static void

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "common/cuvcpupool.h"
+#include "common/base/cuvcpupool.h"
 #include "kernels/base/copy.h"
 #include "kernels/luma/luma.h"
 
@@ -65,7 +65,7 @@ motionest::search_cpu (GstCudaVisionFilter *, GstCudaMotionestImpl *impl, const 
   const cuv::Plane &cur = job->luma;
   const cuv::Plane *prev = job->previous_luma;
   cuv::luma_plane_cpu (*in, cur);
-  /* a buffer of our own for a shared input (common/cuvoutput.cpp): the frame first */
+  /* a buffer of our own for a shared input (common/route/cuvoutput.cpp): the frame first */
   if (in->planes[0].data != out->planes[0].data)
     cuv::copy_frame_cpu (*in, *out);
   impl->cpu_vectors.resize (std::max (1, impl->grid.count ()));

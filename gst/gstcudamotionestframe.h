@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "common/cuvbytespool.h"
-#include "common/cuvcuda.h"
-#include "common/cuvresults.h"
-#include "common/gstcudavisionanalyser.h"
+#include "common/results/cuvbytespool.h"
+#include "common/base/cuvcuda.h"
+#include "common/results/cuvresults.h"
+#include "common/element/gstcudavisionanalyser.h"
 #include "kernels/motion/motion.h"
 #include "kernels/motion/motion_draw.h"
 #include "gst/gstcudamotionestsettings.h"
@@ -32,7 +32,7 @@ struct MotionFrame {
 };
 
 struct GstCudaMotionestImpl {
-  MotionSettings settings; /* the properties, under the object lock (common/cuvsettings.h) */
+  MotionSettings settings; /* the properties, under the object lock (common/element/cuvsettings.h) */
 
   /* streaming thread only */
   MotionSettings frame_settings;

@@ -7,8 +7,8 @@
 
 #include <gst/gst.h>
 
-#include "common/cuvenum.h"
-#include "common/cuvsettings.h"
+#include "common/base/cuvenum.h"
+#include "common/element/cuvsettings.h"
 
 GType
 gst_cuda_motionest_draw_get_type (void)
@@ -38,7 +38,7 @@ gst_cuda_motionest_block_size_get_type (void)
   return cuv::enum_type (&type, "GstCudaMotionestBlockSize", values);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
+/* The properties: one declaration each (common/element/cuvsettings.h). */
 void
 gst_cuda_motionest_install_properties (GObjectClass *gobject_class, MotionSettings *(*settings) (GObject *object))
 {

@@ -1,5 +1,5 @@
 /* gst-cudavision: cudamotionest's properties: the values a frame runs with and their
- * declarations (common/cuvsettings.h).
+ * declarations (common/element/cuvsettings.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 

@@ -54,13 +54,13 @@
 #include <algorithm>
 #include <vector>
 
-#include "common/cuvanalytics.h"
-#include "common/cuvsettings.h"
-#include "common/cuvcolor.h"
-#include "common/cuvcpupool.h"
-#include "common/cuvcuda.h"
-#include "common/cuvenum.h"
-#include "common/cuvresults.h"
+#include "common/results/cuvanalytics.h"
+#include "common/element/cuvsettings.h"
+#include "common/base/cuvcolor.h"
+#include "common/base/cuvcpupool.h"
+#include "common/base/cuvcuda.h"
+#include "common/base/cuvenum.h"
+#include "common/results/cuvresults.h"
 #include "kernels/noisemap/noisemap.h"
 #include "kernels/base/regions.h"
 
@@ -75,7 +75,7 @@ typedef enum {
 #define GST_TYPE_CUDA_NOISEMAP_MODE (gst_cuda_noisemap_mode_get_type ())
 static GType gst_cuda_noisemap_mode_get_type (void);
 
-/* the properties' values, under the object lock (common/cuvsettings.h) */
+/* the properties' values, under the object lock (common/element/cuvsettings.h) */
 struct NoisemapSettings {
   guint threshold = 20;
   GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
@@ -374,7 +374,7 @@ gst_cuda_noisemap_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
+/* The properties: one declaration each (common/element/cuvsettings.h). */
 static void
 gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
 {

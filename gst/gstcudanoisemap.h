@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "common/gstcudavisionanalyser.h"
+#include "common/element/gstcudavisionanalyser.h"
 
 G_BEGIN_DECLS
 

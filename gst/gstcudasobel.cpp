@@ -29,9 +29,9 @@
 
 #include <algorithm>
 
-#include "common/cuvcpupool.h"
-#include "common/cuvenum.h"
-#include "common/cuvsettings.h"
+#include "common/base/cuvcpupool.h"
+#include "common/base/cuvenum.h"
+#include "common/element/cuvsettings.h"
 #include "kernels/sobel/sobel.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sobel_debug);
@@ -63,7 +63,7 @@ gst_cuda_sobel_mode_get_type (void)
 #define DEFAULT_SCALE 1.0
 #define DEFAULT_THRESHOLD 0
 
-/* the properties' values, under the object lock (common/cuvsettings.h) */
+/* the properties' values, under the object lock (common/element/cuvsettings.h) */
 struct SobelSettings {
   GstCudaSobelMode mode = DEFAULT_MODE;
   gdouble scale = DEFAULT_SCALE;
@@ -173,7 +173,7 @@ gst_cuda_sobel_finalize (GObject *object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* The properties: one declaration each (common/cuvsettings.h). */
+/* The properties: one declaration each (common/element/cuvsettings.h). */
 static void
 gst_cuda_sobel_install_properties (GObjectClass *gobject_class)
 {

@@ -11,7 +11,7 @@
 
 #include <gst/gst.h>
 
-#include "common/cuvcuda.h"
+#include "common/base/cuvcuda.h"
 #include "gst/gstcudaenhance.h"
 #include "gst/gstcudaheatmap.h"
 #include "gst/gstcudahistogram.h"

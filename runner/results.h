@@ -1,6 +1,6 @@
 /* cudavision-run: which bus messages are an analyser's results (docs/results.md). An analyser is
  * an element whose type derives from GstCudaVisionAnalyser, the base class that alone posts the
- * results messages (common/gstcudavisionanalyser.h): the runner knows no element by name, so a
+ * results messages (common/element/gstcudavisionanalyser.h): the runner knows no element by name, so a
  * new analyser's results reach MQTT as they are (docs/adding-an-element.md).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once

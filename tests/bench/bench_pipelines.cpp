@@ -234,7 +234,7 @@ GstCudaContext *shared_context (int p = 0)
 
 /* A frame of page-locked memory (cudaHostAlloc on the shared context), as a buffer that frees it
  * with the context current: what an upstream element writes into when it takes the pool our
- * first element proposes on the CUDA backend (common/cuvpinned.h). */
+ * first element proposes on the CUDA backend (common/cuda/cuvpinned.h). */
 struct PinnedBlock {
   GstCudaContext *ctx;
   void *data;
@@ -837,7 +837,7 @@ int main (int argc, char **argv)
     if (many)
       many_chain = configs.front ();
   }
-  /* the host's waits for a stream in our elements (common/cuvsync.cpp), 0 where the plugin lacks the hook */
+  /* the host's waits for a stream in our elements (common/cuda/cuvsync.cpp), 0 where the plugin lacks the hook */
   auto waits_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_host_waits"));
   auto host_waits = [waits_hook] { return waits_hook ? waits_hook () : 0L; };
   auto late_hook = reinterpret_cast<long (*) ()> (cuvtest::plugin_symbol ("cuv_in_flight_waits"));

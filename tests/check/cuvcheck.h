@@ -21,7 +21,7 @@
 
 #include "tests/common/cuvplugin.h"
 #include "tests/common/cuvtest.h"
-#include "common/gstcudavisionfilter.h"
+#include "common/element/gstcudavisionfilter.h"
 
 namespace cuvcheck {
 

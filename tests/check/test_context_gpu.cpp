@@ -1,4 +1,4 @@
-/* One CUDA context a device for the process (common/cuvcontext.h, docs/design.md "One CUDA
+/* One CUDA context a device for the process (common/cuda/cuvcontext.h, docs/design.md "One CUDA
  * context a device"): pipelines that an application makes the default way (each its own
  * GstPipeline, no context set by hand) share one GstCudaContext, decoders and upstream's
  * elements in them included; a context the application sets is the one used.

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "tests/check/cuvcheck.h"
-#include "common/cuvprevious.h"
+#include "common/route/cuvprevious.h"
 #include "tests/check/cuvregions.h"
 
 using namespace cuvcheck;

@@ -9,7 +9,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "tests/check/cuvcheck.h"
-#include "common/cuvresults.h"
+#include "common/results/cuvresults.h"
 #include "kernels/histogram/histogram.h"
 
 using namespace cuvcheck;

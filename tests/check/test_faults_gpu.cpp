@@ -1,5 +1,5 @@
 /* CUDA faults end cleanly: for every N that the first frames reach, the plugin's Nth checked CUDA
- * call is made to fail (CUV_CUDA_FAIL_AT, see common/cuvcuda.h) while one element runs on the CUDA
+ * call is made to fail (CUV_CUDA_FAIL_AT, see common/base/cuvcuda.h) while one element runs on the CUDA
  * backend, with system memory or with CUDA memory on its pads. Each run must post an error and
  * get back to NULL within 20 s; the sweep ends at the first N that the run never reaches. The runs
  * share one process (the injected failures leave the device as it was), set N through the
@@ -45,7 +45,7 @@ void watch_warnings (const gchar *domain, GLogLevelFlags level, const gchar *mes
   g_log_default_handler (domain, level, message, nullptr);
 }
 
-/* The plugin's fault-injection hooks (common/cuvcuda.cpp). */
+/* The plugin's fault-injection hooks (common/base/cuvcuda.cpp). */
 struct Hooks {
   void (*fail_at_set) (long) = nullptr;
   long (*checked_calls) () = nullptr;

@@ -399,7 +399,7 @@ copy_vectors (GstElement *, GstBuffer *buf, GstPad *, gpointer data)
   static_cast<Copies *> (data)->emplace_back (bytes, bytes + static_cast<size_t> (cols) * rows * sizeof (GstCudaMotionVector));
 }
 
-/* The meta takes the block the vectors were computed into, without a copy (common/cuvbytespool.h):
+/* The meta takes the block the vectors were computed into, without a copy (common/results/cuvbytespool.h):
  * a block stays intact while a buffer downstream holds its meta, even after the element is gone,
  * and 20 held buffers (more than the pool's 8 blocks) carry what a run that drops each buffer at
  * once sees. */

@@ -1,4 +1,4 @@
-/* The streams between elements (common/cuvsync.h, docs/design.md "Synchronisation"): frames that
+/* The streams between elements (common/cuda/cuvsync.h, docs/design.md "Synchronisation"): frames that
  * cross from one element to the next without a host wait on GStreamer 1.24+ arrive whole, byte
  * for byte as the CPU backend makes them, wherever they go next:
  * - a chain of our elements in CUDA memory, and how often the host waits in it (none between our

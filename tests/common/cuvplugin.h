@@ -1,5 +1,5 @@
-/* gst-cudavision tests: the hooks that the plugin exports for tests (common/cuvcuda.cpp,
- * common/cuvsync.cpp), found in the loaded plugin.
+/* gst-cudavision tests: the hooks that the plugin exports for tests (common/base/cuvcuda.cpp,
+ * common/cuda/cuvsync.cpp), found in the loaded plugin.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 

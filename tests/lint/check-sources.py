@@ -8,9 +8,9 @@
 - no file of gst/ includes an element's header but the element's own file (and plugin.cpp, which
   registers them);
 - the layers (docs/design.md, "Layers"): a file of kernels/ includes only kernels/; of common/, only
-  common/ and kernels/, and of common/ only its own header and files of rows further down
-  docs/design.md's table of common/ (which lists every file of common/ and no other); of gst/, only
-  gst/, common/ and kernels/, and an element's file (gst/gstcudaX.{h,cpp}, and gst/gstcudaYmeta.h
+  common/ and kernels/, lies in one of common/'s folders (element, route, results, cuda, base) and
+  includes of common/ only files of its own folder or of the folders after it, with no cycle among
+  them; of gst/, only gst/, common/ and kernels/, and an element's file (gst/gstcudaX.{h,cpp}, and gst/gstcudaYmeta.h
   of the element whose name begins with Y) no other element's file;
 - no function of common/ or runner/ is longer than 80 lines, and no file of common/ or gst/ is
   600 lines or longer;
@@ -101,29 +101,19 @@ if figures >= 400:
 
 # ---- the layers (docs/design.md, "Layers") ----
 
-def common_rows():
-    """{file of common/: its row in docs/design.md's table of common/}, rows counted from the top."""
-    rows, table = {}, False
-    for line in open("docs/design.md", encoding="utf-8").read().split("\n"):
-        if line.strip() == "| file | what it holds |":
-            table = True
-        elif table and line.strip().startswith("|---"):
-            continue
-        elif table and line.strip().startswith("|"):
-            row = len(set(rows.values()))
-            for stem, exts, ext in re.findall(r"(\w+)\.(?:\{([\w,]+)\}|(\w+))", line.split("|")[1]):
-                for e in exts.split(",") if exts else [ext]:
-                    rows[f"common/{stem}.{e}"] = row
-        elif table:
-            break
-    return rows
+# common/'s folders, top to bottom: a file includes files of its own folder and of the folders after
+# it, never one before, and the includes between files of common/ make no cycle
+COMMON_FOLDERS = ["element", "route", "results", "cuda", "base"]
 
 
-rows = common_rows()
-for f in sorted({f for f in sources if f.startswith("common/")} - set(rows)):
-    breaches.append(f"{f}: not in docs/design.md's table of common/")
-for f in sorted(set(rows) - set(sources)):
-    breaches.append(f"docs/design.md: the table of common/ names {f}, which is not there")
+def common_folder(f):
+    parts = f.split("/")
+    return COMMON_FOLDERS.index(parts[1]) if len(parts) == 3 and parts[1] in COMMON_FOLDERS else None
+
+
+for f in sorted(f for f in sources if f.startswith("common/") and common_folder(f) is None):
+    breaches.append(f"{f}: not in one of common/'s folders ({', '.join(COMMON_FOLDERS)}; docs/design.md, Layers)")
+common_edges = {}
 
 # an element's files: its own pair, and the meta header named after the start of its name
 elements = sorted(set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open("gst/plugin.cpp").read())))
@@ -151,14 +141,36 @@ for f in sources:
         if not inc.startswith(allowed[layer]):
             breaches.append(f"{f}:{n}: includes {inc}; a file of {layer} includes only {', '.join(allowed[layer])} "
                             "(docs/design.md, Layers)")
-        elif layer == "common/" and inc.startswith("common/") and f in rows and inc in rows:
-            own = os.path.splitext(inc)[0] == os.path.splitext(f)[0]
-            if not own and rows[inc] <= rows[f]:
-                breaches.append(f"{f}:{n}: includes {inc}, which docs/design.md's table of common/ places "
-                                f"{'beside' if rows[inc] == rows[f] else 'above'} it (Layers)")
+        elif layer == "common/" and inc.startswith("common/"):
+            if None not in (common_folder(f), common_folder(inc)) and common_folder(inc) < common_folder(f):
+                breaches.append(f"{f}:{n}: includes {inc}, from a folder of common/ above its own "
+                                f"({', '.join(COMMON_FOLDERS)}: docs/design.md, Layers)")
+            common_edges.setdefault(os.path.splitext(f)[0], set()).add(os.path.splitext(inc)[0])
         elif layer == "gst/" and element_of(f) and element_of(inc) not in (None, element_of(f)):
             breaches.append(f"{f}:{n}: includes {inc}, a file of {element_of(inc)}, from a file of {element_of(f)} "
                             "(docs/design.md, Layers)")
+
+# no cycle among common/'s files (a header and its source are one)
+def cycle_from(node, path, done):
+    if node in path:
+        return path[path.index(node):] + [node]
+    if node in done:
+        return None
+    done.add(node)
+    for nxt in sorted(common_edges.get(node, ())):
+        if nxt != node:
+            found = cycle_from(nxt, path + [node], done)
+            if found:
+                return found
+    return None
+
+
+done = set()
+for node in sorted(common_edges):
+    found = cycle_from(node, [], done)
+    if found:
+        breaches.append("common/: the includes go round: " + " -> ".join(found) + " (docs/design.md, Layers)")
+        break
 
 # every element the plugin registers is in the tests' element list and the faults tests
 registered = set(re.findall(r"GST_ELEMENT_REGISTER \((\w+), plugin\)", open("gst/plugin.cpp").read()))
