@@ -11,9 +11,15 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <clocale>
+#include <condition_variable>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "runner/camera.h"
@@ -47,26 +53,72 @@ const char *cameras_word (size_t n)
   return n == 1 ? "camera" : "cameras";
 }
 
-/* What a site should know before the runner connects: settings that weaken it or cannot work. */
-/* --check: every camera's pipeline started on this host as the run starts it (docs/fleet.md,
- * "Checking a config"): an element error is the config's error, a warning is printed */
-bool pipelines_start_here (const char *path, const cuvrun::RunnerConfig &config)
+/* --check: a start that does not return (a CUDA driver that does not answer) ends the check with
+ * an error after kStartLimit instead of holding it without a word */
+constexpr auto kStartLimit = std::chrono::seconds (30);
+
+class StartWatch {
+ public:
+  StartWatch (const char *path, const cuvrun::CameraConfig &cam)
+      : thread_ ([this, path, &cam] {
+          std::unique_lock<std::mutex> lk (lock_);
+          if (!done_cv_.wait_for (lk, kStartLimit, [this] { return done_; })) {
+            g_printerr ("cudavision-run: %s:%d: [camera %s] pipeline: did not start within %lld s (a CUDA driver that "
+                        "does not answer?)\n", path, cam.pipeline_line, cam.name.c_str (),
+                static_cast<long long> (kStartLimit.count ()));
+            _exit (2);
+          }
+        })
+  {
+  }
+  ~StartWatch ()
+  {
+    {
+      std::lock_guard<std::mutex> lk (lock_);
+      done_ = true;
+    }
+    done_cv_.notify_one ();
+    thread_.join ();
+  }
+
+ private:
+  std::mutex lock_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+/* --check: the pipelines of this shard's cameras started on this host as the run starts them
+ * (docs/fleet.md, "A camera list"): an element error is the config's error, a warning is printed.
+ * Cameras with the same pipeline and cuda-device-id start alike, so each such pair is started
+ * once (a start costs about 0.2 s on a GPU) and named by its first camera. */
+bool pipelines_start_here (const char *path, const cuvrun::RunnerConfig &config, int shard, int shards)
 {
-  for (const cuvrun::CameraConfig &cam : config.cameras) {
+  std::set<std::pair<std::string, int>> tried;
+  bool ok = true;
+  for (size_t k = 0; k < config.cameras.size (); k++) {
+    const cuvrun::CameraConfig &cam = config.cameras[k];
+    if (static_cast<int> (k % shards) != shard || !tried.insert ({cam.pipeline, cam.cuda_device_id}).second)
+      continue;
     std::string error;
     std::vector<std::string> warnings;
-    const bool started = cuvrun::starts_here (cam, &error, &warnings);
+    bool started;
+    {
+      StartWatch watch (path, cam);
+      started = cuvrun::starts_here (cam, &error, &warnings);
+    }
     for (const std::string &w : warnings)
-      g_printerr ("cudavision-run: %s:%d: [camera %s] pipeline: warning: %s\n", path, cam.pipeline_line, cam.name.c_str (), w.c_str ());
-    if (!started) {
+      g_printerr ("cudavision-run: %s:%d: [camera %s] pipeline: warning: %s\n", path, cam.pipeline_line, cam.name.c_str (),
+          w.c_str ());
+    if (!started)
       g_printerr ("cudavision-run: %s:%d: [camera %s] pipeline: does not start on this host: %s\n", path,
           cam.pipeline_line, cam.name.c_str (), error.c_str ());
-      return false;
-    }
+    ok = ok && started;
   }
-  return true;
+  return ok;
 }
 
+/* What a site should know before the runner connects: settings that weaken it or cannot work. */
 void warn_about (const cuvrun::BrokerConfig &b)
 {
   if (b.tls_insecure)
@@ -263,7 +315,7 @@ int main (int argc, char **argv)
   for (size_t k = 0; k < config.cameras.size (); k++)
     in_shard += static_cast<int> (k % o.shards) == o.shard;
   if (o.check) {
-    if (!pipelines_start_here (argv[1], config))
+    if (!pipelines_start_here (argv[1], config, o.shard, o.shards))
       return 2;
     g_print ("%s: %zu %s, valid", argv[1], config.cameras.size (), cameras_word (config.cameras.size ()));
     if (o.shards > 1)

@@ -134,6 +134,8 @@ bool read_secret (const std::string &path, std::string *secret, std::string *why
 
 /* A camera's name is a topic level, a metrics label and a log word: long enough for any site's. */
 constexpr size_t kMaxCameraName = 1024;
+/* a CA bundle is a few hundred KiB (Debian's whole store: 220 KiB) */
+constexpr size_t kMaxTlsFile = 16 * 1024 * 1024;
 /* MQTT's strings (a username among them) are at most 65,535 bytes; libmosquitto refuses longer. */
 constexpr size_t kMaxUsername = 65535;
 
@@ -235,15 +237,21 @@ struct Reader {
     return true;
   }
 
-  /* a file the runner must be able to read: its path */
+  /* a TLS file the runner must be able to read, at once: its path (libmosquitto reads it again at
+   * each connection, so a file that blocks, such as /proc/kmsg, would hold the runner there) */
   bool file (const char *group, const char *key, std::string *out)
   {
     if (!string (group, key, out, false))
       return false;
+    if (!out->empty () && !g_file_test (out->c_str (), G_FILE_TEST_EXISTS))
+      return fail (group, key, "no file '" + *out + "'");
     if (!out->empty () && !g_file_test (out->c_str (), G_FILE_TEST_IS_REGULAR))
       return fail (group, key, "'" + *out + "' is not a file here");
     if (!out->empty () && g_access (out->c_str (), R_OK) != 0)
       return fail (group, key, "'" + *out + "' cannot be read by this user");
+    std::string content, why;
+    if (!out->empty () && !read_bounded (*out, kMaxTlsFile, &content, &why))
+      return fail (group, key, why + " (a TLS file is a regular file of at most 16 MiB that reads at once)");
     return true;
   }
 

@@ -41,7 +41,8 @@ bool tls_files_load (const BrokerConfig &broker, std::string *key, std::string *
   /* the key before the certificate: a certificate that does not fit a loaded key drops it, where
    * a key that does not fit a loaded certificate fails to load with "key values mismatch" */
   if (!ca.empty () && SSL_CTX_load_verify_locations (ctx, ca.c_str (), nullptr) != 1)
-    *key = "tls-ca-file", *why = "'" + ca + "' holds no PEM certificate (OpenSSL: " + openssl_reason () + ")";
+    *key = "tls-ca-file", *why = "'" + ca + "' is not a file of PEM certificates OpenSSL reads (OpenSSL: " +
+        openssl_reason () + ")";
   else if (!pkey.empty () && SSL_CTX_use_PrivateKey_file (ctx, pkey.c_str (), SSL_FILETYPE_PEM) != 1)
     *key = "tls-key-file", *why = "'" + pkey + "' is not a PEM private key that opens without a passphrase (OpenSSL: " +
         openssl_reason () + ")";

@@ -355,7 +355,7 @@ rejects syntax.conf "syntax.conf:3: Key file contains line"
 printf '[runner]\ntls-ca-file=%s/ca.crt\ntls-cert-file=%s/server.crt\ntls-key-file=%s/other.key\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" "$dir" "$dir" > keypair.conf
 rejects keypair.conf "keypair.conf:4: [runner] tls-key-file: '$dir/other.key' is not the key of tls-cert-file's certificate"
 printf '[runner]\ntls-ca-file=%s/ca.key\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" > cakey.conf
-rejects cakey.conf "cakey.conf:2: [runner] tls-ca-file: '$dir/ca.key' holds no PEM certificate"
+rejects cakey.conf "cakey.conf:2: [runner] tls-ca-file: '$dir/ca.key' is not a file of PEM certificates OpenSSL reads"
 openssl_quiet rsa -in server.key -aes128 -passout pass:secret -out sealed.key
 printf '[runner]\ntls-cert-file=%s/server.crt\ntls-key-file=%s/sealed.key\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" "$dir" > sealed.conf
 rejects sealed.conf "sealed.conf:3: [runner] tls-key-file: '$dir/sealed.key' is not a PEM private key that opens without a passphrase" </dev/null
@@ -365,6 +365,17 @@ printf '[camera a]\nuri=rtsp://127.0.0.1:1/a\ncuda-device-id=99\npipeline=cudahi
 rc=0; out=$(timeout 20 "$run" --check device.conf 2>&1) || rc=$?
 [ $rc = 2 ] && grep -qF "device.conf:4: [camera a] pipeline: does not start on this host: gate: " <<<"$out" ||
   fail "backend=cuda on device 99 passes --check (exit status $rc): $out"
+# ... only the shard's own cameras (the other shard's host may have that device), each pipeline once
+printf '[camera b]\nuri=rtsp://127.0.0.1:1/b\npipeline=cudasobel\n[camera c]\nuri=rtsp://127.0.0.1:1/c\npipeline=cudasobel\n' >> device.conf
+timeout 20 "$run" --check --shard 1/2 device.conf | grep -q "3 cameras, valid; shard 1/2 runs 1 of them" ||
+  fail "--check --shard 1/2 starts another shard's camera: $(timeout 20 "$run" --check --shard 1/2 device.conf 2>&1)"
+rc=0; timeout 20 "$run" --check --shard 0/2 device.conf >/dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "--check --shard 0/2 passes its camera on device 99 (exit status $rc)"
+# a TLS file that would block its reader (the kernel's log, where the runner may open it) is refused at once
+if [ -r /proc/kmsg ]; then
+  printf '[runner]\ntls-ca-file=/proc/kmsg\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > kmsg.conf
+  rejects kmsg.conf "kmsg.conf:2: [runner] tls-ca-file: '/proc/kmsg': "
+fi
 
 # a camera's password goes wherever its URI says: never one of the runner's own secrets, by any path
 echo broker-secret > runner-pw
