@@ -68,7 +68,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug
 
 
-/* What publishing a frame's results reads (gst_cuda_histogram_keep_frame). */
+/* What publishing a frame's results reads (gst_cuda_histogram_keep_results). */
 struct HistogramFrame { HistogramSettings frame_settings; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
 
 struct GstCudaHistogramImpl {
@@ -86,7 +86,7 @@ struct GstCudaHistogramImpl {
 #if CUV_HAVE_CUDA
   cuv::ResultBuffers<cuv::HistogramPartials, cuv::HistogramResult> results;
 #endif
-  HistogramFrame kept[3]; /* frames whose results follow them (gst_cuda_histogram_keep_frame) */
+  HistogramFrame kept[3]; /* frames whose results follow them (gst_cuda_histogram_keep_results) */
   guint next_kept = 0;
   /* the message interval's sums */
   cuv::HistogramResult sum{};
@@ -192,7 +192,7 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   GstCudaHistogramImpl *impl = self->impl;
   if (!CUV_CUDA_OK (self, impl->results.ensure (job->context, stream)))
     return GST_FLOW_ERROR;
-  /* each of the last three frames' results in a slot of its own (gst_cuda_histogram_keep_frame) */
+  /* each of the last three frames' results in a slot of its own (gst_cuda_histogram_keep_results) */
   impl->results.next_slot ();
   const cuv::HistogramResults to = impl->results.to ();
   const int bins = static_cast<int> (impl->frame_settings.bins);
@@ -216,18 +216,18 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 /* The frame's results follow it and may be published after the next two frames: what that reads
  * is kept. */
 static guint
-gst_cuda_histogram_keep_frame (GstCudaVisionFilter *filter)
+gst_cuda_histogram_keep_results (GstCudaVisionFilter *filter)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
   const guint k = impl->next_kept;
   impl->next_kept = (k + 1) % G_N_ELEMENTS (impl->kept);
   impl->kept[k] = HistogramFrame{impl->frame_settings, impl->roi, impl->rgb, impl->result};
-  gst_cuda_vision_analyser_keep_frame (GST_CUDA_VISION_ANALYSER (filter), k);
+  gst_cuda_vision_analyser_keep_results (GST_CUDA_VISION_ANALYSER (filter), k);
   return k;
 }
 
 static void
-gst_cuda_histogram_swap_frame (GstCudaVisionFilter *filter, guint kept)
+gst_cuda_histogram_swap_results (GstCudaVisionFilter *filter, guint kept)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
   HistogramFrame &k = impl->kept[kept];
@@ -235,7 +235,7 @@ gst_cuda_histogram_swap_frame (GstCudaVisionFilter *filter, guint kept)
   std::swap (impl->roi, k.roi);
   std::swap (impl->rgb, k.rgb);
   std::swap (impl->result, k.result);
-  gst_cuda_vision_analyser_swap_frame (GST_CUDA_VISION_ANALYSER (filter), kept);
+  gst_cuda_vision_analyser_swap_results (GST_CUDA_VISION_ANALYSER (filter), kept);
 }
 
 /* The meta's counts are one GBytes (@counts_as_bytes): a transform downstream that copies the
@@ -388,8 +388,8 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cuda);
 #endif
-  filter_class->keep_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_keep_frame);
-  filter_class->swap_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_swap_frame);
+  filter_class->keep_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_keep_results);
+  filter_class->swap_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_swap_results);
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_frame_results);

@@ -149,7 +149,7 @@ gst_cuda_motionest_end_frame (GstCudaVisionAnalyser *analyser)
  * frame"): what that reads is kept, its vectors' block included. A slot reused still holding a
  * block held a frame whose results were never published (dropped at a flush). */
 static guint
-gst_cuda_motionest_keep_frame (GstCudaVisionFilter *filter)
+gst_cuda_motionest_keep_results (GstCudaVisionFilter *filter)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
   const guint k = impl->next_kept;
@@ -159,12 +159,12 @@ gst_cuda_motionest_keep_frame (GstCudaVisionFilter *filter)
     cuv::BytesPool::give_back (kept.block);
   kept = MotionFrame{impl->frame_settings, impl->grid, impl->first_frame, impl->vectors, impl->processed, impl->frame_votes, nullptr};
   impl->vector_target.swap_block (&kept.block);
-  gst_cuda_vision_analyser_keep_frame (GST_CUDA_VISION_ANALYSER (filter), k);
+  gst_cuda_vision_analyser_keep_results (GST_CUDA_VISION_ANALYSER (filter), k);
   return k;
 }
 
 static void
-gst_cuda_motionest_swap_frame (GstCudaVisionFilter *filter, guint kept)
+gst_cuda_motionest_swap_results (GstCudaVisionFilter *filter, guint kept)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
   MotionFrame &k = impl->kept[kept];
@@ -175,7 +175,7 @@ gst_cuda_motionest_swap_frame (GstCudaVisionFilter *filter, guint kept)
   std::swap (impl->processed, k.processed);
   std::swap (impl->frame_votes, k.frame_votes);
   impl->vector_target.swap_block (&k.block);
-  gst_cuda_vision_analyser_swap_frame (GST_CUDA_VISION_ANALYSER (filter), kept);
+  gst_cuda_vision_analyser_swap_results (GST_CUDA_VISION_ANALYSER (filter), kept);
 }
 
 static void
@@ -352,8 +352,8 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   filter_class->temporal_luma = TRUE;
   filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_writes_frame);
-  filter_class->keep_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_keep_frame);
-  filter_class->swap_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_swap_frame);
+  filter_class->keep_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_keep_results);
+  filter_class->swap_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_swap_results);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_motionest_set_info);
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_motionest_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cpu);

@@ -168,7 +168,7 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
     return true;
   if (!CUV_CUDA_OK (self, impl->votes.ensure (ctx, stream)))
     return false;
-  /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_frame) */
+  /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_results) */
   impl->votes.next_slot ();
   if (!CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame_settings.range),
                           impl->frame_settings.motion_threshold, impl->votes.to (), stream)))
@@ -192,7 +192,7 @@ motionest::search_cuda (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl,
   }
   auto dvec = reinterpret_cast<cuv::MotionVector *> (impl->device_vectors.data ());
   const size_t vector_bytes = static_cast<size_t> (impl->grid.count ()) * sizeof (cuv::MotionVector);
-  /* each frame kept has a fallback slot of its own (gst_cuda_motionest_keep_frame) */
+  /* each frame kept has a fallback slot of its own (gst_cuda_motionest_keep_results) */
   impl->pinned_slot = (impl->pinned_slot + 1) % G_N_ELEMENTS (impl->kept);
   uint8_t *fallback = impl->pinned_vectors.data () + impl->pinned_slot * densest_vector_bytes (impl);
   uint8_t *host_vectors = vector_target (impl, ctx, fallback);

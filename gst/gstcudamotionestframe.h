@@ -20,7 +20,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_motionest_debug);
 
 
 /* What publishing a frame's results reads, kept while the element processes its next frames
- * (gst_cuda_motionest_keep_frame). */
+ * (gst_cuda_motionest_keep_results). */
 struct MotionFrame {
   MotionSettings frame_settings;
   cuv::MotionGrid grid{};
@@ -63,7 +63,7 @@ struct GstCudaMotionestImpl {
   cuv::MotionTally count;
   bool count_used = false;
   std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
-  /* frames whose results are published later (gst_cuda_motionest_keep_frame): as many as the
+  /* frames whose results are published later (gst_cuda_motionest_keep_results): as many as the
    * fallback's and the votes' slots */
   MotionFrame kept[3];
   guint next_kept = 0;

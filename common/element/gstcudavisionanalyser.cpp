@@ -30,7 +30,7 @@ struct AnalyserImpl {
   bool frame_post_messages = DEFAULT_POST_MESSAGES;
   guint64 frame_interval = DEFAULT_INTERVAL;
   cuv::IntervalClock clock;
-  /* frames whose results follow them (gst_cuda_vision_analyser_keep_frame) */
+  /* frames whose results follow them (gst_cuda_vision_analyser_keep_results) */
   struct Kept {
     bool post_messages;
     guint64 interval;
@@ -53,7 +53,7 @@ analyser_impl (GstCudaVisionAnalyser *self)
 }
 
 void
-gst_cuda_vision_analyser_keep_frame (GstCudaVisionAnalyser *self, guint kept)
+gst_cuda_vision_analyser_keep_results (GstCudaVisionAnalyser *self, guint kept)
 {
   AnalyserImpl *impl = analyser_impl (self);
   g_return_if_fail (kept < G_N_ELEMENTS (impl->kept));
@@ -61,7 +61,7 @@ gst_cuda_vision_analyser_keep_frame (GstCudaVisionAnalyser *self, guint kept)
 }
 
 void
-gst_cuda_vision_analyser_swap_frame (GstCudaVisionAnalyser *self, guint kept)
+gst_cuda_vision_analyser_swap_results (GstCudaVisionAnalyser *self, guint kept)
 {
   AnalyserImpl *impl = analyser_impl (self);
   g_return_if_fail (kept < G_N_ELEMENTS (impl->kept));

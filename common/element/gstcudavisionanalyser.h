@@ -73,11 +73,11 @@ struct _GstCudaVisionAnalyserClass {
 void gst_cuda_vision_analyser_class_set_results (GstCudaVisionAnalyserClass *klass, const gchar *message_name,
     const gchar *meta_name);
 
-/* From the subclass's keep_frame and swap_frame (gstcudavisionfilter.h), with its number @kept
+/* From the subclass's keep_results and swap_results (gstcudavisionfilter.h), with its number @kept
  * (below 3): what the base class read of this frame (post-messages, interval) is kept and
  * exchanged with the subclass's. */
-void gst_cuda_vision_analyser_keep_frame (GstCudaVisionAnalyser *self, guint kept);
-void gst_cuda_vision_analyser_swap_frame (GstCudaVisionAnalyser *self, guint kept);
+void gst_cuda_vision_analyser_keep_results (GstCudaVisionAnalyser *self, guint kept);
+void gst_cuda_vision_analyser_swap_results (GstCudaVisionAnalyser *self, guint kept);
 
 /* Streaming thread: starts the interval over now (e.g. when the frames' results stop adding up). */
 void gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self);

@@ -236,7 +236,7 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.temporal.configure (klass->temporal, klass->temporal_luma);
   priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame, klass->frame_finished,
-      klass->keep_frame, klass->swap_frame, priv->route.temporal.keeps_frames (), klass->host_results != FALSE};
+      klass->keep_results, klass->swap_results, priv->route.temporal.keeps_frames (), klass->host_results != FALSE};
 
   bool cuda_memory_possible = false;
   const bool ok = cuv::open_backend (GST_ELEMENT (trans), now.device_id, now.backend, priv->route, &cuda_memory_possible);

@@ -97,15 +97,15 @@ struct _GstCudaVisionFilterClass {
   /* Optional, with host_results: the element's results may follow the frame to the next of our
    * elements and be published later, even after the element's next frames were processed
    * (docs/design.md, "Results that follow the frame"), and the element queues its next frame
-   * before it waits for the one in flight ("Frames in flight"). keep_frame, on the CUDA backend
+   * before it waits for the one in flight ("Frames in flight"). keep_results, on the CUDA backend
    * once the frame's work is queued, keeps what frame_finished reads of this frame (its settings,
    * where its results are: cuv::ResultBuffers::next_slot before each launch) under a number it
    * returns;
-   * swap_frame exchanges what the element holds now with what it kept under @kept, before and
+   * swap_results exchanges what the element holds now with what it kept under @kept, before and
    * after frame_finished publishes that frame. At most two frames are kept unpublished at once:
    * the element keeps three. Streaming thread. */
-  guint (*keep_frame) (GstCudaVisionFilter *self);
-  void (*swap_frame) (GstCudaVisionFilter *self, guint kept);
+  guint (*keep_results) (GstCudaVisionFilter *self);
+  void (*swap_results) (GstCudaVisionFilter *self, guint kept);
   gpointer _gst_reserved[GST_PADDING];
 };
 

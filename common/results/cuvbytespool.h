@@ -70,7 +70,7 @@ class BytesTarget {
   /* The frame's first @size bytes (at @data) as a GBytes: the block itself, or a copy of @data. */
   GBytes *take (const void *data, size_t size);
   /* Exchanges the frame's block with @kept: an element that processes its next frames before it
-   * publishes this one (gstcudavisionfilter.h: keep_frame) keeps the block aside meanwhile. */
+   * publishes this one (gstcudavisionfilter.h: keep_results) keeps the block aside meanwhile. */
   void swap_block (BytesPool::Block **kept) { std::swap (block_, *kept); }
   /* Gives back the frame's block and drops the pool (caps change, stop); blocks still in metas
    * downstream go back to the old pool, which lives until the last one does. */

@@ -35,7 +35,7 @@ class PendingResults {
   /* The analyser's last word on a frame (frame_finished): its metas onto @results, its messages. */
   using Publish = void (*) (GstCudaVisionFilter *owner, GstBuffer *results);
   /* Exchanges what the analyser holds now with what it kept of the frame under @kept
-   * (gstcudavisionfilter.h: keep_frame, swap_frame). */
+   * (gstcudavisionfilter.h: keep_results, swap_results). */
   using Swap = void (*) (GstCudaVisionFilter *owner, guint kept);
 
   /* The owner's streaming thread, once the frame's work is queued on @stream of @ctx and the

@@ -316,7 +316,7 @@ finish (CudaFrame &f, bool ok)
   /* An analyser's results follow the frame where what reads it completes them: an element of
    * ours puts them on the buffer that leaves us (cuvresultsmeta.h) */
   const bool completes = route.consumer_completes.load (std::memory_order_relaxed);
-  const bool results_follow = gpu_to_gpu && route.op.host_results && route.op.keep_frame && completes;
+  const bool results_follow = gpu_to_gpu && route.op.host_results && route.op.keep_results && completes;
   const bool on_gpu_only = gpu_to_gpu && (!route.op.host_results || results_follow);
   const bool consumer_waits = on_gpu_only && f.out_stream && f.out_stream == f.run_on;
   /* 1.22: the next element is ours and runs after this frame on its stream (cuvsync.h) */
@@ -340,25 +340,25 @@ finish (CudaFrame &f, bool ok)
     /* the element keeps three frames: this one and at most two unpublished (the two before it) */
     if (!cuv::publish_oldest (route.deferred, 1))
       ok = false;
-    task.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_frame,
-        route.op.keep_frame (f.self), route.context, f.stream, f.outbuf);
+    task.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_results,
+        route.op.keep_results (f.self), route.context, f.stream, f.outbuf);
   }
   /* an analyser queued ahead publishes in frame order: a frame the host has waited for already
    * stays behind the one in flight too */
   const bool behind_in_flight = f.waited && route.op.host_results && cuv::has_frame_in_flight (route);
   if (no_wait || (f.waited && !behind_in_flight))
-    return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::None);
+    return cuv::close_cuda_frame (f.self, route, frame, ok, cuv::Wait::None);
   GST_LOG_OBJECT (f.self, "the host waits%s: in %s, out %s, output on stream %p, ran on %p%s%s",
       task.may_leave_in_flight ? " when the next frame is queued" : " before the push", f.in_dev ? "CUDA" : "system",
       f.out_dev ? "CUDA" : "system", f.out_stream, f.run_on, route.op.host_results ? ", results read on the host" : "",
       temporal ? ", keeps the previous frame" : "");
   if (!ok || !task.may_leave_in_flight)
-    return cuv::end_frame (f.self, route, frame, ok, cuv::Wait::Now);
+    return cuv::close_cuda_frame (f.self, route, frame, ok, cuv::Wait::Now);
   /* in flight: the buffers live until the wait, and the input is not let go of before the GPU
    * has read it; the frame in flight before it, if any, has the other done event */
   frame.done = route.stream.done_event (route.next_done++);
   if (!CUV_CUDA_OK (f.self, cuv::mark_in_flight (f.stream, frame.done)))
-    return cuv::end_frame (f.self, route, frame, false, cuv::Wait::Now);
+    return cuv::close_cuda_frame (f.self, route, frame, false, cuv::Wait::Now);
   if (frame.inbuf)
     gst_buffer_ref (frame.inbuf);
   gst_buffer_ref (frame.outbuf);
@@ -366,8 +366,8 @@ finish (CudaFrame &f, bool ok)
   for (const std::shared_ptr<cuv::PendingResults> &r : task.upstream_results)
     r->hold_in_flight ();
   /* the next frame may be processed before this one's results are published (queues_ahead) */
-  if (route.op.host_results && route.op.keep_frame)
-    frame.kept = static_cast<int> (route.op.keep_frame (f.self));
+  if (route.op.host_results && route.op.keep_results)
+    frame.kept = static_cast<int> (route.op.keep_results (f.self));
   frame.results = std::move (task.upstream_results);
   task.upstream_results.clear ();
   route.in_flight.push_back (std::move (frame));
@@ -384,7 +384,7 @@ cuv::process_cuda (GstCudaVisionFilter *self, Route &route, FrameTask &task, con
   const bool in_place = inbuf == outbuf;
   const bool in_dev = cuv::is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : cuv::is_device_buffer (route, outbuf);
-  CudaFrame f{self, route, task, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::writes_frame (route, self, in_place)};
+  CudaFrame f{self, route, task, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::output_written (route, self, in_place)};
   if (!in_dev) {
     warn_other_context (self, route, inbuf);
     /* read on the host, or by another context */

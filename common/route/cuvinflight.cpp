@@ -14,7 +14,7 @@
 
 #if CUV_HAVE_CUDA
 GstFlowReturn
-cuv::end_frame (GstCudaVisionFilter *self, Route &route, const Route::InFlight &f, bool ok, Wait wait)
+cuv::close_cuda_frame (GstCudaVisionFilter *self, Route &route, const Route::InFlight &f, bool ok, Wait wait)
 {
   CapsState &st = *f.state;
   if (wait != Wait::None) {
@@ -65,7 +65,7 @@ cuv::has_frame_in_flight (const Route &route)
 bool
 cuv::queues_ahead (const Route &route)
 {
-  return route.use_cuda && !route.op.temporal && (!route.op.host_results || route.op.keep_frame);
+  return route.use_cuda && !route.op.temporal && (!route.op.host_results || route.op.keep_results);
 }
 
 GstFlowReturn
@@ -80,7 +80,7 @@ cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out,
   route.in_flight.pop_front ();
   *kept = f.kept;
   cuv::ContextGuard guard (route.context);
-  GstFlowReturn ret = end_frame (self, route, f, guard.ok (), Wait::InFlight);
+  GstFlowReturn ret = close_cuda_frame (self, route, f, guard.ok (), Wait::InFlight);
   if (f.inbuf)
     gst_buffer_unref (f.inbuf);
   if (ret == GST_FLOW_OK && !f.results.empty ()) {

@@ -18,7 +18,7 @@ enum class Wait { None, Now, InFlight };
 
 /* What a frame on the CUDA backend does after its work was queued: the host's wait (@wait), the
  * memory's sync flag, the previous frame of a temporal element, the error message. */
-GstFlowReturn end_frame (GstCudaVisionFilter *self, Route &route, const Route::InFlight &f, bool ok, Wait wait);
+GstFlowReturn close_cuda_frame (GstCudaVisionFilter *self, Route &route, const Route::InFlight &f, bool ok, Wait wait);
 #endif
 
 /* Whether a frame is in flight. */
@@ -26,7 +26,7 @@ bool has_frame_in_flight (const Route &route);
 /* Whether the element queues a frame before it waits for the one in flight (the base class's
  * generate_output): an element on the CUDA backend that keeps no previous frame (not temporal)
  * and either reads no results on the host or keeps what publishing a frame's results reads
- * (keep_frame: an analyser's next launch then writes its results elsewhere). Its upload from
+ * (keep_results: an analyser's next launch then writes its results elsewhere). Its upload from
  * system memory then runs on a second stream into the other of two staging buffers, while the
  * last frame's kernel and download run on the first: frame N+1 goes up the PCIe link while frame
  * N comes down. */

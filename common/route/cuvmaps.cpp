@@ -43,7 +43,7 @@ map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *inf
 }
 
 bool
-cuv::writes_frame (const Route &route, GstCudaVisionFilter *self, bool in_place)
+cuv::output_written (const Route &route, GstCudaVisionFilter *self, bool in_place)
 {
   return !in_place || !route.op.writes_frame || route.op.writes_frame (self);
 }

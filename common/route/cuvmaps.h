@@ -12,8 +12,9 @@
 
 namespace cuv {
 
-/* In place, whether the frame is written (see writes_frame); out of place it always is. */
-bool writes_frame (const Route &route, GstCudaVisionFilter *self, bool in_place);
+/* Whether this frame's output is written, so mapped for writing: out of place always; in place
+ * where the element writes the frame (its class's writes_frame says so per frame). */
+bool output_written (const Route &route, GstCudaVisionFilter *self, bool in_place);
 
 /* Both buffers of one frame mapped (map_frame), as device memory where @in_dev / @out_dev; in
  * place the output is the input's mapping, read-write when the element @writes. Unmapped when it

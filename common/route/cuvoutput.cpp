@@ -74,10 +74,10 @@ cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffe
   /* queued ahead, the element has processed the next frame since: what it kept of this one is
    * what publishing reads */
   if (kept >= 0)
-    route.op.swap_frame (self, kept);
+    route.op.swap_results (self, kept);
   finished (self, route, *out);
   if (kept >= 0)
-    route.op.swap_frame (self, kept);
+    route.op.swap_results (self, kept);
   return ret;
 }
 

@@ -76,8 +76,8 @@ struct Operation {
   GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const FrameJob *job) = nullptr;
   gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
   void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf) = nullptr;
-  guint (*keep_frame) (GstCudaVisionFilter *self) = nullptr;
-  void (*swap_frame) (GstCudaVisionFilter *self, guint kept) = nullptr;
+  guint (*keep_results) (GstCudaVisionFilter *self) = nullptr;
+  void (*swap_results) (GstCudaVisionFilter *self, guint kept) = nullptr;
   bool temporal = false;
   /* the element reads results on the host after each frame (the analysers): its stream is always
    * waited for before the push */
@@ -129,7 +129,7 @@ struct Route {
     bool out_dev = false;
     bool hold = false; /* a temporal element keeps inbuf as its previous frame */
     Results results;   /* upstream analysers', put on outbuf after the wait */
-    int kept = -1;     /* an analyser's number for what it kept of the frame (op.keep_frame) */
+    int kept = -1;     /* an analyser's number for what it kept of the frame (op.keep_results) */
   };
   std::deque<InFlight> in_flight;
   /* which of the stream's two done events the next frame in flight records */
