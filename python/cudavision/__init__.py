@@ -55,11 +55,16 @@ _LAYOUTS = {
 
 
 def _check_writable(buffer):
-    """Writing needs a buffer that only this caller holds, checked here rather than by
-    gst_buffer_map's own check, which would print a CRITICAL first."""
+    """Writing needs a buffer and memory that only this caller holds, checked here, at every
+    writable frame (a mapping kept alive by an old view included), rather than by gst_buffer_map,
+    which prints a CRITICAL for a shared buffer and silently copies shared memory, so that the
+    write would land in a copy."""
     if not _cuda.gst.gst_mini_object_is_writable(hash(buffer)):
         raise Unsupported("the buffer is not writable: others hold it (an appsink's sample or a probe's buffer "
                           "always is, from Python); map a copy of your own, buffer.copy_deep ()")
+    if not _cuda.gst.gst_buffer_is_all_memory_writable(hash(buffer)):
+        raise Unsupported("the buffer's memory is not writable: another buffer shares it (buffer.copy () shares "
+                          "memory); map a copy of your own, buffer.copy_deep ()")
 
 
 class _Mapping:
@@ -91,11 +96,21 @@ _mappings = weakref.WeakValueDictionary()
 
 
 def _mapping(buffer, writable, cuda):
+    """The buffer's one mapping: a frame to read shares a writable mapping that is open (it then
+    reads what is written); a writable frame is refused while a read-only mapping is open, since
+    mapping for writing could copy the memory and leave the read views behind, stale."""
+    if writable:
+        _check_writable(buffer)
+        if _mappings.get((hash(buffer), False, cuda)) is not None:
+            raise Unsupported("a read-only frame of this buffer, or a view or tensor made of one, is still open: "
+                              "close them (and drop their views) before opening it writable")
+    else:
+        mapping = _mappings.get((hash(buffer), True, cuda))
+        if mapping is not None:
+            return mapping
     key = (hash(buffer), writable, cuda)  # the buffer's address: its own while the mapping holds it
     mapping = _mappings.get(key)
     if mapping is None:
-        if writable:
-            _check_writable(buffer)
         try:
             mapping = _cuda.CudaMapping(buffer, writable) if cuda else _Mapping(buffer, writable)
         except _cuda.MapError as e:
@@ -108,11 +123,11 @@ class _PlaneView:
     """numpy's view of one plane: its __array_interface__ points into the mapping, which numpy
     keeps alive (the array's base is this object) for as long as the array or a slice lives."""
 
-    def __init__(self, mapping, offset, shape, strides, dtype):
+    def __init__(self, mapping, offset, shape, strides, dtype, writable):
         self.mapping = mapping
         self.__array_interface__ = {
             "version": 3, "shape": shape, "strides": strides, "typestr": dtype.str,
-            "data": (mapping.address + offset, not mapping.writable),
+            "data": (mapping.address + offset, not writable),
         }
 
 
@@ -123,10 +138,10 @@ class CudaPlane:
     `cupy.from_dlpack (plane)`) or the CUDA array interface (`cupy.asarray (plane)`,
     `torch.as_tensor (plane, device="cuda")`); what it makes keeps the frame mapped."""
 
-    def __init__(self, mapping, offset, shape, strides, dtype):
+    def __init__(self, mapping, offset, shape, strides, dtype, writable):
         self._mapping = mapping
         self.address, self.offset, self.device = mapping.address, offset, mapping.device
-        self.shape, self.strides, self.dtype, self.writable = shape, strides, dtype, mapping.writable
+        self.shape, self.strides, self.dtype, self.writable = shape, strides, dtype, writable
         self.ptr = mapping.address + offset
 
     def __repr__(self):
@@ -194,11 +209,19 @@ class Frame:
     `width`, `height`, and `device` (None in system memory, else the CUDA device's ordinal)."""
 
     def __init__(self, buffer, caps, writable=False):
-        if buffer is None or caps is None:
-            raise Unsupported("a frame needs a buffer and its caps (a Gst.Sample has both)")
+        if not isinstance(buffer, Gst.Buffer):
+            raise TypeError(f"a frame is of a Gst.Buffer or a Gst.Sample, not {type(buffer).__name__}")
+        if caps is None:
+            raise TypeError("a frame needs the buffer's caps: frame (buffer, caps), or frame (sample)")
+        if not isinstance(caps, Gst.Caps):
+            raise TypeError(f"caps are a Gst.Caps, not {type(caps).__name__}" +
+                            (" (Gst.Caps.from_string (text) makes them)" if isinstance(caps, str) else ""))
         self.format, self.width, self.height, offsets, strides, cuda = _parse(caps)
         layout = _LAYOUTS[self.format]
         meta = GstVideo.buffer_get_video_meta(buffer)
+        if meta is not None and GstVideo.VideoFormat.to_string(meta.format) != self.format:
+            raise Unsupported(f"the buffer's video meta says {GstVideo.VideoFormat.to_string(meta.format)}, "
+                              f"the caps {self.format}")
         if meta is not None:
             if meta.width < self.width or meta.height < self.height or meta.n_planes != len(layout):
                 raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
@@ -218,9 +241,9 @@ class Frame:
                                   f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
             step = (strides[i], pixel, dtype.itemsize) if components > 1 else (strides[i], pixel)
             if self.device is None:
-                self._planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype)))
+                self._planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype, writable)))
             else:
-                self._planes.append(CudaPlane(self._mapping, offsets[i], shape, step, dtype))
+                self._planes.append(CudaPlane(self._mapping, offsets[i], shape, step, dtype, writable))
 
     @property
     def planes(self):
@@ -244,9 +267,12 @@ class Frame:
 
 
 def frame(buffer, caps=None, writable=False):
-    """A Frame of @buffer with @caps, or of a Gst.Sample (its buffer and caps)."""
+    """A Frame of @buffer with @caps, or of a Gst.Sample (its buffer and caps: no other caps)."""
     if isinstance(buffer, Gst.Sample):
-        buffer, caps = buffer.get_buffer(), caps or buffer.get_caps()
+        own = buffer.get_caps()
+        if caps is not None and not (isinstance(caps, Gst.Caps) and own is not None and caps.is_equal(own)):
+            raise TypeError("a Gst.Sample brings its own caps: frame (sample), or frame (sample.get_buffer (), caps)")
+        buffer, caps = buffer.get_buffer(), own
     return Frame(buffer, caps, writable)
 
 

@@ -39,7 +39,8 @@ gst = ctypes.CDLL("libgstreamer-1.0.so.0")
 for _name, _args, _res in (("gst_memory_map", [_c, ctypes.POINTER(_MapInfo), ctypes.c_int], ctypes.c_int),
                            ("gst_memory_unmap", [_c, ctypes.POINTER(_MapInfo)], None),
                            ("gst_mini_object_ref", [_c], _c), ("gst_mini_object_unref", [_c], None),
-                           ("gst_mini_object_is_writable", [_c], ctypes.c_int)):
+                           ("gst_mini_object_is_writable", [_c], ctypes.c_int),
+                           ("gst_buffer_is_all_memory_writable", [_c], ctypes.c_int)):
     getattr(gst, _name).argtypes, getattr(gst, _name).restype = _args, _res
 
 

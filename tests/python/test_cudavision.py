@@ -191,7 +191,33 @@ raises("caps of a larger frame than the buffer", lambda: cudavision.frame(buf, G
 small = Gst.Buffer.new_wrapped(bytes(100))
 raises("a buffer smaller than the caps' frame", lambda: cudavision.frame(small, Gst.Caps.from_string(
     "video/x-raw,format=RGBA,width=64,height=48")), "does not fit")
-raises("no caps", lambda: cudavision.frame(small), "needs a buffer and its caps")
+
+# argument errors are TypeError, as Python's own
+def type_error(what, fn, text):
+    try:
+        fn()
+    except TypeError as e:
+        check(text in str(e), f"{what}: {e}")
+        return
+    except Exception as e:  # noqa: BLE001
+        check(False, f"{what}: {type(e).__name__}, not TypeError: {e}")
+        return
+    check(False, f"{what}: no error")
+
+
+type_error("no caps", lambda: cudavision.frame(small), "needs the buffer's caps")
+type_error("frame (None)", lambda: cudavision.frame(None), "not NoneType")
+type_error("caps as a string", lambda: cudavision.frame(small, "video/x-raw,format=RGBA,width=5,height=5"),
+           "Gst.Caps.from_string")
+sample = Gst.Sample.new(buf, caps, None, None)
+type_error("a sample with other caps", lambda: cudavision.frame(sample, Gst.Caps.from_string(
+    "video/x-raw,format=GRAY8,width=64,height=48")), "brings its own caps")
+with cudavision.frame(sample, caps) as f:
+    check(f.format == "NV12", "a sample with its own caps again: taken")
+# a video meta of another format than the caps' is refused, never read as the caps' format
+bgrx, _, _ = made_frame("BGRx", 16, 8, 0, 5)
+raises("a BGRx video meta under RGBA caps", lambda: cudavision.frame(bgrx, Gst.Caps.from_string(
+    "video/x-raw,format=RGBA,width=16,height=8")), "video meta says BGRx, the caps RGBA")
 check(cudavision.results(small) == {}, "a buffer without our metas: no results")
 
 raises("caps that are not fixed", lambda: cudavision.frame(buf, Gst.Caps.from_string(
@@ -219,6 +245,43 @@ check(len(cudavision._mappings) == 1 and all(np.array_equal(f.array, planes[0]) 
 del frames
 gc.collect()
 check(len(cudavision._mappings) == 0, "the mapping goes with the last frame")
+
+# a writable frame is refused wherever its write could land in memory another buffer holds, or leave
+# a read view stale: the check runs for every writable frame, a mapping kept by an old view or not
+wrapped = Gst.Buffer.new_wrapped(bytes(64))
+gray = Gst.Caps.from_string("video/x-raw,format=GRAY8,width=8,height=8")
+with cudavision.frame(wrapped, gray, writable=True) as f:
+    kept_view = f.array
+keep = wrapped.copy()  # shares the memory
+raises("writable again once a copy shares the memory (an old view keeps the mapping)",
+       lambda: cudavision.frame(wrapped, gray, writable=True), "copy_deep")
+# a buffer of its own whose memory another buffer shares
+owner = Gst.Buffer.new_wrapped(bytes(64))
+solo = Gst.Buffer.new()
+solo.append_memory(owner.peek_memory(0))
+raises("writable while another buffer shares the memory", lambda: cudavision.frame(solo, gray, writable=True),
+       "another buffer shares it")
+del solo, owner
+check(keep.extract_dup(0, 64) == bytes(64), "the copy is unchanged")
+del kept_view, keep
+gc.collect()
+mine = Gst.Buffer.new_wrapped(bytes(64))
+reading = cudavision.frame(mine, gray)
+raises("writable while a read-only frame of the buffer is open", lambda: cudavision.frame(mine, gray, writable=True),
+       "read-only frame of this buffer")
+view = reading.array
+reading.close()
+raises("writable while a read-only view is alive", lambda: cudavision.frame(mine, gray, writable=True),
+       "read-only frame of this buffer")
+del view
+gc.collect()
+with cudavision.frame(mine, gray, writable=True) as w:
+    w.array[0, 0] = 7
+    with cudavision.frame(mine, gray) as r:
+        check(r.array[0, 0] == 7 and not r.array.flags.writeable,
+              "a frame to read while a writable one is open reads what it wrote, read-only")
+    w.array[0, 1] = 9
+check(mine.extract_dup(0, 2) == bytes([7, 9]), "the writes are in the buffer")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
