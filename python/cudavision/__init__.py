@@ -206,7 +206,9 @@ def _parse(caps):
 class Frame:
     """One mapped video frame: `planes` (one a plane, rows first: numpy views of system memory,
     CudaPlane of CUDA memory), `array` (the first plane: H x W x C for packed formats), `format`,
-    `width`, `height`, and `device` (None in system memory, else the CUDA device's ordinal)."""
+    `width`, `height`, `device` (None in system memory, else the CUDA device's ordinal), and the
+    buffer's `pts` and `duration` in nanoseconds (None where the buffer has none).
+    `numpy.asarray (frame)` is the first plane of a frame in system memory."""
 
     def __init__(self, buffer, caps, writable=False):
         if not isinstance(buffer, Gst.Buffer):
@@ -217,6 +219,8 @@ class Frame:
             raise TypeError(f"caps are a Gst.Caps, not {type(caps).__name__}" +
                             (" (Gst.Caps.from_string (text) makes them)" if isinstance(caps, str) else ""))
         self.format, self.width, self.height, offsets, strides, cuda = _parse(caps)
+        self.pts = buffer.pts if buffer.pts != Gst.CLOCK_TIME_NONE else None
+        self.duration = buffer.duration if buffer.duration != Gst.CLOCK_TIME_NONE else None
         layout = _LAYOUTS[self.format]
         meta = GstVideo.buffer_get_video_meta(buffer)
         if meta is not None and GstVideo.VideoFormat.to_string(meta.format) != self.format:
@@ -258,6 +262,22 @@ class Frame:
     def close(self):
         """Drops this frame's hold on the mapping; views and tensors still alive keep it mapped."""
         self._planes, self._mapping = [], None
+
+    def __array__(self, dtype=None, copy=None):
+        """numpy's view of the first plane (system memory); a frame in CUDA memory goes to the GPU
+        consumer by its planes (DLPack, the CUDA array interface), never through the host."""
+        if self.device is not None:
+            raise TypeError(f"the frame is in CUDA memory (cuda:{self.device}): take its planes with "
+                            "torch.from_dlpack () or cupy.asarray (), or download it (cudadownload)")
+        if copy:
+            return np.array(self.array, dtype=dtype, copy=True)
+        return self.array if dtype is None else self.array.astype(dtype, copy=False)
+
+    def __repr__(self):
+        where = "system memory" if self.device is None else f"cuda:{self.device}"
+        pts = "no pts" if self.pts is None else f"pts {self.pts / 1e9:.6f} s"
+        state = ", closed" if self._mapping is None else ""
+        return f"<cudavision.Frame {self.format} {self.width}x{self.height} in {where}, {pts}{state}>"
 
     def __enter__(self):
         return self

@@ -246,6 +246,18 @@ del frames
 gc.collect()
 check(len(cudavision._mappings) == 0, "the mapping goes with the last frame")
 
+# the buffer's timestamps, numpy's own view, a readable repr
+stamped, stamped_caps, stamped_planes = made_frame("RGBA", 16, 8, 0, 9)
+stamped.pts, stamped.duration = 2 * Gst.SECOND, Gst.SECOND // 30
+with cudavision.frame(stamped, stamped_caps) as f:
+    check(f.pts == 2 * Gst.SECOND and f.duration == Gst.SECOND // 30, f"pts and duration: {f.pts}, {f.duration}")
+    check(np.array_equal(np.asarray(f), stamped_planes[0]) and np.asarray(f).base is not None,
+          "numpy.asarray (frame) is the first plane, a view")
+    check(repr(f) == "<cudavision.Frame RGBA 16x8 in system memory, pts 2.000000 s>", f"repr: {f!r}")
+unstamped, unstamped_caps, _ = made_frame("GRAY8", 8, 4, 0, 10)
+with cudavision.frame(unstamped, unstamped_caps) as f:
+    check(f.pts is None and f.duration is None and "no pts" in repr(f), f"no timestamps: {f!r}")
+
 # a writable frame is refused wherever its write could land in memory another buffer holds, or leave
 # a read view stale: the check runs for every writable frame, a mapping kept by an old view or not
 wrapped = Gst.Buffer.new_wrapped(bytes(64))
