@@ -93,27 +93,44 @@ bool uri_character (unsigned char c)
   return g_ascii_isalnum (c) || std::strchr ("-._~:/?#[]@!$&'()*+,;=%", c) != nullptr;
 }
 
-/* At most @limit bytes of the regular file @path (never a FIFO or a device, which could block or
- * never end); false with @why when it is not one or is larger. */
+/* Whether @path resolves into the kernel's files (/proc, /sys, /dev): regular files there can
+ * block, never end or be consumed by reading them (/proc/kmsg) */
+bool kernel_file (const std::string &path)
+{
+  char *real = realpath (path.c_str (), nullptr);
+  const std::string resolved = real ? real : "";
+  free (real);
+  for (const char *dir : {"/proc/", "/sys/", "/dev/"})
+    if (resolved.compare (0, std::strlen (dir), dir) == 0)
+      return true;
+  return false;
+}
+
+/* At most @limit bytes of the regular file @path, read to its end at once (never a FIFO, a device
+ * or a kernel file, which could block or never end, whatever size it states); false with @why when
+ * it is not one or is larger. */
 bool read_bounded (const std::string &path, size_t limit, std::string *out, std::string *why)
 {
-  const int fd = g_open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  const int fd = kernel_file (path) ? -1 : g_open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   struct stat st {};
-  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || static_cast<size_t> (st.st_size) > limit) {
-    *why = "'" + path + "': " + (fd < 0 ? std::string (g_strerror (errno)) : !S_ISREG (st.st_mode) ?
-        std::string ("not a regular file") : "larger than " + std::to_string (limit) + " bytes");
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
+    *why = "'" + path + "': " + (kernel_file (path) ? std::string ("a file of the kernel's (/proc, /sys, /dev)") :
+        fd < 0 ? std::string (g_strerror (errno)) : std::string ("not a regular file"));
     if (fd >= 0)
       close (fd);
     return false;
   }
-  out->assign (static_cast<size_t> (st.st_size), '\0');
-  const ssize_t n = read (fd, out->data (), out->size ());
+  out->clear ();
+  char chunk[65536];
+  ssize_t n;
+  while ((n = read (fd, chunk, sizeof chunk)) > 0 && out->size () <= limit)
+    out->append (chunk, static_cast<size_t> (n));
+  const int err = errno;
   close (fd);
-  if (n < 0) {
-    *why = "'" + path + "': " + g_strerror (errno);
+  if (n < 0 || out->size () > limit) {
+    *why = "'" + path + "': " + (n < 0 ? std::string (g_strerror (err)) : "larger than " + std::to_string (limit) + " bytes");
     return false;
   }
-  out->resize (static_cast<size_t> (n));
   return true;
 }
 

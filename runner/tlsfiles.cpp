@@ -2,6 +2,7 @@
 #include "runner/tlsfiles.h"
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 namespace cuvrun {
@@ -15,6 +16,21 @@ std::string openssl_reason ()
   const char *reason = e ? ERR_reason_error_string (e) : nullptr;
   ERR_clear_error ();
   return reason ? reason : "no reason given";
+}
+
+/* The certificates in the PEM file @path (a CRL or a key alone hold none) */
+int certificates_in (const std::string &path)
+{
+  BIO *bio = BIO_new_file (path.c_str (), "r");
+  STACK_OF (X509_INFO) *infos = bio ? PEM_X509_INFO_read_bio (bio, nullptr, nullptr, nullptr) : nullptr;
+  int n = 0;
+  for (int i = 0; infos && i < sk_X509_INFO_num (infos); i++)
+    n += sk_X509_INFO_value (infos, i)->x509 != nullptr;
+  if (infos)
+    sk_X509_INFO_pop_free (infos, X509_INFO_free);
+  BIO_free (bio);
+  ERR_clear_error ();
+  return n;
 }
 
 /* a key that asks for a passphrase fails to load instead of prompting on the terminal */
@@ -43,6 +59,8 @@ bool tls_files_load (const BrokerConfig &broker, std::string *key, std::string *
   if (!ca.empty () && SSL_CTX_load_verify_locations (ctx, ca.c_str (), nullptr) != 1)
     *key = "tls-ca-file", *why = "'" + ca + "' is not a file of PEM certificates OpenSSL reads (OpenSSL: " +
         openssl_reason () + ")";
+  else if (!ca.empty () && certificates_in (ca) == 0)
+    *key = "tls-ca-file", *why = "'" + ca + "' holds no certificate (a CRL or a key alone verifies no broker)";
   else if (!pkey.empty () && SSL_CTX_use_PrivateKey_file (ctx, pkey.c_str (), SSL_FILETYPE_PEM) != 1)
     *key = "tls-key-file", *why = "'" + pkey + "' is not a PEM private key that opens without a passphrase (OpenSSL: " +
         openssl_reason () + ")";

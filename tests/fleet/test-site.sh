@@ -372,6 +372,12 @@ timeout 20 "$run" --check --shard 1/2 device.conf | grep -q "3 cameras, valid; s
 rc=0; timeout 20 "$run" --check --shard 0/2 device.conf >/dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "--check --shard 0/2 passes its camera on device 99 (exit status $rc)"
 # a TLS file that would block its reader (the kernel's log, where the runner may open it) is refused at once
+# ... as does a CA file that holds no certificate (a CRL alone verifies no broker)
+mkdir -p crl-ca && : > crl-ca/index.txt && echo 01 > crl-ca/crlnumber
+printf '[ca]\ndefault_ca=d\n[d]\ndatabase=%s/crl-ca/index.txt\ncrlnumber=%s/crl-ca/crlnumber\ndefault_md=sha256\ndefault_crl_days=1\n' "$dir" "$dir" > crl-ca/ca.cnf
+openssl_quiet ca -gencrl -keyfile ca.key -cert ca.crt -out crl.pem -config crl-ca/ca.cnf
+printf '[runner]\ntls-ca-file=%s/crl.pem\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' "$dir" > crl.conf
+rejects crl.conf "crl.conf:2: [runner] tls-ca-file: '$dir/crl.pem' holds no certificate"
 if [ -r /proc/kmsg ]; then
   printf '[runner]\ntls-ca-file=/proc/kmsg\n[camera a]\nuri=rtsp://127.0.0.1:1/a\npipeline=cudasobel\n' > kmsg.conf
   rejects kmsg.conf "kmsg.conf:2: [runner] tls-ca-file: '/proc/kmsg': "
