@@ -27,7 +27,8 @@ from gi.repository import Gst, GstVideo  # noqa: E402
 
 from . import _cuda, _dlpack  # noqa: E402
 
-__all__ = ["CudaPlane", "Frame", "Unsupported", "frame", "results", "MOTION_VECTOR"]
+__all__ = ["CudaPlane", "Frame", "Frames", "PipelineError", "Unsupported", "frame", "frames", "results",
+           "MOTION_VECTOR"]
 
 # cudamotionest's vector record (gst/gstcudamotionmeta.h, docs/results.md): the block's content
 # was at (dx, dy) from it in the previous frame
@@ -337,3 +338,6 @@ def results(buffer):
                                      count=rows * cols).reshape(rows, cols)
         out["cudamotionest"] = r
     return out
+
+
+from ._reader import Frames, PipelineError, frames  # noqa: E402

@@ -295,6 +295,42 @@ with cudavision.frame(mine, gray, writable=True) as w:
     w.array[0, 1] = 9
 check(mine.extract_dup(0, 2) == bytes([7, 9]), "the writes are in the buffer")
 
+# the reader: a pipeline's frames as an iterator, with results, timestamps and their source; the
+# pipeline's error as an exception; nothing left running once the loop ends or breaks
+got = list(cudavision.frames("videotestsrc num-buffers=12 ! video/x-raw,format=NV12,width=64,height=48 ! "
+                             "cudahistogram backend=cpu name=h"))
+check(len(got) == 12 and all("cudahistogram" in f.results and f.source for f in got) and
+      [f.pts for f in got] == [i * Gst.SECOND // 30 for i in range(12)],
+      f"frames (): every frame with its results and pts ({len(got)})")
+try:
+    for f in cudavision.frames("filesrc name=missing location=/nonexistent/clip.mkv ! decodebin ! videoconvert"):
+        pass
+    check(False, "a pipeline whose source fails: no error")
+except cudavision.PipelineError as e:
+    check(e.element == "missing" and str(e).startswith("missing: "), f"the pipeline's error raised, naming its element: {e}")
+try:
+    cudavision.frames("videotestsrc ! nosuchelement")
+    check(False, "a pipeline that does not parse: no error")
+except cudavision.PipelineError as e:
+    check("nosuchelement" in str(e), f"a pipeline that does not parse: {e}")
+with cudavision.frames("videotestsrc ! video/x-raw,width=32,height=24 ! cudahistogram backend=cpu", rgb=True) as reader:
+    for i, f in enumerate(reader):
+        if i == 4:
+            break
+check(f.format == "RGBA" and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
+      f"rgb=True gives RGBA ({f.format}); a break inside `with` leaves the pipeline NULL")
+counts = {}
+for f in cudavision.frames("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=16,height=16 ! appsink name=left "
+                           "videotestsrc num-buffers=7 ! video/x-raw,format=GRAY8,width=16,height=16 ! appsink name=right"):
+    counts[f.source] = counts.get(f.source, 0) + 1
+check(counts == {"left": 5, "right": 7}, f"two sources in one loop, each frame tagged by its appsink: {counts}")
+for bad in (None, 3):
+    try:
+        cudavision.frames(bad)
+        check(False, f"frames ({bad!r}): no error")
+    except TypeError as e:
+        check("frames ()" in str(e), f"frames ({bad!r}): {e}")
+
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
 # (a class attribute, a cycle) end it cleanly

@@ -1,0 +1,139 @@
+"""cudavision.frames: a pipeline's frames as an iterator (docs/python.md, "Reading frames")."""
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstApp", "1.0")
+from gi.repository import GLib, Gst, GstApp  # noqa: E402, F401 (GstApp: the appsink's methods)
+
+# how long one pull waits before the bus is looked at again (nanoseconds)
+_POLL_NS = 50 * Gst.MSECOND
+
+
+class PipelineError(RuntimeError):
+    """The pipeline's own error (an ERROR message on its bus): `element` names the element that
+    posted it, `debug` is GStreamer's debug text, and the message is GStreamer's."""
+
+    def __init__(self, message, element=None, debug=None):
+        super().__init__(message if element is None else f"{element}: {message}")
+        self.element, self.debug = element, debug
+
+
+def _description(source, rgb):
+    """A gst-launch description for @source: a pipeline's text as it is, or a URI (anything with
+    "://" and no "!") decoded by uridecodebin; an appsink added where the text has none."""
+    text = source.strip()
+    if "://" in text and "!" not in text:
+        # its video only: streams the caps do not take are not exposed
+        text = f'uridecodebin uri="{text}" expose-all-streams=false caps="video/x-raw(ANY)"'
+        if not rgb:
+            text += " ! videoconvert"
+    if rgb:
+        text += " ! videoconvert ! video/x-raw,format=RGBA"
+    if "appsink" not in text.split("!")[-1]:
+        text += " ! appsink"
+    return text
+
+
+class Frames:
+    """The frames of a pipeline, pulled from its appsinks in turn: an iterator and a context
+    manager. Each item is a read-only `Frame` (cudavision.frame) with its `results` (every meta of
+    ours, cudavision.results) and `source` (the appsink's name). The pipeline plays from the first
+    item; its ERROR raises `PipelineError`, its end (EOS on every appsink) ends the loop, and
+    leaving the loop (break, an exception, the end, close ()) sets it to NULL."""
+
+    def __init__(self, source, rgb=False, max_buffers=4):
+        Gst.init(None)
+        if isinstance(source, Gst.Pipeline):
+            self.pipeline = source
+        elif isinstance(source, str):
+            try:
+                self.pipeline = Gst.parse_launch(_description(source, rgb))
+            except GLib.Error as e:
+                raise PipelineError(e.message) from None
+        else:
+            raise TypeError(f"frames () takes a pipeline's text, a URI or a Gst.Pipeline, not {type(source).__name__}")
+        self.sinks = [e for e in self._elements() if e.get_factory() and e.get_factory().get_name() == "appsink"]
+        if not self.sinks:
+            raise TypeError("the pipeline has no appsink to take frames from (add '! appsink' at its end)")
+        for sink in self.sinks:
+            # the pipeline waits for the loop (no frame dropped), a few frames ahead
+            sink.set_property("sync", False)
+            sink.set_property("max-buffers", max_buffers)
+            sink.set_property("drop", False)
+        self.bus = self.pipeline.get_bus()
+        self._playing = False
+        self._ended = set()
+
+    def _elements(self):
+        it = self.pipeline.iterate_recurse()
+        out = []
+        while True:
+            ok, element = it.next()
+            if ok != Gst.IteratorResult.OK:
+                if ok == Gst.IteratorResult.RESYNC:
+                    it.resync()
+                    out = []
+                    continue
+                return out
+            out.append(element)
+
+    def _check_bus(self):
+        while True:
+            msg = self.bus.pop_filtered(Gst.MessageType.ERROR)
+            if msg is None:
+                return
+            err, debug = msg.parse_error()
+            self.close()
+            raise PipelineError(err.message, msg.src.get_name() if msg.src else None, debug)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        from . import frame, results
+        if not self._playing:
+            self._playing = True
+            if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+                self._check_bus()
+                self.close()
+                raise PipelineError("the pipeline could not start")
+        while True:
+            self._check_bus()
+            live = [s for s in self.sinks if s not in self._ended]
+            if not live:
+                self.close()
+                raise StopIteration
+            for sink in live:
+                sample = sink.try_pull_sample(_POLL_NS // len(live))
+                if sample is not None:
+                    f = frame(sample)
+                    f.results, f.source = results(sample), sink.get_name()
+                    return f
+                if sink.is_eos():
+                    self._ended.add(sink)
+
+    def close(self):
+        """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after."""
+        if self.pipeline is not None:
+            self.pipeline.set_state(Gst.State.NULL)
+        self._ended = set(self.sinks)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        pipeline = getattr(self, "pipeline", None)
+        if pipeline is not None:
+            pipeline.set_state(Gst.State.NULL)
+
+
+
+def frames(source, rgb=False, max_buffers=4):
+    """The frames of @source, a gst-launch description (its appsinks, or one added at its end), a
+    URI (decoded by uridecodebin) or a Gst.Pipeline with appsinks; `rgb=True` converts them to
+    RGBA on the CPU first. See Frames."""
+    return Frames(source, rgb, max_buffers)
