@@ -110,7 +110,7 @@ publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
 {
   GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
   AnalyserImpl *impl = analyser_impl (self);
-  if (GstStructure *meta = cuv::custom_meta_structure (buf, klass->meta_name))
+  if (GstStructure *meta = cuv::custom_meta_structure (buf, klass->meta_name, GST_OBJECT_NAME (self)))
     klass->frame_results (self, meta);
   if (klass->attach_metas)
     klass->attach_metas (self, buf);

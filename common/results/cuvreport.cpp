@@ -100,12 +100,21 @@ register_custom_meta (const char *name)
 }
 
 GstStructure *
-custom_meta_structure (GstBuffer *buffer, const char *name)
+custom_meta_structure (GstBuffer *buffer, const char *name, const char *element)
 {
-  GstCustomMeta *meta = gst_buffer_get_custom_meta (buffer, name);
-  if (!meta)
-    meta = gst_buffer_add_custom_meta (buffer, name);
-  return meta ? gst_custom_meta_get_structure (meta) : nullptr;
+  gpointer state = nullptr;
+  while (GstMeta *meta = gst_buffer_iterate_meta (buffer, &state)) {
+    if (!gst_meta_info_is_custom (meta->info) || !gst_custom_meta_has_name (reinterpret_cast<GstCustomMeta *> (meta), name))
+      continue;
+    GstStructure *s = gst_custom_meta_get_structure (reinterpret_cast<GstCustomMeta *> (meta));
+    if (s && g_strcmp0 (gst_structure_get_string (s, "element"), element) == 0)
+      return s;
+  }
+  GstCustomMeta *added = gst_buffer_add_custom_meta (buffer, name);
+  GstStructure *s = added ? gst_custom_meta_get_structure (added) : nullptr;
+  if (s)
+    gst_structure_set (s, "element", G_TYPE_STRING, element, nullptr);
+  return s;
 }
 
 /* Each value is taken into the array, not copied: a histogram's 256 values on every frame's meta

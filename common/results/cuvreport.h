@@ -41,8 +41,11 @@ gboolean post_in_turn (GstElement *element, GstMessage *message);
  * transforms that copy buffers keep it. */
 void register_custom_meta (const char *name);
 
-/* The structure of @name's custom meta on @buffer (writable), added if there is none yet. */
-GstStructure *custom_meta_structure (GstBuffer *buffer, const char *name);
+/* The structure of the custom meta named @name that the element named @element put on @buffer
+ * (writable): the one whose `element` field is @element, added with it if there is none yet. Two
+ * analysers of one type on a frame (a chain with two histograms) each keep their own, where the
+ * second overwrote the first one's meta, which the buffer copy had carried down to it. */
+GstStructure *custom_meta_structure (GstBuffer *buffer, const char *name, const char *element);
 
 /* A GstValueArray of guint64 from @values. */
 void set_uint64_array (GstStructure *s, const char *field, const guint64 *values, guint n);

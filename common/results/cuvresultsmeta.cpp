@@ -27,8 +27,8 @@ static constexpr std::chrono::seconds kPublishTimeout{5};
 namespace {
 
 /* Adds one of an analyser's metas on @src to @dest as the analyser itself adds it to the buffer it
- * publishes on: its custom meta's fields into @dest's custom meta of that name, its tensors into
- * @dest's one tensor meta; any other meta copied. */
+ * publishes on: its custom meta's fields into @dest's custom meta of that name and element, its
+ * tensors into @dest's one tensor meta; any other meta copied. */
 gboolean
 merge_meta (GstBuffer *src, GstMeta **meta, gpointer dest)
 {
@@ -36,7 +36,8 @@ merge_meta (GstBuffer *src, GstMeta **meta, gpointer dest)
   const GstMetaInfo *info = (*meta)->info;
   if (gst_meta_info_is_custom (info)) {
     const GstStructure *from = gst_custom_meta_get_structure (reinterpret_cast<GstCustomMeta *> (*meta));
-    GstStructure *into = custom_meta_structure (to, g_type_name (info->type));
+    const gchar *element = from ? gst_structure_get_string (from, "element") : nullptr;
+    GstStructure *into = custom_meta_structure (to, g_type_name (info->type), element ? element : "");
     if (from && into)
       gst_structure_foreach (from,
           [] (GQuark field, const GValue *value, gpointer s) -> gboolean {

@@ -297,47 +297,66 @@ def frame(buffer, caps=None, writable=False):
     return Frame(buffer, caps, writable)
 
 
-def _structure(buffer, name):
-    meta = buffer.get_custom_meta(name)
-    return meta.get_structure() if meta is not None else None
+# each analyser's meta (gst/gstcudaXmeta.h) and the element type that puts it on
+_METAS = {"CudaHistogramMeta": "cudahistogram", "CudaHeatmapMeta": "cudaheatmap", "CudaNoisemapMeta": "cudanoisemap",
+          "CudaMotionMeta": "cudamotionest"}
+
+
+def _structures(buffer):
+    """[(meta name, Gst.Structure)] of every meta of ours on @buffer, in its order. PyGObject reads
+    only the first meta of a name: where there are more (two analysers of one type on the frame),
+    each is copied, through libgstreamer, into the one custom meta of a buffer of our own."""
+    found = _cuda.custom_metas(buffer, _METAS)
+    names = [name for name, _ in found]
+    if len(set(names)) == len(names):
+        return [(name, buffer.get_custom_meta(name).get_structure()) for name in names]
+    out = []
+    for name, address in found:
+        own = Gst.Buffer.new()
+        own.add_custom_meta(name)
+        _cuda.copy_fields(address, _cuda.custom_metas(own, (name,))[0][1])
+        out.append((name, own.get_custom_meta(name).get_structure()))
+    return out
 
 
 def _fields(s, names):
     return {n: s.get_value(n) for n in names if s.has_field(n)}
 
 
+def _result(name, s):
+    if name == "CudaHistogramMeta":
+        r = _fields(s, ("bins", "pixels", "luma-mean", "luma-variance", "r-mean", "g-mean", "b-mean",
+                        "roi-x", "roi-y", "roi-width", "roi-height"))
+        r["histogram"] = np.frombuffer(s.get_value("histogram").get_data(), dtype=np.uint64)
+    elif name == "CudaHeatmapMeta":
+        r = _fields(s, ("pixels", "mean-difference", "max-difference", "first-frame"))
+    elif name == "CudaNoisemapMeta":
+        r = _fields(s, ("pixels", "changed-pixels", "changed-ratio", "changed-bytes-estimate", "first-frame"))
+    else:
+        r = _fields(s, ("block-size", "search-range", "columns", "rows", "unit", "first-frame"))
+        rows, cols = r.get("rows", 0), r.get("columns", 0)
+        r["vectors"] = np.frombuffer(s.get_value("vectors").get_data(), dtype=MOTION_VECTOR,
+                                     count=rows * cols).reshape(rows, cols)
+    r["type"] = _METAS[name]
+    return r
+
+
 def results(buffer):
-    """Every meta of ours on @buffer (a Gst.Buffer or Gst.Sample), by element name, as
-    docs/results.md lists their fields: numbers as Python numbers, the histogram's counts as a
-    uint64 array and the motion vectors as a rows x columns array of MOTION_VECTOR (read-only,
-    over the copy of the meta's bytes that PyGObject's GLib.Bytes.get_data () makes). Elements
-    whose meta is not there are left out."""
+    """Every meta of ours on @buffer (a Gst.Buffer or Gst.Sample), keyed by the name of the
+    element that put it there (`cudahistogram name=gate` gives "gate"; an unnamed element
+    GStreamer's "cudahistogram0"), each with its element type under "type", as docs/results.md
+    lists their fields: numbers as Python numbers, the histogram's counts as a uint64 array and the
+    motion vectors as a rows x columns array of MOTION_VECTOR (read-only, over the copy of the
+    meta's bytes that PyGObject's GLib.Bytes.get_data () makes). Two analysers of one type on a
+    frame each have their own. Elements whose meta is not there are left out."""
     if isinstance(buffer, Gst.Sample):
         buffer = buffer.get_buffer()
     if not isinstance(buffer, Gst.Buffer):
         raise TypeError(f"results () takes a Gst.Buffer or a Gst.Sample, not {type(buffer).__name__}")
     out = {}
-    s = _structure(buffer, "CudaHistogramMeta")
-    if s is not None:
-        r = _fields(s, ("bins", "pixels", "luma-mean", "luma-variance", "r-mean", "g-mean", "b-mean",
-                        "roi-x", "roi-y", "roi-width", "roi-height"))
-        r["histogram"] = np.frombuffer(s.get_value("histogram").get_data(), dtype=np.uint64)
-        out["cudahistogram"] = r
-    s = _structure(buffer, "CudaHeatmapMeta")
-    if s is not None:
-        out["cudaheatmap"] = _fields(s, ("pixels", "mean-difference", "max-difference", "first-frame"))
-    s = _structure(buffer, "CudaNoisemapMeta")
-    if s is not None:
-        out["cudanoisemap"] = _fields(s, ("pixels", "changed-pixels", "changed-ratio", "changed-bytes-estimate",
-                                          "first-frame"))
-    s = _structure(buffer, "CudaMotionMeta")
-    if s is not None:
-        r = _fields(s, ("block-size", "search-range", "columns", "rows", "unit", "first-frame"))
-        rows, cols = r.get("rows", 0), r.get("columns", 0)
-        r["vectors"] = np.frombuffer(s.get_value("vectors").get_data(), dtype=MOTION_VECTOR,
-                                     count=rows * cols).reshape(rows, cols)
-        out["cudamotionest"] = r
+    for name, s in _structures(buffer):
+        element = s.get_string("element") if s.has_field("element") else None
+        out[element or _METAS[name]] = _result(name, s)
     return out
-
 
 from ._reader import Frames, PipelineError, frames  # noqa: E402

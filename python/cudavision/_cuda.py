@@ -40,8 +40,51 @@ for _name, _args, _res in (("gst_memory_map", [_c, ctypes.POINTER(_MapInfo), cty
                            ("gst_memory_unmap", [_c, ctypes.POINTER(_MapInfo)], None),
                            ("gst_mini_object_ref", [_c], _c), ("gst_mini_object_unref", [_c], None),
                            ("gst_mini_object_is_writable", [_c], ctypes.c_int),
-                           ("gst_buffer_is_all_memory_writable", [_c], ctypes.c_int)):
+                           ("gst_buffer_is_all_memory_writable", [_c], ctypes.c_int),
+                           ("gst_buffer_iterate_meta", [_c, ctypes.POINTER(_c)], _c),
+                           ("gst_meta_info_is_custom", [_c], ctypes.c_int),
+                           ("gst_custom_meta_get_structure", [_c], _c),
+                           ("gst_structure_n_fields", [_c], ctypes.c_int),
+                           ("gst_structure_nth_field_name", [_c, ctypes.c_uint], ctypes.c_char_p),
+                           ("gst_structure_get_value", [_c, ctypes.c_char_p], _c),
+                           ("gst_structure_set_value", [_c, ctypes.c_char_p, _c], None)):
     getattr(gst, _name).argtypes, getattr(gst, _name).restype = _args, _res
+
+
+gobject = ctypes.CDLL("libgobject-2.0.so.0")
+gobject.g_type_name.argtypes, gobject.g_type_name.restype = [ctypes.c_size_t], ctypes.c_char_p
+
+
+class _GstMeta(ctypes.Structure):  # gst/gstmeta.h
+    _fields_ = [("flags", ctypes.c_int), ("info", _c)]
+
+
+class _GstMetaInfo(ctypes.Structure):  # its first fields
+    _fields_ = [("api", ctypes.c_size_t), ("type", ctypes.c_size_t)]
+
+
+def custom_metas(buffer, names):
+    """[(name, GstStructure address)] of the custom metas on @buffer whose name is in @names, in
+    the buffer's order (PyGObject's get_custom_meta () gives only the first of a name)."""
+    out, state = [], _c()
+    while True:
+        meta = gst.gst_buffer_iterate_meta(hash(buffer), ctypes.byref(state))
+        if not meta:
+            return out
+        info = _GstMeta.from_address(meta).info
+        if not gst.gst_meta_info_is_custom(info):
+            continue
+        name = gobject.g_type_name(_GstMetaInfo.from_address(info).type)
+        name = name.decode() if name else ""
+        if name in names:
+            out.append((name, gst.gst_custom_meta_get_structure(meta)))
+
+
+def copy_fields(src, dst):
+    """Every field of the GstStructure at @src set on the one at @dst."""
+    for i in range(gst.gst_structure_n_fields(src)):
+        field = gst.gst_structure_nth_field_name(src, i)
+        gst.gst_structure_set_value(dst, field, gst.gst_structure_get_value(src, field))
 
 
 class _Libraries:

@@ -88,8 +88,10 @@ for i, sample in enumerate(samples):
         vinfo = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
         expect = np.lib.stride_tricks.as_strided(raw, shape=(64, 96, 4), strides=(vinfo.stride[0], 4, 1))
         check(f.format == "RGBA" and np.array_equal(f.array, expect), f"frame {i}: the appsink's RGBA frame, caps' strides")
-    r = cudavision.results(sample)
-    check(set(r) == {"cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"}, f"frame {i}: the four metas: {sorted(r)}")
+    named = cudavision.results(sample)
+    r = {v["type"]: v for v in named.values()}  # the elements are unnamed: GStreamer's names
+    check(set(r) == {"cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"} and
+          all(key.startswith(v["type"]) for key, v in named.items()), f"frame {i}: the four metas: {sorted(named)}")
     hs = buf.get_custom_meta("CudaHistogramMeta").get_structure()
     h = r["cudahistogram"]
     check(h["histogram"].dtype == np.uint64 and h["histogram"].size == 16 and h["histogram"].sum() == h["pixels"] == 96 * 64
@@ -295,11 +297,20 @@ with cudavision.frame(mine, gray, writable=True) as w:
     w.array[0, 1] = 9
 check(mine.extract_dup(0, 2) == bytes([7, 9]), "the writes are in the buffer")
 
+# two analysers of one type on a frame: each its own meta, keyed by its element's name
+twice = list(cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=32,height=16 ! "
+                               "cudahistogram backend=cpu name=whole ! cudahistogram backend=cpu name=corner bins=16 "
+                               "roi-width=8 roi-height=8 ! cudahistogram backend=cpu name=again"))
+check(all(set(f.results) == {"whole", "corner", "again"} and f.results["whole"]["bins"] == 256 and
+          f.results["corner"]["bins"] == 16 and f.results["corner"]["pixels"] == 64 and
+          f.results["whole"]["pixels"] == 512 and f.results["again"]["type"] == "cudahistogram" for f in twice),
+      f"three cudahistograms on one frame, each its own results: {[sorted(f.results) for f in twice]}")
+
 # the reader: a pipeline's frames as an iterator, with results, timestamps and their source; the
 # pipeline's error as an exception; nothing left running once the loop ends or breaks
 got = list(cudavision.frames("videotestsrc num-buffers=12 ! video/x-raw,format=NV12,width=64,height=48 ! "
                              "cudahistogram backend=cpu name=h"))
-check(len(got) == 12 and all("cudahistogram" in f.results and f.source for f in got) and
+check(len(got) == 12 and all(f.results["h"]["type"] == "cudahistogram" and f.source for f in got) and
       [f.pts for f in got] == [i * Gst.SECOND // 30 for i in range(12)],
       f"frames (): every frame with its results and pts ({len(got)})")
 try:

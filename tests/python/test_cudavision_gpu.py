@@ -219,7 +219,8 @@ del samples
 def map_and_vectors(g, c):
     """cudaheatmap's map as every frame above; cudamotionest's vectors (into a tensor on the GPU)
     and cudaheatmap's fields equal on both branches; whether any vector moves."""
-    rg, rc = cudavision.results(g), cudavision.results(c)
+    rg = {v["type"]: v for v in cudavision.results(g).values()}
+    rc = {v["type"]: v for v in cudavision.results(c).values()}
     vg, vc = rg["cudamotionest"]["vectors"], rc["cudamotionest"]["vectors"]
     tg = torch.from_numpy(vg.view(np.uint8).reshape(-1).copy()).cuda()
     same = (np.array_equal(vg, vc) and np.array_equal(tg.cpu().numpy(), vc.view(np.uint8).reshape(-1))
