@@ -322,10 +322,13 @@ as_image () {
   sed 's/^/  /' "$work/as-image.err"
   [ $rc = 0 ] && [ ! -s "$work/as-image.err" ]
 }
+# (--check says where an element will run on the CPU for want of a CUDA device, as it does on this
+# machine: those lines are its output; anything else on stderr fails the check)
 check "as the image runs them (its USER, its ENV, read-only root): a pipeline, --check, the registry in /tmp" as_image \
   '[ "$(id -u)" != 0 ] && [ "$HOME" = /tmp ] &&
    gst-launch-1.0 -q videotestsrc num-buffers=10 ! video/x-raw,format=NV12 ! cudasobel ! cudahistogram ! fakesink &&
-   cudavision-run --check /etc/cudavision/site.conf >/dev/null && test -s "$GST_REGISTRY_1_0"'
+   cudavision-run --check /etc/cudavision/site.conf >/dev/null 2>/tmp/check.err &&
+   { grep -v "pipeline: warning: .*running on the CPU$" /tmp/check.err >&2 || true; } && test -s "$GST_REGISTRY_1_0"'
 rm -rf "$work"
 echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" = 0 ]
