@@ -111,10 +111,11 @@ bool kernel_file (const std::string &path)
  * it is not one or is larger. */
 bool read_bounded (const std::string &path, size_t limit, std::string *out, std::string *why)
 {
-  const int fd = kernel_file (path) ? -1 : g_open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  const bool kernel = kernel_file (path);
+  const int fd = kernel ? -1 : g_open (path.c_str (), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   struct stat st {};
   if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
-    *why = "'" + path + "': " + (kernel_file (path) ? std::string ("a file of the kernel's (/proc, /sys, /dev)") :
+    *why = "'" + path + "': " + (kernel ? std::string ("a file of the kernel's (/proc, /sys, /dev)") :
         fd < 0 ? std::string (g_strerror (errno)) : std::string ("not a regular file"));
     if (fd >= 0)
       close (fd);
