@@ -204,7 +204,7 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJo
   const auto *table = reinterpret_cast<const uint32_t *> (impl->device_table.data ());
   if (!CUV_CUDA_OK (self, cuv::heatmap_cuda (*in, prev ? *prev : *in, *out, heatmap_params (impl, table),
           impl->results.to (), stream))) {
-    impl->results.reset ();
+    impl->results.launch_failed ();
     return GST_FLOW_ERROR;
   }
   impl->result = &impl->results.host ();

@@ -203,7 +203,7 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, to, stream)) ||
       (impl->frame_settings.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
                                                 bins, to.device_out, roi_pixels (impl->roi), stream)))) {
-    impl->results.reset ();
+    impl->results.launch_failed ();
     return GST_FLOW_ERROR;
   }
   impl->result = &impl->results.host ();

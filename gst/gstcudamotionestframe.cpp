@@ -171,8 +171,10 @@ count_votes_cuda (GstCudaVisionFilter *self, GstCudaMotionestImpl *impl, const c
   /* each frame kept has its votes in a slot of its own (gst_cuda_motionest_keep_results) */
   impl->votes.next_slot ();
   if (!CUV_CUDA_OK (self, cuv::motion_votes_cuda (dvec, impl->grid.count (), static_cast<int> (impl->frame_settings.range),
-                          impl->frame_settings.motion_threshold, impl->votes.to (), stream)))
+                          impl->frame_settings.motion_threshold, impl->votes.to (), stream))) {
+    impl->votes.launch_failed ();
     return false;
+  }
   impl->frame_votes = &impl->votes.host ();
   return true;
 }

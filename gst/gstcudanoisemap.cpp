@@ -209,7 +209,7 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJ
   impl->first_frame = prev == nullptr;
   if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->results.to (),
           stream))) {
-    impl->results.reset ();
+    impl->results.launch_failed ();
     return GST_FLOW_ERROR;
   }
   impl->result = &impl->results.host ();

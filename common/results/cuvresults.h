@@ -20,17 +20,26 @@ template <typename Accum, typename Out> class ResultBuffers {
    * would race the kernel, which then adds into whatever the allocation last held. */
   cudaError_t ensure (GstCudaContext *ctx, cudaStream_t stream)
   {
-    if (device_)
+    if (!device_) {
+      cudaError_t err = device_.allocate (ctx, CudaBuffer::Kind::Device, sizeof (Device));
+      if (err == cudaSuccess)
+        err = host_.allocate (ctx, CudaBuffer::Kind::Pinned, kHostSlots * sizeof (Out));
+      if (err != cudaSuccess) {
+        reset ();
+        return err;
+      }
+    }
+    if (zeroed_)
       return cudaSuccess;
-    cudaError_t err = device_.allocate (ctx, CudaBuffer::Kind::Device, sizeof (Device));
-    if (err == cudaSuccess)
-      err = host_.allocate (ctx, CudaBuffer::Kind::Pinned, kHostSlots * sizeof (Out));
-    if (err == cudaSuccess)
-      err = cudaMemsetAsync (device_.data (), 0, sizeof (Device), stream);
-    if (err != cudaSuccess)
-      reset ();
+    const cudaError_t err = cudaMemsetAsync (device_.data (), 0, sizeof (Device), stream);
+    zeroed_ = err == cudaSuccess;
     return err;
   }
+
+  /* After a launch that failed: the accumulator may hold part of a frame, so the next ensure ()
+   * zeroes it again. The memory stays: the host slots hold earlier frames' results, which may
+   * still be published after this frame's error (docs/design.md, "Results that follow the frame"). */
+  void launch_failed () { zeroed_ = false; }
 
   /* The host memory holds kHostSlots results: an element whose results may be read after its
    * next frame was launched (docs/design.md, "Results that follow the frame") moves to the next
@@ -49,10 +58,12 @@ template <typename Accum, typename Out> class ResultBuffers {
   /* The last launch's results, once its stream was waited for. */
   const Out &host () const { return *host_slot (); }
 
+  /* At stop, when no frame's results are left to publish. */
   void reset ()
   {
     device_.reset ();
     host_.reset ();
+    zeroed_ = false;
   }
 
  private:
@@ -66,6 +77,7 @@ template <typename Accum, typename Out> class ResultBuffers {
   CudaBuffer device_;
   CudaBuffer host_;
   int slot_ = 0;
+  bool zeroed_ = false;
 };
 #endif
 
