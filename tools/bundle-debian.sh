@@ -15,6 +15,11 @@
 # every object resolves inside the bundle (libcuda, the driver's, excepted), through the bundled
 # loader, and prints the sizes against the 64 MiB one call may carry; where the two are larger, it
 # also packs them into one archive, .devbundle-VERSION.tar.xz, to carry instead.
+# A GStreamer installed elsewhere than Debian's own paths in the root names its folders (inside the
+# root): CUV_GST_BIN (gst-launch-1.0 and gst-inspect-1.0), CUV_GST_PLUGINS, CUV_GST_SCANNER.
+# CUV_BUNDLE_LIBC=machine (a root no newer than the GPU machine's glibc 2.39: Debian 12's) leaves
+# glibc, libstdc++ and libgcc_s to the machine, patches no interpreter and has env.sh put the
+# bundle's libraries on LD_LIBRARY_PATH, so that the machine's own Python can load them too.
 set -eu
 cd "$(dirname "$0")/.."
 ver=${1:?usage: tools/bundle-debian.sh VERSION ROOT [LIBDIR...]}
@@ -33,13 +38,16 @@ loader=$out/lib/ld-linux-x86-64.so.2
 exclude=$(git rev-parse --git-path info/exclude)
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/plugins"
-cp "$root/usr/bin/gst-launch-1.0" "$root/usr/bin/gst-inspect-1.0" "$out/bin/"
-cp "$root/usr/lib/$arch/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner" "$out/bin/"
+gst_bin=${CUV_GST_BIN:-/usr/bin}
+gst_plugins=${CUV_GST_PLUGINS:-/usr/lib/$arch/gstreamer-1.0}
+libc=${CUV_BUNDLE_LIBC:-root}
+cp "$root$gst_bin/gst-launch-1.0" "$root$gst_bin/gst-inspect-1.0" "$out/bin/"
+cp "$root${CUV_GST_SCANNER:-/usr/lib/$arch/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner}" "$out/bin/"
 # the plugins a test or a demo pipeline uses (as ../shared/device/bundle.sh takes for 1.22)
 for p in coreelements coretracers app imagefreeze videotestsrc videoconvertscale videorate videofilter videofiltersbad \
          videosignal nvcodec png multifile isomp4 matroska videoparsersbad debugutilsbad compositor \
          overlaycomposition playback typefindfunctions autodetect openh264 rawparse analyticsoverlay; do
-  [ -f "$root/usr/lib/$arch/gstreamer-1.0/libgst$p.so" ] && cp "$root/usr/lib/$arch/gstreamer-1.0/libgst$p.so" "$out/plugins/"
+  [ -f "$root$gst_plugins/libgst$p.so" ] && cp "$root$gst_plugins/libgst$p.so" "$out/plugins/"
 done
 
 # the build, with its test list pointing at this checkout
@@ -80,10 +88,16 @@ for f in "${elves[@]}"; do
 done | sort -u > "$out/.libs"
 rm -f "$root/tmp/cuv-ldd"
 if grep '^unresolved: ' "$out/.libs" >&2; then echo "bundle-$ver: the root lacks these libraries" >&2; exit 1; fi
-grep -vE '/(libcuda|libnvidia[^/]*)\.so' "$out/.libs" |
+machine_libs='/(libc|libm|libdl|libpthread|librt|libresolv|libmvec|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so'
+grep -vE '/(libcuda|libnvidia[^/]*)\.so' "$out/.libs" | { if [ "$libc" = machine ]; then grep -vE "$machine_libs"; else cat; fi; } |
   while read -r l; do [ -e "$out/lib/$(basename "$l")" ] || cp -L "$root$l" "$out/lib/"; done
 rm -f "$out/.libs"
-cp -L "$root/lib64/ld-linux-x86-64.so.2" "$loader"
+if [ "$libc" = machine ]; then
+  # the check below resolves as the machine will: this host's loader and glibc (Debian 12, as the root)
+  loader=/lib64/ld-linux-x86-64.so.2
+else
+  cp -L "$root/lib64/ld-linux-x86-64.so.2" "$loader"
+fi
 
 # the root's loader for every executable, and the bundle's libraries first for every object
 # (DT_RUNPATH): no LD_LIBRARY_PATH, which would hand the root's libc to the machine's own programs.
@@ -92,7 +106,7 @@ objects=("$out"/bin/* "$out"/plugins/*)
 while IFS= read -r f; do objects+=("$f"); done < <(elf_files "$out/lib" "$packed")
 for f in "${objects[@]}"; do
   case $(basename "$f") in ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|libmvec.so*) continue ;; esac
-  if patchelf --print-interpreter "$f" >/dev/null 2>&1; then
+  if [ "$libc" = root ] && patchelf --print-interpreter "$f" >/dev/null 2>&1; then
     patchelf --set-interpreter "$loader" "$f"
   fi
   old=$(patchelf --print-rpath "$f" 2>/dev/null || true)
@@ -107,6 +121,7 @@ for f in "${objects[@]}"; do
   case $(basename "$f") in ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*|libmvec.so*) continue ;; esac
   while read -r lib path; do
     case $lib in libcuda.so*|libnvidia*) continue ;; esac
+    [ "$libc" = machine ] && [[ /$lib =~ $machine_libs ]] && continue
     case $path in "$out"/lib/*) ;; *) echo "bundle-$ver: $f: $lib from ${path:-nowhere}" >&2; bad=1 ;; esac
   done < <(env -i "$loader" --list "$f" 2>&1 | awk '/=>/ {print $1, ($3 ~ /^\// ? $3 : "")}')
 done
@@ -120,6 +135,7 @@ export GST_PLUGIN_SCANNER="\$B/bin/gst-plugin-scanner"
 export GST_REGISTRY_1_0="\${TMPDIR:-/tmp}/gst-registry-devbundle-$ver.bin"
 export CK_FORK=no
 ENV
+[ "$libc" = machine ] && echo 'export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"' >> "$out/env.sh"
 cp ../shared/device/gpu-tests "$out/gpu-tests"
 grep -qx "/$name/" "$exclude" 2>/dev/null || echo "/$name/" >> "$exclude"
 bytes=$(du -sb "$out" "$packed" | awk '{s += $1} END {print s}')

@@ -10,6 +10,11 @@ pkgs="${CUV_EXTRA_PKGS:-} meson ninja-build pkg-config g++ libgstreamer1.0-dev l
   libmosquitto-dev libjson-glib-dev libmicrohttpd-dev libssl-dev
   mosquitto mosquitto-clients libgstrtspserver-1.0-dev gstreamer1.0-plugins-ugly gstreamer1.0-libav
   openssl curl prometheus python3-prometheus-client"
+# GStreamer built from source into CUV_GST_PREFIX (tests/run-gst-1.24.sh): none of Debian's
+# GStreamer packages, which would bring a second GStreamer; PyGObject alone for the Python tests
+if [ -n "${CUV_GST_PREFIX:-}" ]; then
+  pkgs="$(for p in $pkgs; do case $p in *gst*|gstreamer*) ;; *) echo "$p" ;; esac; done) python3-gi"
+fi
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

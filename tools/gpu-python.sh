@@ -17,9 +17,15 @@
 #   . .devbundle/env.sh; . .devpy/env.sh; python3 -c 'import gi; gi.require_version("Gst", "1.0"); ...'
 # .devpy/env.sh sets PYTHONPATH=.devpy/site, GI_TYPELIB_PATH=.devpy/typelib and puts .devpy/lib
 # first on LD_LIBRARY_PATH.
-# Usage: tools/gpu-python.sh PYINC.tgz   (a tar holding python3.12/ = /usr/include/python3.12 there;
-# if it also holds x86_64-linux-gnu/python3.12/pyconfig.h, that is used, else see PYCONFIG_H below).
-# Rebuilds .devpy from scratch on every run; the PyGObject sdist is kept in ~/.cache/gst-cudavision.
+# Usage: tools/gpu-python.sh PYINC.tgz [1.22|1.24]   (a tar holding python3.12/ = /usr/include/python3.12
+# there; if it also holds x86_64-linux-gnu/python3.12/pyconfig.h, that is used, else see PYCONFIG_H
+# below; pyenv's CPython 3.12 include folder, tarred, serves: the ABI is one across 3.12's releases).
+# With 1.24, for the GStreamer that tests/run-gst-1.24.sh builds from source: gst-python's
+# overrides come from that source (the tarball it names), the GStreamer typelibs and the headers
+# _gi_gst is compiled against from its root's /opt/gst-1.24, and libgstreamer is left to
+# .devbundle-1.24 (tools/bundle-1.24.sh); the result goes to .devpy-1.24. The PyGObject is the same
+# for both versions.
+# Rebuilds the output from scratch on every run; the PyGObject sdist is kept in ~/.cache/gst-cudavision.
 # pkg-config's flags are split on purpose; '$ORIGIN' is for the linker, not the shell.
 # shellcheck disable=SC2046,SC2016
 set -euo pipefail
@@ -27,6 +33,7 @@ cd "$(dirname "$0")/.."
 
 pyinc_tgz=${1:?usage: tools/gpu-python.sh PYINC.tgz (a tar of python3.12/ = /usr/include/python3.12 of the GPU machine)}
 pyinc_tgz=$(realpath "$pyinc_tgz")
+gst_version=${2:-1.22}
 pygobject_version=3.42.2
 pygobject_sha256=21524cef33100c8fd59dc135948b703d79d303e368ce71fa60521cc971cd8aa7
 gst_python_tag=1.22.0
@@ -35,12 +42,31 @@ ext=.cpython-312-x86_64-linux-gnu.so
 typelibs="GLib-2.0 GObject-2.0 GModule-2.0 Gio-2.0 Gst-1.0 GstBase-1.0 GstVideo-1.0 GstApp-1.0 GstAudio-1.0
   GstTag-1.0 GstPbutils-1.0 GstGL-1.0 GstCuda-1.0 CudaGst-1.0 GstCheck-1.0"
 girdir=/usr/lib/x86_64-linux-gnu/girepository-1.0
+gst_girdir=$girdir
 out=.devpy
+case $gst_version in
+  1.22) ;;
+  1.24)
+    out=.devpy-1.24
+    root=${CUV_GST124_ROOT:-${CUV_CACHE:-/var/cache/gst-cudavision}/gst-1.24}
+    gst_prefix=$root/opt/gst-1.24
+    gst_girdir=$gst_prefix/lib/x86_64-linux-gnu/girepository-1.0
+    # no GstGL in that build (gl disabled); GstAnalytics is new in 1.24
+    typelibs="${typelibs/GstGL-1.0 /} GstAnalytics-1.0"
+    gst_tar=${CUV_GST_124_SRC:-}
+    for d in ../shared/gstreamer-src /work/shared/gstreamer-src; do
+      [ -z "$gst_tar" ] && [ -f "$d/gstreamer-1.24.13-src.tar.xz" ] && gst_tar=$d/gstreamer-1.24.13-src.tar.xz
+    done
+    [ -f "$gst_prefix/.cuv-built-gst-python" ] || { echo "no GStreamer 1.24 in $gst_prefix: run tests/run-gst-1.24.sh first" >&2; exit 1; }
+    [ -n "$gst_tar" ] || { echo "no gstreamer-1.24.13-src.tar.xz (CUV_GST_124_SRC names it)" >&2; exit 1; }
+    ;;
+  *) echo "usage: tools/gpu-python.sh PYINC.tgz [1.22|1.24]" >&2; exit 2 ;;
+esac
 
 # What the build needs from Debian, installed with the project's own (tools/deps.sh)
 CUV_EXTRA_PKGS="gcc libglib2.0-dev libgirepository1.0-dev libffi-dev gir1.2-gstreamer-1.0
   gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-pip python3-setuptools python3-wheel" bash tools/deps.sh
-git --git-dir="$gst_mirror" rev-parse -q --verify "$gst_python_tag^{commit}" >/dev/null ||
+[ "$gst_version" = 1.24 ] || git --git-dir="$gst_mirror" rev-parse -q --verify "$gst_python_tag^{commit}" >/dev/null ||
   { echo "no tag $gst_python_tag in $gst_mirror (set GST_MIRROR to a GStreamer monorepo git dir)" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-python.XXXXXX")
@@ -108,11 +134,22 @@ echo "$gi_sources" | xargs -P "$(nproc)" -I{} gcc "${cflags[@]}" -I"$src/gi" -I"
 gcc -shared -o "$work/_gi$ext" "$work"/obj/*.o -Wl,-z,now -Wl,--as-needed -Wl,-rpath,'$ORIGIN/../../lib' \
   $(pkg-config --libs gobject-introspection-1.0 glib-2.0 gobject-2.0 gio-2.0 libffi)
 
-# gst-python's _gi_gst, from the monorepo's 1.22.0 (no config.h: it is read only with HAVE_CONFIG_H).
+# gst-python's _gi_gst, from the monorepo's 1.22.0 or 1.24.13 (no config.h: it is read only with
+# HAVE_CONFIG_H); for 1.24 compiled against that GStreamer's headers, inside its root
 ov=subprojects/gst-python/gi/overrides
-git --git-dir="$gst_mirror" show "$gst_python_tag:$ov/gstmodule.c" >"$work/gstmodule.c"
-gcc "${cflags[@]}" -I"$src/gi" $(pkg-config --cflags gstreamer-1.0) -shared -o "$work/_gi_gst$ext" \
-  "$work/gstmodule.c" -Wl,-z,now -Wl,--as-needed -Wl,-rpath,'$ORIGIN/../../../lib' $(pkg-config --libs gstreamer-1.0)
+gst_pc=(pkg-config)
+if [ "$gst_version" = 1.24 ]; then
+  tar -xJf "$gst_tar" -C "$work" --strip-components=1 "gstreamer-1.24.13/$ov"
+  gst_pc=(env PKG_CONFIG_SYSROOT_DIR="$root"
+    PKG_CONFIG_LIBDIR="$gst_prefix/lib/x86_64-linux-gnu/pkgconfig:$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig" pkg-config)
+else
+  mkdir -p "$work/$ov"
+  for f in gstmodule.c Gst.py GstVideo.py GstAudio.py GstPbutils.py; do
+    git --git-dir="$gst_mirror" show "$gst_python_tag:$ov/$f" >"$work/$ov/$f"
+  done
+fi
+gcc "${cflags[@]}" -I"$src/gi" $("${gst_pc[@]}" --cflags gstreamer-1.0) -shared -o "$work/_gi_gst$ext" \
+  "$work/$ov/gstmodule.c" -Wl,-z,now -Wl,--as-needed -Wl,-rpath,'$ORIGIN/../../../lib' $("${gst_pc[@]}" --libs gstreamer-1.0)
 strip --strip-unneeded "$work/_gi$ext" "$work/_gi_gst$ext"
 
 # Neither extension may link libpython (the interpreter provides its symbols), and each must
@@ -136,14 +173,15 @@ rm -f "$out/site/gi/pygtkcompat.py"
 cp "$src"/gi/overrides/*.py "$work/_gi_gst$ext" "$out/site/gi/overrides/"
 rm -f "$out"/site/gi/overrides/{Gtk,Gdk,GdkPixbuf,Pango,keysyms,GIMarshallingTests}.py
 cp "$src"/gi/repository/*.py "$out/site/gi/repository/"
-for f in Gst GstVideo GstAudio GstPbutils; do
-  git --git-dir="$gst_mirror" show "$gst_python_tag:$ov/$f.py" >"$out/site/gi/overrides/$f.py"
+for f in Gst GstVideo GstAudio GstPbutils; do cp "$work/$ov/$f.py" "$out/site/gi/overrides/"; done
+for t in $typelibs; do
+  case $t in GLib-*|GObject-*|GModule-*|Gio-*) cp "$girdir/$t.typelib" "$out/typelib/" ;; *) cp "$gst_girdir/$t.typelib" "$out/typelib/" ;; esac
 done
-for t in $typelibs; do cp "$girdir/$t.typelib" "$out/typelib/"; done
 # libgirepository and what the extensions link from GLib, libffi and GStreamer core; any other
 # library they need (libpcre2, libmount, libunwind, libdw, ...) is Ubuntu's or .devbundle's.
 ldd "$work/_gi$ext" "$work/_gi_gst$ext" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
   grep -E '/lib(girepository-1\.0|glib-2\.0|gobject-2\.0|gio-2\.0|gmodule-2\.0|ffi|gstreamer-1\.0)\.so' |
+  { if [ "$gst_version" = 1.24 ]; then grep -v gstreamer-1.0; else cat; fi; } |
   while read -r l; do cp -L "$l" "$out/lib/"; done
 [ -f "$out/lib/libgirepository-1.0.so.1" ] || { echo "libgirepository-1.0.so.1 not copied" >&2; exit 1; }
 cat >"$out/env.sh" <<'EOF'
@@ -154,5 +192,6 @@ export GI_TYPELIB_PATH="$D/typelib${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}"
 export LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 EOF
 excl=$(git rev-parse --git-path info/exclude)
-grep -qx "/.devpy/" "$excl" || echo /.devpy/ >>"$excl"
+grep -qx "/$out/" "$excl" || echo "/$out/" >>"$excl"
+[ "$gst_version" = 1.24 ] && gst_python_tag=1.24.13
 echo "built $out (PyGObject $pygobject_version, gst-python $gst_python_tag, for CPython 3.12): $(du -sh "$out" | cut -f1)"

@@ -20,7 +20,9 @@
 #                                       (python, python-gpu, frames) with the machine's PyTorch and
 #                                       CuPy, then tests/bench/bench_python.py ARGS
 # BUILD (default build-h100) names the build, BUNDLE (default .devbundle) the GStreamer runtime:
-# BUILD=build-1.26-h100 BUNDLE=.devbundle-1.26 for GStreamer 1.26 (tools/bundle-1.26.sh).
+# BUILD=build-1.26-h100 BUNDLE=.devbundle-1.26 for GStreamer 1.26 (tools/bundle-1.26.sh);
+# BUILD=build-1.24-h100 BUNDLE=.devbundle-1.24 DEVPY=.devpy-1.24 for 1.24 (tools/bundle-1.24.sh,
+# tools/gpu-python.sh PYINC.tgz 1.24).
 set -eu
 cd "$(dirname "$0")/.."
 b=${BUILD:-build-h100}
@@ -50,9 +52,10 @@ mkdir -p "$out"
 source "$bundle/env.sh"
 [ -e "$b/meson-info" ] || ln -sfn ".devbuild/$b" "$b"
 export GST_PLUGIN_PATH_1_0=$PWD/$b/gst GST_PLUGIN_PATH=$PWD/$b/gst
-# PyGObject for the machine's own Python, where it came (tools/gpu-python.sh)
-# shellcheck disable=SC1091
-[ -f .devpy/env.sh ] && . .devpy/env.sh
+# PyGObject for the machine's own Python, where it came (tools/gpu-python.sh; DEVPY=.devpy-1.24 for 1.24)
+devpy=${DEVPY:-.devpy}
+# shellcheck disable=SC1090
+[ -f "$devpy/env.sh" ] && . "$devpy/env.sh"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/device.txt" 2>&1 || true
 # a GPU test that finds no usable device fails here instead of skipping (tests/common/cuvtest.h)
 export CUV_REQUIRE_GPU=1

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# GStreamer 1.24 on the GPU machine (Ubuntu 24.04, glibc 2.39, no GStreamer), from the Debian 12
+# root that tests/run-gst-1.24.sh makes: the GStreamer it built from source in /opt/gst-1.24 and
+# the sm_90 build it leaves in /var/build-1.24, as tools/bundle-debian.sh says. Debian 12's glibc
+# (2.36) is older than the machine's, so the machine's glibc, libstdc++ and its loader serve, and
+# the machine's own Python (with PyTorch and CuPy) loads the bundle's libraries too
+# (tools/gpu-python.sh PYINC.tgz 1.24). Run from the project root, after tests/run-gst-1.24.sh;
+# then `run` with carry [".devbundle-1.24.tar.xz"] (or the two folders, where they fit):
+#   python3 -m tarfile -e .devbundle-1.24.tar.xz . && BUILD=build-1.24-h100 BUNDLE=.devbundle-1.24 tools/gpu-run.sh suite
+set -eu
+cd "$(dirname "$0")/.."
+prefix=/opt/gst-1.24
+arch=x86_64-linux-gnu
+CUV_GST_BIN=$prefix/bin CUV_GST_PLUGINS=$prefix/lib/$arch/gstreamer-1.0 \
+  CUV_GST_SCANNER=$prefix/libexec/gstreamer-1.0/gst-plugin-scanner CUV_BUNDLE_LIBC=machine \
+  exec tools/bundle-debian.sh 1.24 "${CUV_GST124_ROOT:-${CUV_CACHE:-/var/cache/gst-cudavision}/gst-1.24}" "$prefix/lib/$arch"
