@@ -38,11 +38,17 @@ def _description(source, rgb):
 class Frames:
     """The frames of a pipeline, pulled from its appsinks in turn: an iterator and a context
     manager. Each item is a read-only `Frame` (cudavision.frame) with its `results` (every meta of
-    ours, cudavision.results) and `source` (the appsink's name). The pipeline plays from the first
-    item; its ERROR raises `PipelineError`, its end (EOS on every appsink) ends the loop, and
-    leaving the loop (break, an exception, the end, close ()) sets it to NULL."""
+    ours, cudavision.results), `source` (the appsink's name) and `buffer` (the Gst.Buffer, for
+    metas of others). The pipeline plays from the first item; its ERROR raises `PipelineError`,
+    its end (EOS on every appsink) ends the loop, and leaving the loop (break, an exception, the
+    end, close ()) sets it to NULL.
 
-    def __init__(self, source, rgb=False, max_buffers=4):
+    The bus is emptied at every pull: the types in @messages (a Gst.MessageType mask, e.g.
+    ELEMENT | WARNING) are kept, in the bus's order, in `messages`, a list that the caller reads
+    and empties as it likes (those posted after the last frame are in it once the loop has ended);
+    the others are dropped, so that none piles up (an analyser posts one a frame by default)."""
+
+    def __init__(self, source, rgb=False, max_buffers=4, messages=0):
         Gst.init(None)
         if isinstance(source, Gst.Pipeline):
             self.pipeline = source
@@ -62,6 +68,8 @@ class Frames:
             sink.set_property("max-buffers", max_buffers)
             sink.set_property("drop", False)
         self.bus = self.pipeline.get_bus()
+        self.messages = []
+        self._kept = Gst.MessageType(int(messages))
         self._playing = False
         self._ended = set()
 
@@ -79,13 +87,17 @@ class Frames:
             out.append(element)
 
     def _check_bus(self):
+        """Raises the pipeline's ERROR and keeps the messages asked for; pop_filtered drops the rest."""
         while True:
-            msg = self.bus.pop_filtered(Gst.MessageType.ERROR)
+            msg = self.bus.pop_filtered(Gst.MessageType.ERROR | self._kept)
             if msg is None:
                 return
-            err, debug = msg.parse_error()
-            self.close()
-            raise PipelineError(err.message, msg.src.get_name() if msg.src else None, debug)
+            if msg.type == Gst.MessageType.ERROR:
+                err, debug = msg.parse_error()
+                self.close()
+                raise PipelineError(err.message, msg.src.get_name() if msg.src else None, debug)
+            if msg.type & self._kept:
+                self.messages.append(msg)
 
     def __iter__(self):
         return self
@@ -108,7 +120,7 @@ class Frames:
                 sample = sink.try_pull_sample(_POLL_NS // len(live))
                 if sample is not None:
                     f = frame(sample)
-                    f.results, f.source = results(sample), sink.get_name()
+                    f.results, f.source, f.buffer = results(sample), sink.get_name(), sample.get_buffer()
                     return f
                 if sink.is_eos():
                     self._ended.add(sink)
@@ -116,6 +128,13 @@ class Frames:
     def close(self):
         """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after."""
         if self.pipeline is not None:
+            # the messages asked for, posted since the last pull (an interval's last at EOS):
+            # NULL flushes the bus
+            while self._kept:
+                msg = self.bus.pop_filtered(self._kept)
+                if msg is None:
+                    break
+                self.messages.append(msg)
             self.pipeline.set_state(Gst.State.NULL)
         self._ended = set(self.sinks)
 
@@ -131,9 +150,9 @@ class Frames:
             pipeline.set_state(Gst.State.NULL)
 
 
-
-def frames(source, rgb=False, max_buffers=4):
+def frames(source, rgb=False, max_buffers=4, messages=0):
     """The frames of @source, a gst-launch description (its appsinks, or one added at its end), a
     URI (decoded by uridecodebin) or a Gst.Pipeline with appsinks; `rgb=True` converts them to
-    RGBA on the CPU first. See Frames."""
-    return Frames(source, rgb, max_buffers)
+    RGBA on the CPU first; @messages, a Gst.MessageType mask, the bus messages kept in the
+    reader's `messages`. See Frames."""
+    return Frames(source, rgb, max_buffers, messages)

@@ -335,6 +335,43 @@ for f in cudavision.frames("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA
                            "videotestsrc num-buffers=7 ! video/x-raw,format=GRAY8,width=16,height=16 ! appsink name=right"):
     counts[f.source] = counts.get(f.source, 0) + 1
 check(counts == {"left": 5, "right": 7}, f"two sources in one loop, each frame tagged by its appsink: {counts}")
+# the bus: emptied as the loop pulls (no message piles up), those asked for kept in order, an
+# interval's last (posted at EOS, after the last frame) among them once the loop ended; the
+# frame's buffer for metas of others
+with cudavision.frames("videotestsrc num-buffers=40 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                       "cudahistogram backend=cpu name=h") as reader:
+    for i, f in enumerate(reader):
+        if i == 30:
+            pending = 0
+            while reader.bus.pop_filtered(Gst.MessageType.ELEMENT) is not None:
+                pending += 1
+check(pending <= 8 and reader.messages == [],
+      f"messages not asked for are dropped as the loop pulls: {pending} pending at frame 30 of 40")
+reader = cudavision.frames("videotestsrc num-buffers=7 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                           f"cudahistogram backend=cpu name=h interval={3 * Gst.SECOND // 30 + 1}",
+                           messages=Gst.MessageType.ELEMENT)
+got = list(reader)
+counted = [m.get_structure().get_value("frames") for m in reader.messages]
+check(len(got) == 7 and len(counted) >= 2 and sum(counted) == 7 and
+      all((m.src.get_name(), m.get_structure().get_name()) == ("h", "cudahistogram") for m in reader.messages),
+      f"messages=ELEMENT keeps the element messages, the one posted at EOS too: frames {counted}")
+check(all(isinstance(f.buffer, Gst.Buffer) and f.buffer.pts == f.pts and f.buffer.get_custom_meta("CudaHistogramMeta")
+          for f in got), "each frame's buffer, with its metas")
+pipeline = Gst.parse_launch("videotestsrc num-buffers=4 name=src ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                            "cudahistogram backend=cpu ! appsink")
+
+
+def tell(pad, info):
+    src = pad.get_parent_element()
+    src.post_message(Gst.Message.new_application(src, Gst.Structure.new_empty(f"at-{info.get_buffer().pts}")))
+    return Gst.PadProbeReturn.OK
+
+
+pipeline.get_by_name("src").get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, tell)
+with cudavision.frames(pipeline, messages=Gst.MessageType.APPLICATION) as reader:
+    got = [f.pts for f in reader]
+check([m.get_structure().get_name() for m in reader.messages] == [f"at-{t}" for t in got] and len(got) == 4,
+      f"messages=APPLICATION keeps those only, in order: {[m.get_structure().get_name() for m in reader.messages]}")
 for bad in (None, 3):
     try:
         cudavision.frames(bad)
