@@ -3,17 +3,19 @@
 
     examples/cupy_frames.py [--source test|webcam|FILE] [--frames N] [--size WxH]
 
-An appsink takes cudaheatmap's RGBA map in CUDA memory; cudavision.frame() maps each one and
-cupy.asarray() reads it through the CUDA array interface, over the same memory (docs/python.md).
-The script finds each frame's share of changed pixels (with the default `sine` colour map, red or
-green over 128: a change of more than a sixth of the largest) and where the change is centred,
-and prints them every 30 frames. Without CUDA or without CuPy the frames come in system
-memory and numpy does the same sums on the CPU; it says so.
+cudavision.frames() runs the pipeline and gives cudaheatmap's RGBA maps, in CUDA memory, one at a
+time; cupy.asarray() reads a map through the CUDA array interface, over the same memory
+(docs/python.md). The script finds each frame's share of changed pixels (with the default `sine`
+colour map, red or green over 128: a change of more than a sixth of the largest) and where the
+change is centred, and prints them every 30 frames. Without CUDA or without CuPy the frames come
+in system memory and numpy does the same sums on the CPU; it says so. A pipeline's error ends it
+with the element's message.
 
 Needs python3-gi with python3-gst-1.0, numpy, CuPy for the GPU, the plugin (GST_PLUGIN_PATH, else the
 source tree's build/ or CUDAVISION_BUILD=DIR) and the cudavision module (installed, else python/).
 """
 import argparse
+import itertools
 import os
 import sys
 
@@ -61,17 +63,11 @@ def main():
         Gst.Registry.get().scan_path(os.path.join(build, "gst"))
     # CUDA memory from cudaupload on, when CuPy can read it; else the frames stay in system memory
     upload = "cudaupload ! " if cupy is not None and Gst.ElementFactory.find("cudaupload") else ""
-    # post-messages=false: this loop reads the map, not the bus, where a message a frame would pile up
-    pipeline = Gst.parse_launch(f"{source(args.source, args.frames, width, height)} ! {upload}"
-                                "cudaheatmap post-messages=false ! appsink name=sink sync=false max-buffers=4")
-    sink = pipeline.get_by_name("sink")
-    pipeline.set_state(Gst.State.PLAYING)
-    n = 0
-    while n < args.frames:
-        sample = sink.emit("try-pull-sample", 10 * Gst.SECOND)
-        if sample is None:
-            break
-        with cudavision.frame(sample) as f:
+
+    changed = []  # each frame's share of changed pixels
+    pipeline = f"{source(args.source, args.frames, width, height)} ! {upload}cudaheatmap"
+    with cudavision.frames(pipeline) as video:  # stopped when the block ends, also at an error
+        for n, f in enumerate(itertools.islice(video, args.frames)):
             xp = cupy if f.device is not None else numpy
             rgba = xp.asarray(f.array)  # H x W x 4 over the frame's memory
             if n == 0:
@@ -79,24 +75,19 @@ def main():
                     f"CUDA memory, a CuPy array on cuda:{f.device} over the frame's memory (no copy)" if xp is cupy
                     else "no CUDA or no CuPy here: frames in system memory, numpy views on the CPU (no copy)"))
             hot = xp.maximum(rgba[..., 0], rgba[..., 1]) > 128
-            share = float(hot.mean())
+            changed.append(float(hot.mean()))
             if n % 30 == 0:
-                if share > 0:
-                    rows, cols = xp.nonzero(hot)
-                    where = f" around ({float(cols.mean()):.0f}, {float(rows.mean()):.0f})"
-                else:
-                    where = ""
-                print(f"frame {n}: {share * 100:.2f}% changed{where}")
-        n += 1
-    err = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
-    pipeline.set_state(Gst.State.NULL)
-    if err is not None:
-        e, dbg = err.parse_error()
-        print(f"error: {e.message} ({dbg})", file=sys.stderr)
-        return 1
-    print(f"{n} frames")
-    return 0 if n else 1
+                rows, cols = xp.nonzero(hot)
+                where = f" around ({float(cols.mean()):.0f}, {float(rows.mean()):.0f})" if changed[-1] > 0 else ""
+                print(f"frame {n}: {changed[-1] * 100:.2f}% changed{where}")
+
+    if not changed:
+        sys.exit("no frame")
+    print(f"{len(changed)} frames")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        main()
+    except cudavision.PipelineError as e:  # the pipeline's error, naming its element
+        sys.exit(f"error: {e} ({e.debug})")

@@ -3,18 +3,19 @@
 
     examples/torch_frames.py [--source test|webcam|FILE] [--frames N] [--size WxH]
 
-An appsink takes cudaenhance's NV12 frames in CUDA memory; cudavision.frame() maps each one and
-torch.from_dlpack() makes its Y plane a CUDA tensor over the same memory, with PyTorch's stream
-ordered after the frame (docs/python.md). The script computes, on the GPU, each frame's mean luma
-and its share of bright pixels, and prints them every 30 frames. Without CUDA (no GPU, or a
+cudavision.frames() runs the pipeline and gives cudaenhance's NV12 frames, in CUDA memory, one at a
+time; torch.from_dlpack() makes a frame's Y plane a CUDA tensor over the same memory, with PyTorch's
+stream ordered after the frame (docs/python.md). The script computes, on the GPU, each frame's mean
+luma and its share of bright pixels, and prints them every 30 frames. Without CUDA (no GPU, or a
 CPU-only build) the frames come in system memory and the tensors are numpy views on the CPU; it
-says so.
+says so. A pipeline's error ends it with the element's message.
 
 Needs PyTorch (a CPU build is enough without CUDA), python3-gi with python3-gst-1.0, numpy, the
 plugin (GST_PLUGIN_PATH, else the source tree's build/ or CUDAVISION_BUILD=DIR) and the
 cudavision module (installed, else python/).
 """
 import argparse
+import itertools
 import os
 import sys
 import warnings
@@ -43,6 +44,15 @@ def source(name, frames, width, height):
     return f"{src} ! videoconvert ! videoscale ! video/x-raw,format=NV12,width={width},height={height}"
 
 
+def luma(f):
+    """The frame's Y plane (H x W uint8) as a tensor over the frame's memory: no copy."""
+    if f.device is not None:
+        return torch.from_dlpack(f.planes[0])  # on cuda:N
+    with warnings.catch_warnings():  # a read-only numpy view: this script only reads it
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.from_numpy(f.planes[0])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", default="test", help="test (default), webcam (v4l2src) or a video file")
@@ -56,23 +66,12 @@ def main():
         Gst.Registry.get().scan_path(os.path.join(build, "gst"))
     # cudaupload puts the frames in CUDA memory, where cudaenhance keeps them (no cudadownload)
     upload = "cudaupload ! " if Gst.ElementFactory.find("cudaupload") else ""
-    pipeline = Gst.parse_launch(f"{source(args.source, args.frames, width, height)} ! {upload}"
-                                "cudaenhance contrast=1.3 ! appsink name=sink sync=false max-buffers=4")
-    sink = pipeline.get_by_name("sink")
-    pipeline.set_state(Gst.State.PLAYING)
+
     bright = []
-    n = 0
-    while n < args.frames:
-        sample = sink.emit("try-pull-sample", 10 * Gst.SECOND)
-        if sample is None:
-            break
-        with cudavision.frame(sample) as f:
-            if f.device is not None:
-                y = torch.from_dlpack(f.planes[0])  # the Y plane, H x W uint8, on cuda:N: no copy
-            else:
-                with warnings.catch_warnings():  # a read-only view: this script only reads it
-                    warnings.simplefilter("ignore", UserWarning)
-                    y = torch.from_numpy(f.planes[0])
+    pipeline = f"{source(args.source, args.frames, width, height)} ! {upload}cudaenhance contrast=1.3"
+    with cudavision.frames(pipeline) as video:  # stopped when the block ends, also at an error
+        for n, f in enumerate(itertools.islice(video, args.frames)):
+            y = luma(f)
             if n == 0:
                 print(f"{f.format} {f.width}x{f.height}: " + (
                     f"CUDA memory, the tensor on {y.device} over the frame's memory (no copy)" if f.device is not None
@@ -80,17 +79,14 @@ def main():
             bright.append((y > 200).float().mean())  # queued on the GPU: no wait a frame
             if n % 30 == 0:
                 print(f"frame {n}: mean luma {y.float().mean().item():.1f}, bright {bright[-1].item() * 100:.1f}%")
-        n += 1
-    err = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
-    pipeline.set_state(Gst.State.NULL)
-    if err is not None:
-        e, dbg = err.parse_error()
-        print(f"error: {e.message} ({dbg})", file=sys.stderr)
-        return 1
-    if bright:
-        print(f"{n} frames: bright pixels {torch.stack(bright).mean().item() * 100:.1f}% on average")
-    return 0 if n else 1
+
+    if not bright:
+        sys.exit("no frame")
+    print(f"{len(bright)} frames: bright pixels {torch.stack(bright).mean().item() * 100:.1f}% on average")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        main()
+    except cudavision.PipelineError as e:  # the pipeline's error, naming its element
+        sys.exit(f"error: {e} ({e.debug})")
