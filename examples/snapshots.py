@@ -5,19 +5,29 @@
 
 A camera (or a file, or the test scene: a ball sweeping over a still background) goes through
 cudanoisemap (mode=overlay: the frame with its changed pixels painted red), which puts a
-CudaNoisemapMeta on every buffer. A pad probe reads its changed-ratio; when it is above
---threshold and the last snapshot is at least --gap seconds of stream old, the frame is encoded to
-PNG and written to --out. Runs until the source ends or Ctrl-C. Needs python3-gst-1.0 and the
-plugin on GST_PLUGIN_PATH.
+CudaNoisemapMeta on every buffer. cudavision.frames() gives each frame in RGBA with its results;
+when the changed-ratio is above --threshold and the last snapshot is at least --gap seconds of
+stream old, the frame is written to --out as a PNG. Runs until the source ends or Ctrl-C; a
+pipeline's error ends it with the element's message. Needs python3-gst-1.0, numpy, the plugin on
+GST_PLUGIN_PATH and the cudavision module (installed, else python/).
 """
 import argparse
 import os
+import struct
 import sys
+import zlib
 
 import gi
 
 gi.require_version("Gst", "1.0")
-from gi.repository import GLib, Gst  # noqa: E402
+from gi.repository import Gst  # noqa: E402
+
+try:
+    import cudavision  # noqa: E402
+except ImportError:  # not installed: the source tree's python/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import cudavision  # noqa: E402
+import numpy  # noqa: E402
 
 TEST_SCENE = ("videotestsrc pattern=ball motion=sweep num-buffers={frames} "
               "background-color=0xff303030 ! video/x-raw,width=640,height=360,framerate=30/1")
@@ -31,64 +41,40 @@ def source_description(source, frames):
     return f"uridecodebin uri={Gst.filename_to_uri(os.path.abspath(source))}"
 
 
-class Snapshots:
-    def __init__(self, args):
-        self.args = args
-        self.last = None  # stream time of the last snapshot
-        self.saved = []
-        self.pipeline = Gst.parse_launch(
-            f"{source_description(args.source, args.frames)} ! videoconvert ! "
-            f"cudanoisemap name=noise mode=overlay threshold={args.pixel_threshold} post-messages=false ! "
-            "videoconvert ! pngenc name=png ! fakesink name=sink signal-handoffs=true")
-        self.ratio = {}  # PTS -> changed-ratio, from the meta, until pngenc's output of that frame arrives
-        noise = self.pipeline.get_by_name("noise").get_static_pad("src")
-        noise.add_probe(Gst.PadProbeType.BUFFER, self.on_analysed)
-        self.pipeline.get_by_name("sink").connect("handoff", self.on_png)
+def write_png(path, rgb):
+    """@rgb, H x W x 3 uint8, as an 8-bit RGB PNG: each row behind filter byte 0, deflated."""
+    height, width, _ = rgb.shape
+    rows = numpy.zeros((height, 1 + width * 3), numpy.uint8)
+    rows[:, 1:] = rgb.reshape(height, width * 3)
 
-    def on_analysed(self, pad, info):
-        buf = info.get_buffer()
-        meta = buf.get_custom_meta("CudaNoisemapMeta")
-        if meta is not None:
-            self.ratio[buf.pts] = meta.get_structure().get_value("changed-ratio")
-        return Gst.PadProbeReturn.OK
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    def on_png(self, sink, buf, pad):
-        ratio = self.ratio.pop(buf.pts, 0.0)
-        seconds = buf.pts / Gst.SECOND
-        if ratio < self.args.threshold or (self.last is not None and seconds - self.last < self.args.gap):
-            return
-        self.last = seconds
-        path = os.path.join(self.args.out, f"snapshot-{seconds:08.2f}s.png")
-        ok, info = buf.map(Gst.MapFlags.READ)
-        if ok:
-            with open(path, "wb") as f:
-                f.write(info.data)
-            buf.unmap(info)
-            self.saved.append(path)
-            print(f"{seconds:7.2f} s: {100 * ratio:.1f} % of the frame changed -> {path}", flush=True)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
 
-    def run(self):
-        loop = GLib.MainLoop()
-        bus = self.pipeline.get_bus()
-        bus.add_signal_watch()
 
-        def on_message(bus, msg):
-            if msg.type == Gst.MessageType.ERROR:
-                err, debug = msg.parse_error()
-                print(f"error from {msg.src.get_name()}: {err.message}", file=sys.stderr)
-                loop.quit()
-            elif msg.type == Gst.MessageType.EOS:
-                loop.quit()
-
-        bus.connect("message", on_message)
-        self.pipeline.set_state(Gst.State.PLAYING)
-        try:
-            loop.run()
-        except KeyboardInterrupt:
-            pass
-        self.pipeline.set_state(Gst.State.NULL)
-        bus.remove_signal_watch()
-        return self.saved
+def run(args):
+    """The snapshots' paths, written as the frames come."""
+    saved, last = [], None  # last: stream time of the last snapshot
+    pipeline = (f"{source_description(args.source, args.frames)} ! videoconvert ! "
+                f"cudanoisemap name=noise mode=overlay threshold={args.pixel_threshold}")
+    try:
+        with cudavision.frames(pipeline, rgb=True) as video:  # stopped when the block ends
+            for f in video:
+                ratio = f.results["noise"]["changed-ratio"]
+                seconds = f.pts / Gst.SECOND
+                if ratio < args.threshold or (last is not None and seconds - last < args.gap):
+                    continue
+                last = seconds
+                path = os.path.join(args.out, f"snapshot-{seconds:08.2f}s.png")
+                write_png(path, f.array[:, :, :3])
+                saved.append(path)
+                print(f"{seconds:7.2f} s: {100 * ratio:.1f} % of the frame changed -> {path}", flush=True)
+    except KeyboardInterrupt:
+        pass
+    return saved
 
 
 def main(argv=None):
@@ -104,10 +90,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     Gst.init(None)
-    saved = Snapshots(args).run()
+    saved = run(args)
     print(f"{len(saved)} snapshots in {args.out}/")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except cudavision.PipelineError as e:  # the pipeline's error, naming its element
+        sys.exit(f"error from {e}")
