@@ -4,9 +4,9 @@
     examples/analyse.py [--source test|webcam|FILE] [--frames N] [--size WxH] [--out DIR]
 
 The frames go through cudahistogram and cudamotionest (both pass the frame on), then a tee feeds
-cudaheatmap and cudanoisemap. The script reads every element message on the bus and every buffer's
-meta, decodes the motion vectors into a numpy structured array, and writes into DIR (default
-analysis/):
+cudaheatmap and cudanoisemap. cudavision.frames() runs the pipeline, gives the frames of its three
+branches with their metas (the motion vectors as a numpy structured array) and keeps every element
+message of the bus; the script writes into DIR (default analysis/):
 
     histogram.png  the luma histogram summed over the run, and the R, G, B and luma means per frame
     change.png     cudanoisemap's changed-pixel ratio and cudaheatmap's mean difference per frame
@@ -18,8 +18,9 @@ cudamotionest runs with regions=true: on GStreamer 1.24+ the script reads the mo
 GStreamer's object detections (GstAnalytics), as any analytics-aware application would, without
 this plugin's own metas.
 
-Needs python3-gi, python3-numpy and python3-matplotlib (tools/deps.sh installs them) and the plugin
-on GST_PLUGIN_PATH. Results reference: docs/results.md; this script: docs/python.md.
+Needs python3-gi, python3-numpy and python3-matplotlib (tools/deps.sh installs them), the plugin
+on GST_PLUGIN_PATH and the cudavision module (installed, else python/). Results reference:
+docs/results.md; this script: docs/python.md.
 """
 import argparse
 import json
@@ -30,6 +31,12 @@ import gi
 
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
+
+try:
+    import cudavision  # noqa: E402
+except ImportError:  # not installed: the source tree's python/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import cudavision  # noqa: E402
 
 try:  # GStreamer's analytics metadata and its Python overrides (1.24+)
     gi.require_version("GstAnalytics", "1.0")
@@ -42,10 +49,6 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")  # files only: no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-
-# cudamotionest's vector record (gst/gstcudamotionmeta.h: GstCudaMotionVector, 8 bytes, little-endian)
-MOTION_VECTOR = np.dtype([("dx", "i1"), ("dy", "i1"), ("width", "u1"), ("height", "u1"), ("cost", "<u4")])
-
 
 
 def test_scene(frames, width, height):
@@ -64,21 +67,15 @@ def pipeline_description(source, frames, width, height):
         src = "v4l2src"
     else:
         src = f"uridecodebin uri={Gst.filename_to_uri(os.path.abspath(source))}"
-    # system memory at the branch ends, so that Python maps plain frames
+    # system memory at the branch ends, so that Python maps plain frames; an appsink a branch, so that
+    # the loop ends once all three have ended
     return (
         f"{src} ! videoconvert ! videoscale ! video/x-raw,format=RGBA,width={width},height={height} ! "
-        "cudahistogram ! cudamotionest regions=true ! tee name=t "
-        "t. ! queue ! video/x-raw ! fakesink name=frames signal-handoffs=true "
-        "t. ! queue ! cudaheatmap ! video/x-raw ! fakesink name=heat "
-        "t. ! queue ! cudanoisemap ! video/x-raw ! fakesink name=noise"
+        "cudahistogram name=hist ! cudamotionest name=motion regions=true ! tee name=t "
+        "t. ! queue ! video/x-raw ! appsink name=frames "
+        "t. ! queue ! cudaheatmap ! video/x-raw ! appsink name=heat "
+        "t. ! queue ! cudanoisemap ! video/x-raw ! appsink name=noise"
     )
-
-
-def motion_vectors(meta):
-    """The vectors of a CudaMotionMeta structure as a (rows, columns) structured array."""
-    rows, columns = meta.get_value("rows"), meta.get_value("columns")
-    data = meta.get_value("vectors").get_data() if rows * columns else b""
-    return np.frombuffer(data, dtype=MOTION_VECTOR, count=rows * columns).reshape(rows, columns)
 
 
 def regions(buf):
@@ -100,29 +97,25 @@ def regions(buf):
 class Analysis:
     """Everything the analysers said about one run."""
 
-    def __init__(self, snapshot_frame, width, height):
+    def __init__(self, snapshot_frame):
         self.messages = {"cudahistogram": [], "cudaheatmap": [], "cudanoisemap": [], "cudamotionest": []}
         self.snapshot_frame = snapshot_frame
-        self.width, self.height = width, height  # the frames' size: the caps the pipeline sets
         self.frames_seen = 0
         self.snapshot = None  # (RGBA image, vectors, unit, regions) of one frame
         self.regions = []  # per frame, the moving regions
 
-    def on_frame(self, sink, buf, pad):
-        """fakesink's handoff: the frame with the histogram and motion metas."""
-        index = self.frames_seen
+    def on_frame(self, f):
+        """A frame of the frames branch, with the histogram and motion metas."""
         self.frames_seen += 1
-        self.regions.append(regions(buf))
-        if index == self.snapshot_frame:
-            meta = buf.get_custom_meta("CudaMotionMeta").get_structure()
-            width, height = self.width, self.height
-            ok, info = buf.map(Gst.MapFlags.READ)
-            if ok:
-                image = np.frombuffer(info.data, np.uint8, count=width * height * 4).reshape(height, width, 4).copy()
-                buf.unmap(info)
-                self.snapshot = (image, motion_vectors(meta).copy(), meta.get_value("unit"), self.regions[-1])
+        self.regions.append(regions(f.buffer))
+        if self.frames_seen - 1 == self.snapshot_frame:
+            motion = f.results["motion"]  # the vectors: rows x columns of cudavision.MOTION_VECTOR
+            self.snapshot = (f.array.copy(), motion["vectors"], motion["unit"], self.regions[-1])
 
     def on_message(self, message):
+        if message.type == Gst.MessageType.WARNING:
+            print(f"warning from {message.src.get_name()}: {message.parse_warning()[0].message}", file=sys.stderr)
+            return
         s = message.get_structure()
         if s is not None and s.get_name() in self.messages:
             self.messages[s.get_name()].append({s.nth_field_name(i): plain(s.get_value(s.nth_field_name(i)))
@@ -140,29 +133,19 @@ def plain(value):
 
 def run(source="test", frames=60, width=320, height=240):
     Gst.init(None)
-    pipeline = Gst.parse_launch(pipeline_description(source, frames, width, height))
-    analysis = Analysis(min(frames // 2, 30), width, height)
-    pipeline.get_by_name("frames").connect("handoff", analysis.on_frame)
-    bus = pipeline.get_bus()
-    pipeline.set_state(Gst.State.PLAYING)
-    while True:
-        msg = bus.timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ELEMENT | Gst.MessageType.EOS |
-                                     Gst.MessageType.ERROR | Gst.MessageType.WARNING)
-        if msg is None:
-            raise RuntimeError("no message for 30 s")
-        if msg.type == Gst.MessageType.ERROR:
-            err, debug = msg.parse_error()
-            pipeline.set_state(Gst.State.NULL)
-            raise RuntimeError(f"{msg.src.get_name()}: {err.message} ({debug})")
-        if msg.type == Gst.MessageType.WARNING:
-            print(f"warning from {msg.src.get_name()}: {msg.parse_warning()[0].message}", file=sys.stderr)
-        elif msg.type == Gst.MessageType.EOS:
-            break
-        else:
-            analysis.on_message(msg)
-        if source != "test" and analysis.frames_seen >= frames:
-            pipeline.send_event(Gst.Event.new_eos())
-    pipeline.set_state(Gst.State.NULL)
+    analysis = Analysis(min(frames // 2, 30))
+    seen = {"frames": 0, "heat": 0, "noise": 0}
+    # the element messages and warnings are kept in video.messages, in the bus's order
+    with cudavision.frames(pipeline_description(source, frames, width, height),
+                           messages=Gst.MessageType.ELEMENT | Gst.MessageType.WARNING) as video:
+        for f in video:
+            if f.source == "frames" and seen["frames"] < frames:
+                analysis.on_frame(f)
+            seen[f.source] += 1
+            if source != "test" and min(seen.values()) >= frames:
+                break  # the test scene ends by itself; a camera or a file after FRAMES on every branch
+    for message in video.messages:
+        analysis.on_message(message)
     return analysis
 
 
@@ -246,4 +229,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except cudavision.PipelineError as e:  # the pipeline's error, naming its element
+        sys.exit(f"error: {e} ({e.debug})")

@@ -3,10 +3,11 @@
 Runs the script on 20 frames of its test scene, then runs the same pipeline again here, reading
 every buffer's metas and every bus message with nothing but Gst (the scene is deterministic), and
 checks that results.json holds exactly the messages' series, that each message agrees with the
-meta of its frame (interval 0: one message per frame), that the motion vectors decode the same as
-a plain struct unpack and give the message's mean magnitude, that the moving regions it read through
-GstAnalytics' Python iterator (GStreamer 1.24+) are the relation meta's object detections read one by
-one by id, and that the plots were written."""
+meta of its frame (interval 0: one message per frame), that the motion vectors (as
+cudavision.results gives them to the script) decode the same as a plain struct unpack and give the
+message's mean magnitude, that the moving regions it read through GstAnalytics' Python iterator
+(GStreamer 1.24+) are the relation meta's object detections read one by one by id, and that the
+plots were written."""
 import json
 import math
 import os
@@ -33,8 +34,9 @@ def close(a, b):
 
 
 def run_witness():
-    """The same pipeline, read here: metas per buffer and messages per element."""
-    pipeline = Gst.parse_launch(analyse.pipeline_description("test", FRAMES, 320, 240))
+    """The same pipeline, read here: metas per buffer and messages per element (fakesinks for its
+    appsinks: nothing pulls from them here)."""
+    pipeline = Gst.parse_launch(analyse.pipeline_description("test", FRAMES, 320, 240).replace("appsink", "fakesink"))
     metas = {"frames": [], "heat": [], "noise": []}
     detections = []
 
@@ -46,6 +48,7 @@ def run_witness():
             metas[name].append({n: buf.get_custom_meta(n).get_structure().copy() for n in names})
             if name == "frames":
                 detections.append(detections_by_id(buf))
+                metas[name][-1]["vectors"] = analyse.cudavision.results(buf)["motion"]["vectors"]
             return Gst.PadProbeReturn.OK
         pipeline.get_by_name(name).get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
 
@@ -128,7 +131,7 @@ def main():
         check(close(d.get_value("mean-difference"), messages["cudaheatmap"][i].get_value("mean-difference")),
               f"frame {i}: heatmap meta = message")
         m = metas["frames"][i]["CudaMotionMeta"]
-        vectors = analyse.motion_vectors(m)
+        vectors = metas["frames"][i]["vectors"]
         raw = m.get_value("vectors").get_data()
         unpacked = list(struct.iter_unpack("<bbBBI", raw))
         fields = ("dx", "dy", "width", "height", "cost")
