@@ -15,6 +15,7 @@ as long as the Frame or anything made of it: closing the Frame drops its own hol
 view or a tensor still reads.
 """
 
+import ctypes
 import sys
 import weakref
 
@@ -55,65 +56,80 @@ _LAYOUTS = {
 }
 
 
+# A frame is read through libgstreamer (ctypes, _cuda.py) rather than PyGObject, whose every call
+# or struct field costs microseconds; what the caps and a video meta say is worked out once.
+_gst = _cuda.gst
+_Buffer, _Caps, _Sample = Gst.Buffer, Gst.Caps, Gst.Sample
+_CLOCK_TIME_NONE = Gst.CLOCK_TIME_NONE
+_TIMES = ctypes.c_uint64 * 3  # a GstBuffer's pts, dts and duration
+_TIMES_AT = _cuda.Buffer.pts.offset
+# a GstVideoMeta's fields from its format to its strides: what a frame's planes depend on
+_META_AT = _cuda.VideoMeta.format.offset
+_META_SIZE = _cuda.VideoMeta.stride.offset + ctypes.sizeof(ctypes.c_int * 4) - _META_AT
+_video_meta_api = None  # GST_VIDEO_META_API_TYPE, registered by the first frame's caps
+
+
 def _check_writable(buffer):
-    """Writing needs a buffer and memory that only this caller holds, checked here, at every
-    writable frame (a mapping kept alive by an old view included), rather than by gst_buffer_map,
-    which prints a CRITICAL for a shared buffer and silently copies shared memory, so that the
-    write would land in a copy."""
-    if not _cuda.gst.gst_mini_object_is_writable(hash(buffer)):
+    """Writing needs a buffer (@buffer: its address) and memory that only this caller holds,
+    checked here, at every writable frame (a mapping kept alive by an old view included), rather
+    than by gst_buffer_map, which prints a CRITICAL for a shared buffer and silently copies shared
+    memory, so that the write would land in a copy."""
+    if not _gst.gst_mini_object_is_writable(buffer):
         raise Unsupported("the buffer is not writable: others hold it (an appsink's sample or a probe's buffer "
                           "always is, from Python); map a copy of your own, buffer.copy_deep ()")
-    if not _cuda.gst.gst_buffer_is_all_memory_writable(hash(buffer)):
+    if not _gst.gst_buffer_is_all_memory_writable(buffer):
         raise Unsupported("the buffer's memory is not writable: another buffer shares it (buffer.copy () shares "
                           "memory); map a copy of your own, buffer.copy_deep ()")
 
 
 class _Mapping:
-    """A buffer mapped for reading (or writing): unmapped when nothing refers to it any more."""
+    """The buffer at @buffer (its address) mapped for reading (or writing): unmapped when nothing
+    refers to it any more. @owner is the buffer's PyGObject wrapper, which keeps it alive; where
+    there is none (None: a sample's buffer), the mapping holds a reference of its own."""
 
-    def __init__(self, buffer, writable):
-        self.buffer = buffer
-        ok, self.info = buffer.map(Gst.MapFlags.READ | (Gst.MapFlags.WRITE if writable else 0))
-        if not ok:
-            self.info = None
+    device = None  # system memory
+
+    def __init__(self, buffer, owner, writable):
+        self.buffer, self.owner, self.writable = buffer, owner, writable
+        info = _cuda.MapInfo()
+        flags = _cuda.MAP_READ | (_cuda.MAP_WRITE if writable else 0)
+        if not _gst.gst_buffer_map(buffer, ctypes.byref(info), flags):
             raise Unsupported("the buffer could not be mapped")
-        self.data = self.info.data
-        self.address = np.frombuffer(self.data, dtype=np.uint8).ctypes.data if self.info.size else 0
-        self.size = self.info.size
-        self.writable = writable
+        if owner is None:
+            _gst.gst_mini_object_ref(buffer)
+        self.info = info
+        self.address, self.size = info.data or 0, info.size
 
     def __del__(self):
-        # at the interpreter's exit PyGObject can no longer call into GStreamer (it recurses until
-        # the stack overflows): the mapping is left to the process's end
+        # at the interpreter's exit what this calls (and the buffer's wrapper) may be gone already:
+        # the mapping (and the reference) is left to the process's end
         info = getattr(self, "info", None)
         if info is not None and not sys.is_finalizing():
             self.info = None
-            self.buffer.unmap(info)
+            _gst.gst_buffer_unmap(self.buffer, ctypes.byref(info))
+            if self.owner is None:
+                _gst.gst_mini_object_unref(self.buffer)
 
 
-# the mappings alive, one a buffer and mode, shared by every frame of it: GStreamer counts a
-# memory's maps in 8 bits (the 257th concurrent map of one buffer would overflow it)
+# the mappings alive, one a buffer, shared by every frame of it: GStreamer counts a memory's maps
+# in 8 bits (the 257th concurrent map of one buffer would overflow it)
 _mappings = weakref.WeakValueDictionary()
 
 
-def _mapping(buffer, writable, cuda):
-    """The buffer's one mapping: a frame to read shares a writable mapping that is open (it then
-    reads what is written); a writable frame is refused while a read-only mapping is open, since
-    mapping for writing could copy the memory and leave the read views behind, stale."""
+def _mapping(buffer, owner, writable, cuda):
+    """The one mapping of the buffer at @buffer: a frame to read shares a writable mapping that is
+    open (it then reads what is written); a writable frame is refused while a read-only mapping is
+    open, since mapping for writing could copy the memory and leave the read views behind, stale."""
+    key = (buffer, cuda)  # the buffer's address: its own while the mapping holds it
+    mapping = _mappings.get(key)
     if writable:
         _check_writable(buffer)
-        if _mappings.get((hash(buffer), False, cuda)) is not None:
+        if mapping is not None and not mapping.writable:
             raise Unsupported("a read-only frame of this buffer, or a view or tensor made of one, is still open: "
                               "close them (and drop their views) before opening it writable")
-    else:
-        mapping = _mappings.get((hash(buffer), True, cuda))
-        if mapping is not None:
-            return mapping
-    key = (hash(buffer), writable, cuda)  # the buffer's address: its own while the mapping holds it
-    mapping = _mappings.get(key)
     if mapping is None:
         try:
-            mapping = _cuda.CudaMapping(buffer, writable) if cuda else _Mapping(buffer, writable)
+            mapping = _cuda.CudaMapping(buffer, owner, writable) if cuda else _Mapping(buffer, owner, writable)
         except _cuda.MapError as e:
             raise Unsupported(str(e)) from None
         _mappings[key] = mapping
@@ -121,8 +137,9 @@ def _mapping(buffer, writable, cuda):
 
 
 class _PlaneView:
-    """numpy's view of one plane: its __array_interface__ points into the mapping, which numpy
-    keeps alive (the array's base is this object) for as long as the array or a slice lives."""
+    """numpy's view of a mapping's bytes: its __array_interface__ points into the mapping, which
+    numpy keeps alive (the array's base is this object) for as long as the array or a view of it
+    lives."""
 
     def __init__(self, mapping, offset, shape, strides, dtype, writable):
         self.mapping = mapping
@@ -154,7 +171,7 @@ class CudaPlane:
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack's producer side: the consumer's @stream (None or 1: the legacy default stream,
         2: the per-thread one, -1: none) waits on the GPU for the frame's writer."""
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+        if dl_device is not None and tuple(dl_device) != (_dlpack.kDLCUDA, self.device):
             raise BufferError(f"the frame is on CUDA device {self.device}, not {tuple(dl_device)}: "
                               "take it there and copy it with the consumer")
         if copy:
@@ -174,34 +191,92 @@ class CudaPlane:
                 "data": (self.ptr, not self.writable), "stream": None}
 
 
-_parsed = {}  # caps' address -> (the caps, kept so that the address stays theirs, what _parse found)
+class _Geometry:
+    """Where a frame's planes lie in its memory: `planes`, each (offset, shape, strides, dtype),
+    and `end`, the bytes the memory must hold."""
+
+    def __init__(self, fmt, offsets, strides):
+        self.planes, self.extents = [], []
+        for i, (dtype, components, w_sub, h_sub) in enumerate(fmt.layout):
+            rows = -(-fmt.height >> h_sub)
+            cols = -(-fmt.width >> w_sub)
+            shape = (rows, cols, components) if components > 1 else (rows, cols)
+            pixel = dtype.itemsize * components
+            if strides[i] < cols * pixel:
+                raise fmt.no_fit(i, offsets[i], strides[i])
+            step = (strides[i], pixel, dtype.itemsize) if components > 1 else (strides[i], pixel)
+            self.planes.append((offsets[i], shape, step, dtype))
+            self.extents.append(offsets[i] + (rows - 1) * strides[i] + cols * pixel)
+        self.end = max(self.extents)
+
+
+class _Format:
+    """What a frame's caps say, worked out once for the few caps a stream has (an appsink gives
+    the same caps every frame): format, size, memory, and the planes' geometry, from the caps and
+    from each video meta seen with them."""
+
+    def __init__(self, caps):
+        global _video_meta_api
+        if caps.is_empty() or not caps.is_fixed():
+            raise Unsupported(f"a frame needs fixed video caps, not {caps.to_string()}")
+        try:
+            info = GstVideo.VideoInfo.new_from_caps(caps)
+        except TypeError:  # PyGObject's word for a constructor's NULL
+            info = None
+        if info is None or info.width <= 0 or info.height <= 0:
+            raise Unsupported(f"not caps of a video frame: {caps.to_string()}")
+        self.format = GstVideo.VideoFormat.to_string(info.finfo.format)
+        if self.format not in _LAYOUTS:
+            raise Unsupported(f"format {self.format} is not one cudavision knows ({', '.join(_LAYOUTS)})")
+        features = caps.get_features(0)
+        self.caps = caps  # kept, so that their address (the key of _formats) stays theirs
+        self.format_id, self.width, self.height = int(info.finfo.format), info.width, info.height
+        self.cuda = features is not None and features.contains(_CUDA_MEMORY)
+        self.layout = _LAYOUTS[self.format]
+        self.plain = _Geometry(self, tuple(info.offset), tuple(info.stride))  # no video meta
+        self.by_meta = {}  # a video meta's fields (bytes) -> _Geometry
+        if _video_meta_api is None:
+            _video_meta_api = _cuda.video.gst_video_meta_api_get_type()
+
+    def no_fit(self, i, offset, stride):
+        return Unsupported(f"plane {i} (offset {offset}, stride {stride}) does not fit the "
+                           f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
+
+    def geometry(self, buffer):
+        """The planes of the buffer at @buffer: as its video meta says, else as the caps say."""
+        meta = _gst.gst_buffer_get_meta(buffer, _video_meta_api)
+        if not meta:
+            return self.plain
+        fields = ctypes.string_at(meta + _META_AT, _META_SIZE)
+        geometry = self.by_meta.get(fields)
+        if geometry is None:
+            meta = _cuda.VideoMeta.from_address(meta)
+            if meta.format != self.format_id:
+                raise Unsupported(f"the buffer's video meta says {GstVideo.VideoFormat.to_string(meta.format)}, "
+                                  f"the caps {self.format}")
+            if meta.width < self.width or meta.height < self.height or meta.n_planes != len(self.layout):
+                raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
+                                  f"does not hold the caps' {self.width}x{self.height} frame")
+            geometry = _Geometry(self, tuple(meta.offset), tuple(meta.stride))
+            if len(self.by_meta) >= 16:
+                self.by_meta.clear()
+            self.by_meta[fields] = geometry
+        return geometry
+
+
+_formats = {}  # caps' address -> their _Format
 
 
 def _parse(caps):
-    """@caps' format, width, height, plane offsets and strides, and whether they are CUDA memory;
-    remembered for the few caps a stream has (an appsink gives the same caps every frame)."""
-    key = hash(caps)  # the GstCaps' address: theirs while _parsed holds them
-    hit = _parsed.get(key)
-    if hit is not None:
-        return hit[1]
-    if caps.is_empty() or not caps.is_fixed():
-        raise Unsupported(f"a frame needs fixed video caps, not {caps.to_string()}")
-    try:
-        info = GstVideo.VideoInfo.new_from_caps(caps)
-    except TypeError:  # PyGObject's word for a constructor's NULL
-        info = None
-    if info is None or info.width <= 0 or info.height <= 0:
-        raise Unsupported(f"not caps of a video frame: {caps.to_string()}")
-    fmt = GstVideo.VideoFormat.to_string(info.finfo.format)
-    if fmt not in _LAYOUTS:
-        raise Unsupported(f"format {fmt} is not one cudavision knows ({', '.join(_LAYOUTS)})")
-    features = caps.get_features(0)
-    cuda = features is not None and features.contains(_CUDA_MEMORY)
-    parsed = (fmt, info.width, info.height, tuple(info.offset), tuple(info.stride), cuda)
-    if len(_parsed) >= 16:
-        _parsed.clear()
-    _parsed[key] = (caps, parsed)
-    return parsed
+    """@caps' _Format, remembered by the caps' address (theirs while the _Format holds them)."""
+    key = hash(caps)  # the GstCaps' address
+    fmt = _formats.get(key)
+    if fmt is None:
+        fmt = _Format(caps)
+        if len(_formats) >= 16:
+            _formats.clear()
+        _formats[key] = fmt
+    return fmt
 
 
 class Frame:
@@ -212,49 +287,47 @@ class Frame:
     `numpy.asarray (frame)` is the first plane of a frame in system memory."""
 
     def __init__(self, buffer, caps, writable=False):
-        if not isinstance(buffer, Gst.Buffer):
+        if not isinstance(buffer, _Buffer):
             raise TypeError(f"a frame is of a Gst.Buffer or a Gst.Sample, not {type(buffer).__name__}")
         if caps is None:
             raise TypeError("a frame needs the buffer's caps: frame (buffer, caps), or frame (sample)")
-        if not isinstance(caps, Gst.Caps):
+        if not isinstance(caps, _Caps):
             raise TypeError(f"caps are a Gst.Caps, not {type(caps).__name__}" +
                             (" (Gst.Caps.from_string (text) makes them)" if isinstance(caps, str) else ""))
-        self.format, self.width, self.height, offsets, strides, cuda = _parse(caps)
-        self.pts = buffer.pts if buffer.pts != Gst.CLOCK_TIME_NONE else None
-        self.duration = buffer.duration if buffer.duration != Gst.CLOCK_TIME_NONE else None
-        layout = _LAYOUTS[self.format]
-        meta = GstVideo.buffer_get_video_meta(buffer)
-        if meta is not None and GstVideo.VideoFormat.to_string(meta.format) != self.format:
-            raise Unsupported(f"the buffer's video meta says {GstVideo.VideoFormat.to_string(meta.format)}, "
-                              f"the caps {self.format}")
-        if meta is not None:
-            if meta.width < self.width or meta.height < self.height or meta.n_planes != len(layout):
-                raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
-                                  f"does not hold the caps' {self.width}x{self.height} frame")
-            offsets, strides = list(meta.offset), list(meta.stride)
-        self._mapping = _mapping(buffer, writable, cuda)
-        self.device = self._mapping.device if cuda else None
-        self._planes = []
-        for i, (dtype, components, w_sub, h_sub) in enumerate(layout):
-            rows = -(-self.height >> h_sub)
-            cols = -(-self.width >> w_sub)
-            shape = (rows, cols, components) if components > 1 else (rows, cols)
-            pixel = dtype.itemsize * components
-            if strides[i] < cols * pixel or offsets[i] + (rows - 1) * strides[i] + cols * pixel > self._mapping.size:
-                self._mapping = None
-                raise Unsupported(f"plane {i} (offset {offsets[i]}, stride {strides[i]}) does not fit the "
-                                  f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
-            step = (strides[i], pixel, dtype.itemsize) if components > 1 else (strides[i], pixel)
-            if self.device is None:
-                self._planes.append(np.asarray(_PlaneView(self._mapping, offsets[i], shape, step, dtype, writable)))
-            else:
-                self._planes.append(CudaPlane(self._mapping, offsets[i], shape, step, dtype, writable))
+        self._open(hash(buffer), buffer, _parse(caps), writable)
+
+    def _open(self, buffer, owner, fmt, writable):
+        """Maps the buffer at @buffer (its address; @owner: its wrapper, or None) as @fmt says."""
+        self.format, self.width, self.height = fmt.format, fmt.width, fmt.height
+        pts, _, duration = _TIMES.from_address(buffer + _TIMES_AT)
+        self.pts = pts if pts != _CLOCK_TIME_NONE else None
+        self.duration = duration if duration != _CLOCK_TIME_NONE else None
+        geometry = fmt.geometry(buffer)
+        mapping = _mapping(buffer, owner, writable, fmt.cuda)
+        if geometry.end > mapping.size:
+            i = next(i for i, end in enumerate(geometry.extents) if end > mapping.size)
+            mapping = None  # not kept by the exception's traceback
+            raise fmt.no_fit(i, geometry.planes[i][0], geometry.planes[i][2][0])
+        self._mapping, self._geometry, self._writable, self._planes = mapping, geometry, writable, None
+        self.device = mapping.device
 
     @property
     def planes(self):
-        if self._mapping is None:
-            raise ValueError("the frame is closed: take its planes before close () (or inside `with`)")
-        return self._planes
+        planes = self._planes
+        if planes is None:  # made at the first call: a frame whose planes nobody reads makes none
+            mapping = self._mapping
+            if mapping is None:
+                raise ValueError("the frame is closed: take its planes before close () (or inside `with`)")
+            writable = self._writable
+            if self.device is None:
+                whole = np.asarray(_PlaneView(mapping, 0, (mapping.size,), None, _U8, writable))
+                planes = [np.ndarray(shape, dtype, whole, offset, strides)
+                          for offset, shape, strides, dtype in self._geometry.planes]
+            else:
+                planes = [CudaPlane(mapping, offset, shape, strides, dtype, writable)
+                          for offset, shape, strides, dtype in self._geometry.planes]
+            self._planes = planes
+        return planes
 
     @property
     def array(self):
@@ -262,7 +335,7 @@ class Frame:
 
     def close(self):
         """Drops this frame's hold on the mapping; views and tensors still alive keep it mapped."""
-        self._planes, self._mapping = [], None
+        self._planes, self._mapping = None, None
 
     def __array__(self, dtype=None, copy=None):
         """numpy's view of the first plane (system memory); a frame in CUDA memory goes to the GPU
@@ -289,9 +362,18 @@ class Frame:
 
 def frame(buffer, caps=None, writable=False):
     """A Frame of @buffer with @caps, or of a Gst.Sample (its buffer and caps: no other caps)."""
-    if isinstance(buffer, Gst.Sample):
+    if type(buffer) is _Sample and caps is None and not writable:
+        # an appsink's sample, to read: its buffer and caps by their addresses, no wrappers made
+        sample = hash(buffer)
+        address, caps_address = _gst.gst_sample_get_buffer(sample), _gst.gst_sample_get_caps(sample)
+        if address and caps_address:
+            fmt = _formats.get(caps_address) or _parse(buffer.get_caps())
+            f = Frame.__new__(Frame)
+            f._open(address, None, fmt, False)
+            return f
+    if isinstance(buffer, _Sample):
         own = buffer.get_caps()
-        if caps is not None and not (isinstance(caps, Gst.Caps) and own is not None and caps.is_equal(own)):
+        if caps is not None and not (isinstance(caps, _Caps) and own is not None and caps.is_equal(own)):
             raise TypeError("a Gst.Sample brings its own caps: frame (sample), or frame (sample.get_buffer (), caps)")
         buffer, caps = buffer.get_buffer(), own
     return Frame(buffer, caps, writable)

@@ -3,10 +3,14 @@ memory").
 
 PyGObject's Gst.Buffer.map keeps only READ and WRITE of the flags it is given, so GStreamer's
 GST_MAP_CUDA (which gives the device pointer instead of a copy in system memory) is asked of
-libgstreamer directly, on the GstMemory that PyGObject holds (a boxed object's hash is its
-pointer, as GStreamer's own Python users read it). libcuda tells the allocation's device and
-context and orders a consumer's stream after the frame's writer; libgstcuda 1.24+ tells that
-writer's stream (on 1.22 a frame is finished before it reaches the application).
+libgstreamer directly, on the buffer's GstMemory (a boxed object's hash is its pointer, as
+GStreamer's own Python users read it). libcuda tells the allocation's device and context and
+orders a consumer's stream after the frame's writer; libgstcuda 1.24+ tells that writer's stream
+(on 1.22 a frame is finished before it reaches the application).
+
+Every frame reads its buffer here, through libgstreamer and the structures of its public headers,
+rather than through PyGObject, whose every call or field costs microseconds (a frame made some
+twenty of them).
 """
 
 import ctypes
@@ -15,7 +19,8 @@ import sys
 from gi.repository import Gst
 
 GST_MAP_CUDA = int(Gst.MapFlags.FLAG_LAST) << 1  # gst/cuda/gstcudamemory.h
-_CUDA_MEMORY_TYPE = "gst.cuda.memory"
+MAP_READ, MAP_WRITE = int(Gst.MapFlags.READ), int(Gst.MapFlags.WRITE)
+_CUDA_MEMORY_TYPE = b"gst.cuda.memory"
 _NEED_SYNC = int(Gst.MemoryFlags.LAST) << 2  # GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (1.24+)
 _CU_POINTER_ATTRIBUTE_CONTEXT = 1
 _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
@@ -29,15 +34,52 @@ class MapError(ValueError):
     """CUDA memory this module cannot map (its message says why and what to do)."""
 
 
-class _MapInfo(ctypes.Structure):
+class MapInfo(ctypes.Structure):  # gst/gstmemory.h
     _fields_ = [("memory", _c), ("flags", ctypes.c_int), ("data", _c), ("size", ctypes.c_size_t),
                 ("maxsize", ctypes.c_size_t), ("user_data", _c * 4), ("_gst_reserved", _c * 4)]
 
 
+class MiniObject(ctypes.Structure):  # gst/gstminiobject.h
+    _fields_ = [("type", ctypes.c_size_t), ("refcount", ctypes.c_int), ("lockstate", ctypes.c_int),
+                ("flags", ctypes.c_uint), ("copy", _c), ("dispose", _c), ("free", _c),
+                ("priv_uint", ctypes.c_uint), ("priv_pointer", _c)]
+
+
+class Buffer(ctypes.Structure):  # gst/gstbuffer.h
+    _fields_ = [("mini_object", MiniObject), ("pool", _c), ("pts", ctypes.c_uint64), ("dts", ctypes.c_uint64),
+                ("duration", ctypes.c_uint64), ("offset", ctypes.c_uint64), ("offset_end", ctypes.c_uint64)]
+
+
+class _Memory(ctypes.Structure):  # gst/gstmemory.h, its first fields
+    _fields_ = [("mini_object", MiniObject), ("allocator", _c)]
+
+
+class _Object(ctypes.Structure):  # gst/gstobject.h, on GObject's GInitiallyUnowned
+    _fields_ = [("g_type_instance", _c), ("ref_count", ctypes.c_uint), ("qdata", _c), ("lock", _c),
+                ("name", _c), ("parent", _c), ("flags", ctypes.c_uint32), ("control_bindings", _c),
+                ("control_rate", ctypes.c_uint64), ("last_sync", ctypes.c_uint64), ("_gst_reserved", _c)]
+
+
+class _Allocator(ctypes.Structure):  # gst/gstallocator.h, its first fields
+    _fields_ = [("object", _Object), ("mem_type", ctypes.c_char_p)]
+
+
+class VideoMeta(ctypes.Structure):  # gst/video/gstvideometa.h, its fields up to the strides
+    _fields_ = [("meta_flags", ctypes.c_int), ("meta_info", _c), ("buffer", _c), ("flags", ctypes.c_int),
+                ("format", ctypes.c_int), ("id", ctypes.c_int), ("width", ctypes.c_uint), ("height", ctypes.c_uint),
+                ("n_planes", ctypes.c_uint), ("offset", ctypes.c_size_t * 4), ("stride", ctypes.c_int * 4)]
+
+
 # libgstreamer, which PyGObject has loaded already: what the module calls in it directly
 gst = ctypes.CDLL("libgstreamer-1.0.so.0")
-for _name, _args, _res in (("gst_memory_map", [_c, ctypes.POINTER(_MapInfo), ctypes.c_int], ctypes.c_int),
-                           ("gst_memory_unmap", [_c, ctypes.POINTER(_MapInfo)], None),
+for _name, _args, _res in (("gst_memory_map", [_c, ctypes.POINTER(MapInfo), ctypes.c_int], ctypes.c_int),
+                           ("gst_memory_unmap", [_c, ctypes.POINTER(MapInfo)], None),
+                           ("gst_buffer_map", [_c, ctypes.POINTER(MapInfo), ctypes.c_int], ctypes.c_int),
+                           ("gst_buffer_unmap", [_c, ctypes.POINTER(MapInfo)], None),
+                           ("gst_buffer_n_memory", [_c], ctypes.c_uint),
+                           ("gst_buffer_peek_memory", [_c, ctypes.c_uint], _c),
+                           ("gst_buffer_get_meta", [_c, ctypes.c_size_t], _c),
+                           ("gst_sample_get_buffer", [_c], _c), ("gst_sample_get_caps", [_c], _c),
                            ("gst_mini_object_ref", [_c], _c), ("gst_mini_object_unref", [_c], None),
                            ("gst_mini_object_is_writable", [_c], ctypes.c_int),
                            ("gst_buffer_is_all_memory_writable", [_c], ctypes.c_int),
@@ -50,6 +92,10 @@ for _name, _args, _res in (("gst_memory_map", [_c, ctypes.POINTER(_MapInfo), cty
                            ("gst_structure_set_value", [_c, ctypes.c_char_p, _c], None)):
     getattr(gst, _name).argtypes, getattr(gst, _name).restype = _args, _res
 
+
+# libgstvideo: its meta's API type, asked once GStreamer is initialised (it registers the type)
+video = ctypes.CDLL("libgstvideo-1.0.so.0")
+video.gst_video_meta_api_get_type.argtypes, video.gst_video_meta_api_get_type.restype = [], ctypes.c_size_t
 
 gobject = ctypes.CDLL("libgobject-2.0.so.0")
 gobject.g_type_name.argtypes, gobject.g_type_name.restype = [ctypes.c_size_t], ctypes.c_char_p
@@ -129,27 +175,40 @@ def _check(result, what):
         raise MapError(f"{what} failed (CUresult {result})")
 
 
-class CudaMapping:
-    """@buffer's one CUDA memory mapped for the device (GST_MAP_CUDA), read or also written; the
-    memory is referenced and mapped until nothing refers to this object any more."""
+def _memory_type(memory):
+    allocator = _Memory.from_address(memory).allocator
+    mem_type = _Allocator.from_address(allocator).mem_type if allocator else None
+    return mem_type.decode(errors="replace") if mem_type else "unknown"
 
-    def __init__(self, buffer, writable):
-        if buffer.n_memory() != 1:
-            raise MapError(f"the buffer holds {buffer.n_memory()} memories: a CUDA frame is viewed in one")
-        memory = buffer.peek_memory(0)  # PyGObject holds its own reference
-        if memory.allocator is None or memory.allocator.mem_type != _CUDA_MEMORY_TYPE:
-            kind = memory.allocator.mem_type if memory.allocator is not None else "unknown"
-            raise MapError(f"the caps say CUDA memory but the buffer's memory is {kind}")
+
+class CudaMapping:
+    """The one CUDA memory of the buffer at @buffer (its address) mapped for the device
+    (GST_MAP_CUDA), read or also written; the memory is referenced and mapped until nothing refers
+    to this object any more. @owner is the buffer's PyGObject wrapper, which keeps it alive; where
+    there is none (None), the mapping holds a reference of its own."""
+
+    def __init__(self, buffer, owner, writable):
+        n_memory = gst.gst_buffer_n_memory(buffer)
+        if n_memory != 1:
+            raise MapError(f"the buffer holds {n_memory} memories: a CUDA frame is viewed in one")
+        memory = gst.gst_buffer_peek_memory(buffer, 0)  # the buffer's, alive while it is
+        allocator = _Memory.from_address(memory).allocator
+        if not allocator or _Allocator.from_address(allocator).mem_type != _CUDA_MEMORY_TYPE:
+            raise MapError(f"the caps say CUDA memory but the buffer's memory is {_memory_type(memory)}")
         libs = _libs()
-        self.buffer, self.memory, self.writable = buffer, memory, writable
-        self.info = _MapInfo()
-        flags = int(Gst.MapFlags.READ) | GST_MAP_CUDA | (int(Gst.MapFlags.WRITE) if writable else 0)
-        if not gst.gst_memory_map(hash(memory), ctypes.byref(self.info), flags):
+        self.buffer, self.owner, self.memory, self.writable = buffer, owner, memory, writable
+        self.info = MapInfo()
+        flags = MAP_READ | GST_MAP_CUDA | (MAP_WRITE if writable else 0)
+        if not gst.gst_memory_map(memory, ctypes.byref(self.info), flags):
             self.info = None
             raise MapError("the CUDA memory could not be mapped")
-        # a reference of the mapping's own, dropped with the map: at the interpreter's exit both are
-        # left, so that PyGObject's wrapper, freed then, never drops the last one of mapped memory
-        gst.gst_mini_object_ref(hash(memory))
+        # a reference of the mapping's own, dropped with the map (at the interpreter's exit both
+        # are left, so that no wrapper freed then drops the last one of mapped memory); and the
+        # buffer's where no wrapper holds it, so that its address (the mapping's key) stays its own
+        gst.gst_mini_object_ref(memory)
+        self._buffer_ref = None
+        if owner is None:
+            self._buffer_ref = gst.gst_mini_object_ref(buffer)
         self.address, self.size = self.info.data or 0, self.info.size
         context, ordinal = _c(), ctypes.c_int()
         _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(context), _CU_POINTER_ATTRIBUTE_CONTEXT, self.address),
@@ -159,8 +218,8 @@ class CudaMapping:
         self.context, self.device = context.value, ordinal.value
         # 1.24+: the stream the frame was written on, while its work may still be pending there
         self.writer = None
-        if libs.memory_get_stream is not None and memory.mini_object.flags & _NEED_SYNC:
-            stream = libs.memory_get_stream(hash(memory))
+        if libs.memory_get_stream is not None and MiniObject.from_address(memory).flags & _NEED_SYNC:
+            stream = libs.memory_get_stream(memory)
             self.writer = libs.stream_get_handle(stream) if stream else None
             self.writer = self.writer or CU_STREAM_LEGACY
 
@@ -168,8 +227,10 @@ class CudaMapping:
         info = getattr(self, "info", None)
         if info is not None and not sys.is_finalizing():  # at exit: left to the process's end
             self.info = None
-            gst.gst_memory_unmap(hash(self.memory), ctypes.byref(info))
-            gst.gst_mini_object_unref(hash(self.memory))
+            gst.gst_memory_unmap(self.memory, ctypes.byref(info))
+            gst.gst_mini_object_unref(self.memory)
+            if getattr(self, "_buffer_ref", None):
+                gst.gst_mini_object_unref(self._buffer_ref)
 
     def _writer_event(self):
         """An event recorded on the writer's stream, in the frame's context."""

@@ -60,17 +60,17 @@ _deleter = _DELETER(_delete)
 _api = ctypes.pythonapi
 _api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 _api.PyCapsule_New.restype = ctypes.py_object
-_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_GetName.argtypes = [ctypes.c_void_p]
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
 _api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 _api.PyCapsule_GetPointer.restype = ctypes.c_void_p
 
 
 def _destroy_capsule(capsule):
     """A capsule's destructor: one the consumer never took (still named as made) deletes its tensor."""
-    for name in (_NAME, _NAME_VERSIONED):
-        if _api.PyCapsule_IsValid(capsule, name):
-            _delete(_api.PyCapsule_GetPointer(capsule, name))
+    name = _api.PyCapsule_GetName(capsule)
+    if name in (_NAME, _NAME_VERSIONED):
+        _delete(_api.PyCapsule_GetPointer(capsule, name))
 
 
 _capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_destroy_capsule)
@@ -82,22 +82,42 @@ def _dtype(dtype):
     return DLDataType(_DL_UINT, dtype.itemsize * 8, 1)
 
 
+# a plane's managed tensor as bytes, all but its address and offset, with the shape and strides
+# it points at: (shape, strides, dtype, device, writable, versioned) -> (bytes, shape, strides)
+_templates = {}
+
+
+def _template(plane, versioned):
+    key = (plane.shape, plane.strides, plane.dtype, plane.device, plane.writable, versioned)
+    template = _templates.get(key)
+    if template is None:
+        ndim = len(plane.shape)
+        shape = (ctypes.c_int64 * ndim)(*plane.shape)
+        itemsize = plane.dtype.itemsize
+        if any(s % itemsize for s in plane.strides):
+            raise BufferError(f"a stride of {plane.strides} is not a whole number of {plane.dtype} elements")
+        strides = (ctypes.c_int64 * ndim)(*(s // itemsize for s in plane.strides))
+        tensor = DLTensor(None, DLDevice(kDLCUDA, plane.device), ndim, _dtype(plane.dtype), shape, strides, 0)
+        if versioned:
+            managed = DLManagedTensorVersioned(DLPackVersion(1, 0), None, _deleter,
+                                               0 if plane.writable else _DLPACK_FLAG_READ_ONLY, tensor)
+        else:
+            managed = DLManagedTensor(tensor, None, _deleter)
+        template = (bytes(managed), shape, strides)
+        if len(_templates) >= 64:
+            _templates.clear()
+        _templates[key] = template
+    return template
+
+
 def capsule(plane, versioned):
     """A capsule holding a DLPack tensor of @plane (address, offset, shape, byte strides, dtype,
-    device, writable), versioned (dlpack 1.0, read-only unless writable) or not."""
-    ndim = len(plane.shape)
-    shape = (ctypes.c_int64 * ndim)(*plane.shape)
-    itemsize = plane.dtype.itemsize
-    if any(s % itemsize for s in plane.strides):
-        raise BufferError(f"a stride of {plane.strides} is not a whole number of {plane.dtype} elements")
-    strides = (ctypes.c_int64 * ndim)(*(s // itemsize for s in plane.strides))
-    tensor = DLTensor(plane.address, DLDevice(kDLCUDA, plane.device), ndim, _dtype(plane.dtype),
-                      shape, strides, plane.offset)
-    if versioned:
-        managed = DLManagedTensorVersioned(DLPackVersion(1, 0), None, _deleter,
-                                           0 if plane.writable else _DLPACK_FLAG_READ_ONLY, tensor)
-    else:
-        managed = DLManagedTensor(tensor, None, _deleter)
+    device, writable), versioned (dlpack 1.0, read-only unless writable) or not: a copy of the
+    template of its kind, with the plane's address and offset."""
+    raw, shape, strides = _template(plane, versioned)
+    managed = (DLManagedTensorVersioned if versioned else DLManagedTensor).from_buffer_copy(raw)
+    tensor = managed.dl_tensor  # a view into managed
+    tensor.data, tensor.byte_offset = plane.address, plane.offset
     address = ctypes.addressof(managed)
     _exported[address] = (managed, shape, strides, plane)
     try:

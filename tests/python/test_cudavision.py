@@ -248,6 +248,164 @@ del frames
 gc.collect()
 check(len(cudavision._mappings) == 0, "the mapping goes with the last frame")
 
+# a sample's frame reads its buffer and caps by their addresses (no PyGObject wrappers): the same
+# planes, for every format, with the meta's strides; what a caps' video meta says is remembered by
+# its fields, so that two buffers of one caps with other strides each get their own
+for fmt in cudavision._LAYOUTS:
+    buf, caps, planes = made_frame(fmt, 18, 10, 40, 11)
+    with cudavision.frame(Gst.Sample.new(buf, caps, None, None)) as f:
+        check(len(f.planes) == len(planes) and all(a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+                                                   for a, b in zip(f.planes, planes)) and not f.array.flags.writeable,
+              f"{fmt}: a sample's frame, read-only views equal to its bytes")
+one_caps = Gst.Caps.from_string("video/x-raw,format=NV12,width=18,height=10")
+for pad in (0, 8, 0, 24):
+    buf, _, planes = made_frame("NV12", 18, 10, pad, pad)
+    with cudavision.frame(Gst.Sample.new(buf, one_caps, None, None)) as f:
+        check(all(np.array_equal(a, b) for a, b in zip(f.planes, planes)) and f.planes[0].strides[0] == 18 + pad,
+              f"one caps, a meta with rows {18 + pad} bytes apart: its own strides")
+raises("a BGRx video meta under RGBA caps, through a sample", lambda: cudavision.frame(Gst.Sample.new(
+    made_frame("BGRx", 16, 8, 0, 5)[0], Gst.Caps.from_string("video/x-raw,format=RGBA,width=16,height=8"), None, None)),
+    "video meta says BGRx, the caps RGBA")
+raises("a buffer smaller than the caps' frame, through a sample", lambda: cudavision.frame(Gst.Sample.new(
+    Gst.Buffer.new_wrapped(bytes(100)), Gst.Caps.from_string("video/x-raw,format=RGBA,width=64,height=48"), None, None)),
+    "does not fit")
+raises("CUDA caps on system memory, through a sample", lambda: cudavision.frame(Gst.Sample.new(
+    made_frame("NV12", 64, 48, 0, 1)[0], Gst.Caps.from_string("video/x-raw(memory:CUDAMemory),format=NV12,width=64,height=48"),
+    None, None)), "the caps say CUDA memory but the buffer's memory is SystemMemory")
+type_error("a sample without caps", lambda: cudavision.frame(Gst.Sample.new(small, None, None, None)),
+           "needs the buffer's caps")
+type_error("a sample without a buffer", lambda: cudavision.frame(Gst.Sample.new(None, caps, None, None)), "not NoneType")
+
+
+def refcount(address):
+    return cudavision._cuda.MiniObject.from_address(address).refcount
+
+
+# the references a frame takes go with it: a pool's buffer goes back once the last view is gone
+buf, caps, planes = made_frame("I420", 20, 12, 4, 12)
+sample = Gst.Sample.new(buf, caps, None, None)
+memory = hash(buf.peek_memory(0))
+counts = refcount(hash(buf)), refcount(memory)
+with cudavision.frame(sample) as f:
+    during = refcount(hash(buf)), refcount(memory)
+    view = f.planes[2]
+with cudavision.frame(buf, caps) as f:
+    f.planes
+del f
+check(refcount(hash(buf)) > counts[0] and len(cudavision._mappings) == 1, f"a view keeps its buffer: {during} from {counts}")
+del sample, buf
+gc.collect()
+check(np.array_equal(view, planes[2]), "a view of a sample's frame read after the sample and the buffer were dropped")
+del view
+gc.collect()
+check(len(cudavision._mappings) == 0, "the last view lets the mapping go")
+buf, caps, planes = made_frame("I420", 20, 12, 4, 12)
+sample = Gst.Sample.new(buf, caps, None, None)
+memory = hash(buf.peek_memory(0))
+counts = refcount(hash(buf)), refcount(memory)
+for _ in range(3):
+    with cudavision.frame(sample) as f:
+        f.planes
+    with cudavision.frame(buf, caps) as f:
+        f.planes
+del f
+gc.collect()
+check((refcount(hash(buf)), refcount(memory)) == counts, f"frames closed: the buffer and its memory as they were, {counts}")
+
+
+# the CUDA route (_cuda.CudaMapping, CudaPlane, DLPack) on the CPU: system memory under CUDA caps,
+# mapped as system memory (GST_MAP_CUDA off), a stand-in for libcuda that says the memory is
+# context 0x1234's on device 3 and records what is asked of it, and, for GStreamer 1.24+'s frames
+# still in flight, a stand-in for libgstcuda's memory stream
+class FakeCuda:
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        def call(*args):
+            self.calls.append((name,) + tuple(a._obj.value if hasattr(a, "_obj") else
+                                              a.value if isinstance(a, ctypes.c_void_p) else a for a in args))
+            if name == "cuPointerGetAttribute":
+                args[0]._obj.value = 0x1234 if args[1] == 1 else 3
+            elif name in ("cuEventCreate", "cuDevicePrimaryCtxRetain"):
+                args[0]._obj.value = 0x77
+            return 0
+        return call
+
+
+class FakeLibraries:
+    def __init__(self, writer):
+        self.cuda, self.streams = FakeCuda(), []
+        self.memory_get_stream = self.stream = None
+        if writer:
+            self.memory_get_stream = lambda memory: self.streams.append(memory) or 0x5000
+            self.stream_get_handle = lambda stream: 0xabc if stream == 0x5000 else None
+
+
+cuda_mod = cudavision._cuda
+saved = cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE, cuda_mod._libraries
+cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE = 0, b"SystemMemory"
+try:
+    for fmt, w, h in (("NV12", 20, 12), ("P010_10LE", 18, 10), ("RGBA", 17, 9)):
+        buf, _, planes = made_frame(fmt, w, h, 16, 13)
+        caps = Gst.Caps.from_string(f"video/x-raw(memory:CUDAMemory),format={fmt},width={w},height={h}")
+        memory = hash(buf.peek_memory(0))
+        counts = refcount(hash(buf)), refcount(memory)
+        for how in ("sample", "buffer"):
+            cuda_mod._libraries = FakeLibraries(writer=False)
+            f = cudavision.frame(Gst.Sample.new(buf, caps, None, None)) if how == "sample" else cudavision.frame(buf, caps)
+            ok, info = buf.map(Gst.MapFlags.READ)
+            base = np.frombuffer(info.data, np.uint8).ctypes.data
+            buf.unmap(info)
+            same = all(isinstance(p, cudavision.CudaPlane) and p.device == 3 and p.shape == q.shape and p.dtype == q.dtype and
+                       np.array_equal(np.lib.stride_tricks.as_strided(
+                           np.frombuffer((ctypes.c_char * (p.strides[0] * p.shape[0])).from_address(p.ptr), p.dtype),
+                           p.shape, p.strides), q) for p, q in zip(f.planes, planes))
+            check(same and f.device == 3 and f.planes[0].ptr == base and repr(f).endswith("in cuda:3, no pts>"),
+                  f"{fmt} ({how}): CUDA planes over the frame's memory, with the meta's strides, on the driver's device")
+            p = f.planes[-1]
+            capsule = p.__dlpack__(stream=1, max_version=(1, 0))
+            managed = cudavision._dlpack.DLManagedTensorVersioned.from_address(next(reversed(cudavision._dlpack._exported)))
+            t = managed.dl_tensor
+            check(t.data == base and t.byte_offset == p.ptr - base and t.device.device_id == 3 and
+                  list(t.shape[:t.ndim]) == list(p.shape) and managed.flags == 1 and
+                  list(t.strides[:t.ndim]) == [s // p.dtype.itemsize for s in p.strides],
+                  f"{fmt} ({how}): the plane's DLPack tensor")
+            cai = p.__cuda_array_interface__
+            check(cai["data"] == (p.ptr, True) and cai["shape"] == p.shape and cai["strides"] == p.strides,
+                  f"{fmt} ({how}): the plane's CUDA array interface")
+            check([c[0] for c in cuda_mod._libraries.cuda.calls] == ["cuPointerGetAttribute"] * 2,
+                  f"{fmt} ({how}): no writer in flight, nothing asked of the driver but the frame's context and device")
+            f.close()
+            check(len(cudavision._mappings) == 1 and (how == "buffer" or refcount(hash(buf)) > counts[0]),
+                  f"{fmt} ({how}): a capsule keeps the frame mapped")
+            del f, p, capsule, managed, t
+            gc.collect()
+            check((refcount(hash(buf)), refcount(memory)) == counts and not cudavision._mappings and
+                  not cudavision._dlpack._exported, f"{fmt} ({how}): all let go, the buffer and its memory as they were")
+    # GStreamer 1.24+: a frame whose memory says its writer's work may still be pending
+    buf, _, planes = made_frame("NV12", 20, 12, 0, 14)
+    caps = Gst.Caps.from_string("video/x-raw(memory:CUDAMemory),format=NV12,width=20,height=12")
+    memory = hash(buf.peek_memory(0))
+    cuda_mod.MiniObject.from_address(memory).flags |= cuda_mod._NEED_SYNC
+    libs = cuda_mod._libraries = FakeLibraries(writer=True)
+    with cudavision.frame(Gst.Sample.new(buf, caps, None, None)) as f:
+        capsule = f.planes[0].__dlpack__(stream=0x999)
+        waits = [c for c in libs.cuda.calls if c[0] == "cuStreamWaitEvent"]
+        check(libs.streams == [memory] and waits == [("cuStreamWaitEvent", 0x999, 0x77, 0)] and
+              ("cuEventRecord", 0x77, 0xabc) in libs.cuda.calls,
+              f"a writer in flight: the consumer's stream waits for an event on the writer's: {libs.cuda.calls[2:]}")
+        libs.cuda.calls.clear()
+        f.planes[1].__cuda_array_interface__
+        check([c[0] for c in libs.cuda.calls if c[0].startswith("cuEvent")] ==
+              ["cuEventCreate", "cuEventRecord", "cuEventSynchronize", "cuEventDestroy_v2"],
+              "a writer in flight: the CUDA array interface waits on the host")
+    cuda_mod.MiniObject.from_address(memory).flags &= ~cuda_mod._NEED_SYNC
+    del capsule, f
+    gc.collect()
+finally:
+    cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE, cuda_mod._libraries = saved
+
 # the buffer's timestamps, numpy's own view, a readable repr
 stamped, stamped_caps, stamped_planes = made_frame("RGBA", 16, 8, 0, 9)
 stamped.pts, stamped.duration = 2 * Gst.SECOND, Gst.SECOND // 30
@@ -404,6 +562,7 @@ frames = [cudavision.frame(buf, caps) for _ in range(300)]
 class Keep:
     pass
 Keep.view = frames[0].array
+Keep.sample_view = cudavision.frame(Gst.Sample.new(buf, caps, None, None)).array  # its buffer held by reference
 cycle = [frames[1]]
 cycle.append(cycle)
 print("end")
