@@ -85,12 +85,15 @@ def regions(buf):
         return []
     rmeta = GstAnalytics.buffer_get_analytics_relation_meta(buf)
     found = []
-    for mtd in rmeta or []:
-        if isinstance(mtd, GstAnalytics.ODMtd):
-            ok, x, y, w, h, confidence = mtd.get_location()
-            if ok:
-                found.append({"type": GLib.quark_to_string(mtd.get_obj_type()), "x": x, "y": y, "width": w, "height": h,
-                              "confidence": confidence})
+    # by id, which every version has: 1.26's overrides also iterate a relation meta, 1.24's none
+    for i in range(GstAnalytics.relation_get_length(rmeta) if rmeta else 0):
+        ok, mtd = rmeta.get_od_mtd(i)
+        if not ok:
+            continue
+        ok, x, y, w, h, confidence = mtd.get_location()
+        if ok:
+            found.append({"type": GLib.quark_to_string(mtd.get_obj_type()), "x": x, "y": y, "width": w, "height": h,
+                          "confidence": confidence})
     return found
 
 
