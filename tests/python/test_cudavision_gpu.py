@@ -215,6 +215,67 @@ for i, way in enumerate(("DLPack on torch's stream", "DLPack on a torch stream o
 pipeline.set_state(Gst.State.NULL)
 del samples
 
+# ... and on real GStreamer 1.24+ memory, nothing set by hand: the frame's memory carries the stream
+# that cudaenhance wrote it on (its pool's), a write map of it there (as any element writing it
+# makes one) sets GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, and the held writer is queued on that very
+# stream; the module must find the writer from the memory alone
+libs = cudavision._cuda._libs()
+if libs.memory_get_stream is None:
+    print("      (GStreamer before 1.24: no stream on CUDA memory, the real-memory case is 1.24+)")
+else:
+    gstlib = cudavision._cuda.gst
+    need_sync = cudavision._cuda._NEED_SYNC
+    pipeline, samples = run(tee("cudaenhance contrast=1.4", "format=NV12,width=640,height=480", 2), 2)
+    for i, way in enumerate(("DLPack on a torch stream of its own", "the CUDA array interface")):
+        sample = samples[i][0]
+        with cudavision.frame(sample) as f:
+            y_ptr, y_rows, y_pitch, context = f.planes[0].ptr, f.planes[0].shape[0], f.planes[0].strides[0], \
+                f._mapping.context
+        memory = gstlib.gst_buffer_peek_memory(hash(sample.get_buffer()), 0)
+        stream = libs.memory_get_stream(memory)
+        handle = libs.stream_get_handle(stream) if stream else None
+        check(bool(handle), f"real 1.24 memory, {way}: the frame's memory carries its writer's stream")
+        if not handle:
+            continue
+        info = cudavision._cuda.MapInfo()
+        mapped = gstlib.gst_memory_map(memory, ctypes.byref(info), cudavision._cuda.MAP_WRITE |
+                                       cudavision._cuda.MAP_READ | cudavision._cuda.GST_MAP_CUDA)
+        if mapped:
+            gstlib.gst_memory_unmap(memory, ctypes.byref(info))
+        flags = cudavision._cuda.MiniObject.from_address(memory).flags
+        check(mapped and flags & need_sync, f"real 1.24 memory, {way}: a write map on its stream leaves NEED_SYNC set")
+        flag = ctypes.c_void_p()
+        ok = cu.cuCtxPushCurrent_v2(context) == 0 and cu.cuMemHostAlloc(ctypes.byref(flag), 4, 3) == 0
+        if ok:
+            ctypes.c_uint32.from_address(flag.value).value = 0
+            ok = (cu.cuStreamWaitValue32_v2(handle, flag.value, 1, 0) == 0
+                  and cu.cuMemsetD8Async(y_ptr, 0x55, y_pitch * y_rows, handle) == 0)
+        cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+        f = cudavision.frame(sample)
+        y = f.planes[0]
+        found = f._mapping.writer
+        threading.Timer(0.3, release, (flag,)).start()
+        if way == "the CUDA array interface":
+            total = int(cupy.asarray(y)[:, :cols].astype(cupy.int64).sum())
+        else:
+            s = torch.cuda.Stream()
+            t0 = time.perf_counter()
+            with torch.cuda.stream(s):
+                t = torch.from_dlpack(y)
+                took = time.perf_counter() - t0
+                total = t[:, :cols].sum(dtype=torch.int64)
+            check(took < 0.2, f"real 1.24 memory, {way}: taken without a host wait ({took * 1000:.1f} ms)")
+            torch.cuda.synchronize()
+            total = int(total.item())
+        check(ok and found == handle and total == 0x55 * rows * cols,
+              f"real 1.24 memory, {way}: the writer found from the memory ({found == handle}), the consumer read "
+              f"what it wrote ({total} of {0x55 * rows * cols})")
+        f.close()
+        torch.cuda.synchronize()
+        cu.cuMemFreeHost(flag)
+    pipeline.set_state(Gst.State.NULL)
+    del samples
+
 # cudamotionest's vectors and cudaheatmap's map (RGBA out of NV12 in), taken as above
 def map_and_vectors(g, c):
     """cudaheatmap's map as every frame above; cudamotionest's vectors (into a tensor on the GPU)
