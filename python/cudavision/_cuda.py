@@ -15,6 +15,7 @@ twenty of them).
 
 import ctypes
 import sys
+import threading
 
 from gi.repository import Gst
 
@@ -141,7 +142,7 @@ class _Libraries:
             self.cuda = ctypes.CDLL("libcuda.so.1")
         except OSError as e:
             raise MapError(f"the CUDA driver (libcuda.so.1) cannot be loaded: {e}") from None
-        for name, args in (("cuPointerGetAttribute", [_c, ctypes.c_int, ctypes.c_uint64]),
+        for name, args in (("cuPointerGetAttributes", [ctypes.c_uint, _c, _c, ctypes.c_uint64]),
                            ("cuDevicePrimaryCtxRetain", [_c, ctypes.c_int]),
                            ("cuDevicePrimaryCtxRelease_v2", [ctypes.c_int]),
                            ("cuCtxPushCurrent_v2", [_c]), ("cuCtxPopCurrent_v2", [_c]),
@@ -168,6 +169,21 @@ def _libs():
     if _libraries is None:
         _libraries = _Libraries()
     return _libraries
+
+
+_primary = {}  # device ordinal: its primary context, retained once for the process (as the CUDA runtime holds it)
+
+
+def _primary_context(device):
+    if device not in _primary:
+        primary = _c()
+        _check(_libs().cuda.cuDevicePrimaryCtxRetain(ctypes.byref(primary), device), "taking the device's primary context")
+        _primary[device] = primary.value
+    return _primary[device]
+
+
+# the two attributes asked of every frame's pointer, in one call
+_POINTER_ATTRIBUTES = (ctypes.c_int * 2)(_CU_POINTER_ATTRIBUTE_CONTEXT, _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
 
 
 def _check(result, what):
@@ -211,11 +227,12 @@ class CudaMapping:
             self._buffer_ref = gst.gst_mini_object_ref(buffer)
         self.address, self.size = self.info.data or 0, self.info.size
         context, ordinal = _c(), ctypes.c_int()
-        _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(context), _CU_POINTER_ATTRIBUTE_CONTEXT, self.address),
-               "asking the CUDA driver for the frame's context")
-        _check(libs.cuda.cuPointerGetAttribute(ctypes.byref(ordinal), _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                               self.address), "asking the CUDA driver for the frame's device")
+        data = (_c * 2)(ctypes.addressof(context), ctypes.addressof(ordinal))
+        _check(libs.cuda.cuPointerGetAttributes(2, _POINTER_ATTRIBUTES, data, self.address),
+               "asking the CUDA driver for the frame's context and device")
         self.context, self.device = context.value, ordinal.value
+        # the writer's end, recorded once a mapping, and the consumers' streams already after it
+        self._event, self._ordered = None, set()
         # 1.24+: the stream the frame was written on, while its work may still be pending there
         self.writer = None
         if libs.memory_get_stream is not None and MiniObject.from_address(memory).flags & _NEED_SYNC:
@@ -227,13 +244,18 @@ class CudaMapping:
         info = getattr(self, "info", None)
         if info is not None and not sys.is_finalizing():  # at exit: left to the process's end
             self.info = None
+            if getattr(self, "_event", None) is not None:
+                _libs().cuda.cuEventDestroy_v2(self._event)
             gst.gst_memory_unmap(self.memory, ctypes.byref(info))
             gst.gst_mini_object_unref(self.memory)
             if getattr(self, "_buffer_ref", None):
                 gst.gst_mini_object_unref(self._buffer_ref)
 
     def _writer_event(self):
-        """An event recorded on the writer's stream, in the frame's context."""
+        """An event recorded on the writer's stream, in the frame's context: once a mapping, the
+        writer's work being queued before the frame reached the application."""
+        if self._event is not None:
+            return self._event
         cuda = _libs().cuda
         _check(cuda.cuCtxPushCurrent_v2(self.context), "making the frame's CUDA context current")
         event = _c()
@@ -245,7 +267,8 @@ class CudaMapping:
                 _check(result, "recording the frame's end on its stream")
         finally:
             cuda.cuCtxPopCurrent_v2(ctypes.byref(_c()))
-        return event
+        self._event = event.value
+        return self._event
 
     def order_after_writer(self, stream):
         """Work queued on @stream (a CUstream handle, or CU_STREAM_LEGACY/CU_STREAM_PER_THREAD of
@@ -254,34 +277,31 @@ class CudaMapping:
         if self.writer is None or stream == self.writer:
             return
         cuda = _libs().cuda
-        event = self._writer_event()
-        primary = None
-        try:
+        key, current = stream, None
+        if stream in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
+            # a default stream names no stream of its own: it is the calling thread's, in the
+            # context current there, or with none current the device's primary context's, which
+            # the CUDA runtime (PyTorch, CuPy) uses
             current = _c()
             cuda.cuCtxGetCurrent(ctypes.byref(current))
-            if stream in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) and not current.value:
-                # a default stream names no context: with none current on this thread it is the
-                # device's primary context's, which the CUDA runtime (PyTorch, CuPy) uses
-                primary = _c()
-                _check(cuda.cuDevicePrimaryCtxRetain(ctypes.byref(primary), self.device),
-                       "taking the device's primary context")
-                _check(cuda.cuCtxPushCurrent_v2(primary), "making the primary context current")
+            key = (stream, threading.get_ident(), current.value or _primary_context(self.device))
+        if key in self._ordered:
+            return
+        event = self._writer_event()
+        pushed = current is not None and not current.value
+        if pushed:
+            _check(cuda.cuCtxPushCurrent_v2(_primary_context(self.device)), "making the primary context current")
+        try:
             _check(cuda.cuStreamWaitEvent(stream, event, 0), "ordering the consumer's stream after the frame")
         finally:
-            if primary is not None and primary.value:
+            if pushed:
                 cuda.cuCtxPopCurrent_v2(ctypes.byref(_c()))
-                cuda.cuDevicePrimaryCtxRelease_v2(self.device)
-            cuda.cuEventDestroy_v2(event)
+        self._ordered.add(key)
 
     def finish_on_host(self):
         """The frame's writer is done: the host waits for it (the CUDA array interface, whose
         stream a consumer reads in its own context, gets no stream of another context)."""
         if self.writer is None:
             return
-        cuda = _libs().cuda
-        event = self._writer_event()
-        try:
-            _check(cuda.cuEventSynchronize(event), "waiting for the frame's writer")
-        finally:
-            cuda.cuEventDestroy_v2(event)
+        _check(_libs().cuda.cuEventSynchronize(self._writer_event()), "waiting for the frame's writer")
         self.writer = None

@@ -325,8 +325,9 @@ class FakeCuda:
         def call(*args):
             self.calls.append((name,) + tuple(a._obj.value if hasattr(a, "_obj") else
                                               a.value if isinstance(a, ctypes.c_void_p) else a for a in args))
-            if name == "cuPointerGetAttribute":
-                args[0]._obj.value = 0x1234 if args[1] == 1 else 3
+            if name == "cuPointerGetAttributes":  # the context, then the device ordinal
+                ctypes.c_void_p.from_address(args[2][0]).value = 0x1234
+                ctypes.c_int.from_address(args[2][1]).value = 3
             elif name in ("cuEventCreate", "cuDevicePrimaryCtxRetain"):
                 args[0]._obj.value = 0x77
             return 0
@@ -374,7 +375,7 @@ try:
             cai = p.__cuda_array_interface__
             check(cai["data"] == (p.ptr, True) and cai["shape"] == p.shape and cai["strides"] == p.strides,
                   f"{fmt} ({how}): the plane's CUDA array interface")
-            check([c[0] for c in cuda_mod._libraries.cuda.calls] == ["cuPointerGetAttribute"] * 2,
+            check([c[0] for c in cuda_mod._libraries.cuda.calls] == ["cuPointerGetAttributes"],
                   f"{fmt} ({how}): no writer in flight, nothing asked of the driver but the frame's context and device")
             f.close()
             check(len(cudavision._mappings) == 1 and (how == "buffer" or refcount(hash(buf)) > counts[0]),
@@ -396,13 +397,22 @@ try:
               ("cuEventRecord", 0x77, 0xabc) in libs.cuda.calls,
               f"a writer in flight: the consumer's stream waits for an event on the writer's: {libs.cuda.calls[2:]}")
         libs.cuda.calls.clear()
+        again = f.planes[1].__dlpack__(stream=0x999)
+        check(libs.cuda.calls == [], f"a writer in flight: a stream already after it is not ordered again: {libs.cuda.calls}")
+        f.planes[1].__dlpack__(stream=0x998)
+        check([c for c in libs.cuda.calls if c[0] != "cuStreamWaitEvent"] == [] and
+              [c for c in libs.cuda.calls if c[0] == "cuStreamWaitEvent"] == [("cuStreamWaitEvent", 0x998, 0x77, 0)],
+              f"a writer in flight: another stream waits for the same event, recorded once: {libs.cuda.calls}")
+        libs.cuda.calls.clear()
         f.planes[1].__cuda_array_interface__
-        check([c[0] for c in libs.cuda.calls if c[0].startswith("cuEvent")] ==
-              ["cuEventCreate", "cuEventRecord", "cuEventSynchronize", "cuEventDestroy_v2"],
+        check([c[0] for c in libs.cuda.calls if c[0].startswith("cuEvent")] == ["cuEventSynchronize"],
               "a writer in flight: the CUDA array interface waits on the host")
+        libs.cuda.calls.clear()
     cuda_mod.MiniObject.from_address(memory).flags &= ~cuda_mod._NEED_SYNC
-    del capsule, f
+    del capsule, again, f
     gc.collect()
+    check([c[0] for c in libs.cuda.calls] == ["cuEventDestroy_v2"],
+          f"a writer in flight: the event goes with the mapping: {libs.cuda.calls}")
 finally:
     cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE, cuda_mod._libraries = saved
 
