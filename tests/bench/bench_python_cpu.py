@@ -63,6 +63,8 @@ def touch_cuda(f):
 STUB_CUDA = """
 int cuPointerGetAttribute (void *data, int attribute, unsigned long long ptr)
 { if (attribute == 1) *(void **) data = (void *) 1; else *(int *) data = 0; return 0; }
+int cuPointerGetAttributes (unsigned n, int *attributes, void **data, unsigned long long ptr)
+{ for (unsigned i = 0; i < n; i++) cuPointerGetAttribute (data[i], attributes[i], ptr); return 0; }
 int cuDevicePrimaryCtxRetain (void **c, int d) { *c = (void *) 1; return 0; }
 int cuDevicePrimaryCtxRelease_v2 (int d) { return 0; }
 int cuCtxPushCurrent_v2 (void *c) { return 0; }
