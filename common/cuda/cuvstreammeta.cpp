@@ -136,19 +136,6 @@ stream_meta_api_type ()
   return type;
 }
 
-bool
-query_reads_stream_meta (GstQuery *query)
-{
-  return gst_query_find_allocation_meta (query, stream_meta_api_type (), nullptr);
-}
-
-void
-add_stream_meta_to_query (GstQuery *query)
-{
-  if (!query_reads_stream_meta (query))
-    gst_query_add_allocation_meta (query, stream_meta_api_type (), nullptr);
-}
-
 cudaStream_t
 carried_stream (GstBuffer *buf, const std::shared_ptr<StreamPool> &pool)
 {

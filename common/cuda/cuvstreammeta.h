@@ -24,14 +24,9 @@ namespace cuv {
 
 class StreamPool;
 
-/* The meta's API type, for gst_query_add_allocation_meta and gst_query_find_allocation_meta. */
+/* The meta's API type: in the ALLOCATION query (common/base/cuvmetaquery.h), the element that
+ * reads our buffers says it follows this meta. */
 GType stream_meta_api_type ();
-
-/* Whether @query (ALLOCATION, answered downstream) says the element that reads our buffers
- * follows this meta. */
-bool query_reads_stream_meta (GstQuery *query);
-/* Says in @query that this element follows the meta. */
-void add_stream_meta_to_query (GstQuery *query);
 
 /* The stream @buf's frame was written on when it came from @pool (the context's streams, ours),
  * else NULL: the reader's frame runs on it. */

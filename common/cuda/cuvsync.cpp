@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "common/base/cuvcuda.h"
+#include "common/base/cuvmetaquery.h"
 #include "common/cuda/cuvstreammeta.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
@@ -42,7 +43,7 @@ void offer_to_follow_writers (GstQuery *query)
 #if CUV_HAVE_STREAM_MODEL
   (void) query;
 #else
-  add_stream_meta_to_query (query);
+  query_add_meta (query, stream_meta_api_type ());
 #endif
 }
 
@@ -52,7 +53,7 @@ bool consumer_follows_writers (GstQuery *query)
   (void) query;
   return false;
 #else
-  return query_reads_stream_meta (query);
+  return query_has_meta (query, stream_meta_api_type ());
 #endif
 }
 

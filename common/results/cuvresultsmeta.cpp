@@ -225,19 +225,6 @@ results_meta_api_type ()
 }
 
 bool
-query_completes_results (GstQuery *query)
-{
-  return gst_query_find_allocation_meta (query, results_meta_api_type (), nullptr);
-}
-
-void
-add_results_meta_to_query (GstQuery *query)
-{
-  if (!query_completes_results (query))
-    gst_query_add_allocation_meta (query, results_meta_api_type (), nullptr);
-}
-
-bool
 publish_unheld (Deferred &deferred, bool all)
 {
   size_t upto = 0;

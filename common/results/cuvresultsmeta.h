@@ -93,13 +93,9 @@ bool publish_oldest (Deferred &deferred, size_t keep);
 /* At a flush or stop. */
 void cancel_all (Deferred &deferred);
 
-/* The meta's API type, for the ALLOCATION query. */
+/* The meta's API type: in the ALLOCATION query (common/base/cuvmetaquery.h), what reads our
+ * buffers says it completes results that follow the frame. */
 GType results_meta_api_type ();
-/* Whether @query (ALLOCATION, answered downstream) says that what reads our buffers completes
- * results that follow the frame. */
-bool query_completes_results (GstQuery *query);
-/* Says in @query that this element completes them. */
-void add_results_meta_to_query (GstQuery *query);
 
 /* The results that @buf carries (none without the meta). */
 Results carried_results (GstBuffer *buf);

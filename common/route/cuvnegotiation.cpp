@@ -11,6 +11,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "common/base/cuvcuda.h"
+#include "common/base/cuvmetaquery.h"
 
 #define GST_CAT_DEFAULT gst_cuda_vision_debug
 
@@ -299,12 +300,12 @@ cuv::propose_allocation (Route &route, GstQuery *query, guint held, bool passthr
    * downstream's answer, forwarded in @query, says whether what reads them follows their writer */
   if (forwarded) {
     route.consumer_follows = route.use_cuda && consumer_follows_writers (query);
-    route.consumer_completes = route.use_cuda && query_completes_results (query);
+    route.consumer_completes = route.use_cuda && query_has_meta (query, results_meta_api_type ());
   }
   /* passed through, a frame is not ours to order: downstream's answer stands */
   if (!passthrough) {
     offer_to_follow_writers (query);
-    add_results_meta_to_query (query);
+    query_add_meta (query, results_meta_api_type ());
   }
   GstCudaStream *stream = route.pool_stream ();
   const bool ok = propose_allocation (route.context, query, held, stream, route.use_cuda);
@@ -326,7 +327,7 @@ cuv::decide_allocation (GstObject *element, Route &route, GstQuery *query)
       decide_allocation (element, route.context, query, 1, route.use_cuda, route.stream.gst_stream (), &downstream);
   route.set_downstream_stream (downstream);
   route.consumer_follows = decided && route.use_cuda && consumer_follows_writers (query);
-  route.consumer_completes = decided && route.use_cuda && query_completes_results (query);
+  route.consumer_completes = decided && route.use_cuda && query_has_meta (query, results_meta_api_type ());
   replace_stream (&downstream, nullptr);
   return decided;
 #else
