@@ -1,5 +1,7 @@
 """cudavision.frames: a pipeline's frames as an iterator (docs/python.md, "Reading frames")."""
 
+import os
+
 import gi
 
 gi.require_version("Gst", "1.0")
@@ -21,8 +23,11 @@ class PipelineError(RuntimeError):
 
 def _description(source, rgb):
     """A gst-launch description for @source: a pipeline's text as it is, or a URI (anything with
-    "://" and no "!") decoded by uridecodebin; an appsink added where the text has none."""
+    "://" and no "!", or the path of a file that exists) decoded by uridecodebin; an appsink added
+    where the text has none."""
     text = source.strip()
+    if "!" not in text and "://" not in text and os.path.isfile(text):
+        text = Gst.filename_to_uri(os.path.abspath(text))
     if "://" in text and "!" not in text:
         # its video only: streams the caps do not take are not exposed
         text = f'uridecodebin uri="{text}" expose-all-streams=false caps="video/x-raw(ANY)"'

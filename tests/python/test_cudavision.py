@@ -5,7 +5,9 @@ fields; views outliving their frame; the errors a user gets.
   test_cudavision.py         (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)"""
 import ctypes
 import gc
+import os
 import sys
+import tempfile
 
 import gi
 
@@ -481,6 +483,21 @@ got = list(cudavision.frames("videotestsrc num-buffers=12 ! video/x-raw,format=N
 check(len(got) == 12 and all(f.results["h"]["type"] == "cudahistogram" and f.source for f in got) and
       [f.pts for f in got] == [i * Gst.SECOND // 30 for i in range(12)],
       f"frames (): every frame with its results and pts ({len(got)})")
+# a file's path, as PyAV's and decord's users give it: decoded as its URI
+with tempfile.TemporaryDirectory() as tmp:
+    clip = os.path.join(tmp, "clip.mkv")
+    made = Gst.parse_launch(f"videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=32,height=16,framerate=30/1 ! "
+                            f"matroskamux ! filesink location={clip}")
+    made.set_state(Gst.State.PLAYING)
+    made.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    made.set_state(Gst.State.NULL)
+    here = os.getcwd()
+    os.chdir(tmp)
+    try:
+        by_path = [(f.format, f.width, f.height) for f in cudavision.frames("clip.mkv")]
+    finally:
+        os.chdir(here)
+    check(by_path == [("I420", 32, 16)] * 6, f"frames () of a file's path: its frames, decoded ({by_path})")
 try:
     for f in cudavision.frames("filesrc name=missing location=/nonexistent/clip.mkv ! decodebin ! videoconvert"):
         pass
@@ -577,7 +594,7 @@ cycle = [frames[1]]
 cycle.append(cycle)
 print("end")
 """
-import os  # noqa: E402
+
 import subprocess  # noqa: E402
 
 p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
