@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite on this system's GStreamer (README's test command; CI's 1.22 part on Debian 12, and
-# what tests/run-gst-1.26.sh, run-gst-1.28.sh and run-asan-ubsan.sh run in their roots or builds):
+# what tests/run-gst-1.24.sh, run-gst-1.26.sh, run-gst-1.28.sh and run-asan-ubsan.sh run in their
+# roots or builds):
 # installs what is missing, builds, runs every test and ends with 'N passed, N failed, N skipped'.
 # GPU tests exit 77 (skipped) on a machine without a usable CUDA device. CUV_BUILD_DIR names the
 # build directory (default: build); extra arguments go to meson setup.

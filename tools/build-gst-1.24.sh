@@ -3,14 +3,20 @@
 # as root, by that script): core, base, good, bad and gst-python of the monorepo's tag 1.24.13,
 # each configured on its own with every optional part off but those our elements, tests, examples
 # and the fleet runner use, installed to PREFIX. Usage: tools/build-gst-1.24.sh SOURCE.tar.xz PREFIX MESON
-# (MESON: a meson of 1.1 or later; Debian 12's 1.0.1 is too old for 1.24). The build folders are
-# thrown away once installed; PREFIX/.cuv-source (the tarball's hash) and PREFIX/.cuv-built-PART
-# (each part's options) say what is there, so that a later run builds only what changed.
-set -eu
+# (MESON: a meson of 1.1 or later; Debian 12's 1.0.1 is too old for 1.24). PREFIX/.cuv-built says
+# what is there (the tarball's hash, this script's and meson's version), written once every part
+# is installed: when any of them changed, or a run stopped half-way, the prefix is thrown away and
+# everything is built again (about 4 minutes), so that nothing of an earlier build (a plugin since
+# turned off, a part built against another core) stays. A failed part's whole log is kept in
+# /var/tmp/gst-1.24-PART.log.
+set -eu -o pipefail
 src_tar=${1:?usage: tools/build-gst-1.24.sh SOURCE.tar.xz PREFIX MESON}
 prefix=${2:?usage: tools/build-gst-1.24.sh SOURCE.tar.xz PREFIX MESON}
 meson=${3:?usage: tools/build-gst-1.24.sh SOURCE.tar.xz PREFIX MESON}
-tarsum=$(sha256sum < "$src_tar" | cut -d' ' -f1)
+[ -f "$src_tar" ] || { echo "build-gst-1.24.sh: no $src_tar" >&2; exit 1; }
+stamp="$(sha256sum < "$src_tar" | cut -d' ' -f1) $(sha256sum < "$0" | cut -d' ' -f1) meson $("$meson" --version)"
+[ "$(cat "$prefix/.cuv-built" 2>/dev/null)" = "$stamp" ] && { echo "GStreamer 1.24 in $prefix is built"; exit 0; }
+rm -rf "$prefix"
 work=$(mktemp -d /var/tmp/gst-1.24.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 arch=$(gcc -print-multiarch)
@@ -18,31 +24,22 @@ export PKG_CONFIG_PATH=$prefix/lib/$arch/pkgconfig
 export PATH=$prefix/bin:$PATH LD_LIBRARY_PATH=$prefix/lib/$arch
 # the introspection data of one part is read by the next (GstVideo's by GstCuda's)
 export XDG_DATA_DIRS=$prefix/share:/usr/share GI_TYPELIB_PATH=$prefix/lib/$arch/girepository-1.0
-[ "$(cat "$prefix/.cuv-source" 2>/dev/null)" = "$tarsum" ] || { rm -rf "$prefix"; mkdir -p "$prefix"; echo "$tarsum" > "$prefix/.cuv-source"; }
 common=(--prefix "$prefix" --libdir "lib/$arch" --buildtype release)
 # the plugin sets' own switches: every optional part off but those named
 plugins=(-Dauto_features=disabled -Dnls=disabled -Ddoc=disabled -Dexamples=disabled -Dtests=disabled)
-# A part is built and installed again when its options changed, or a part before it was
-# ($prefix/.cuv-built-NAME holds the options it was built with); the rest is kept.
-again=""
 part () {
   local name=$1 t0=$SECONDS
   shift
-  if [ -z "$again" ] && [ "$(cat "$prefix/.cuv-built-$name" 2>/dev/null)" = "$*" ]; then
-    echo "GStreamer 1.24: $name is built"
-    return 0
-  fi
-  again=1
   echo "GStreamer 1.24: $name"
-  [ -d "$work/$name" ] || tar -xJf "$src_tar" -C "$work" --strip-components=2 "gstreamer-1.24.13/subprojects/$name"
+  tar -xJf "$src_tar" -C "$work" --strip-components=2 "gstreamer-1.24.13/subprojects/$name"
   "$meson" setup "$work/build-$name" "$work/$name" "${common[@]}" "$@" > "$work/$name.log" 2>&1 &&
     ninja -C "$work/build-$name" >> "$work/$name.log" 2>&1 &&
     ninja -C "$work/build-$name" install >> "$work/$name.log" 2>&1 || {
+      cp "$work/$name.log" "/var/tmp/gst-1.24-$name.log"
       tail -n 40 "$work/$name.log"
-      echo "GStreamer 1.24: $name failed" >&2
+      echo "GStreamer 1.24: $name failed (its log: /var/tmp/gst-1.24-$name.log in the root)" >&2
       return 1
     }
-  echo "$*" > "$prefix/.cuv-built-$name"
   echo "GStreamer 1.24: $name built in $((SECONDS - t0)) s"
 }
 # core: libgstcheck for our gst-check tests, the tools, the core tracers (latency, leaks)
@@ -60,5 +57,7 @@ part gst-plugins-good "${plugins[@]}" -Dorc=enabled -Dimagefreeze=enabled -Dmult
 # bad: libgstcuda and nvcodec (cudaupload, cudadownload, nvh264dec), analytics, parsers, openh264
 part gst-plugins-bad "${plugins[@]}" -Dintrospection=enabled -Dorc=enabled -Dnvcodec=enabled -Danalyticsoverlay=enabled -Dvideoparsers=enabled \
   -Ddebugutils=enabled -Dvideofilters=enabled -Dvideosignal=enabled -Dopenh264=enabled
-# gst-python: the Gst overrides (Gst.Fraction, Buffer.map as a context manager) and GstAnalytics'
+# gst-python: the Gst overrides (Gst.Fraction, Buffer.map as a context manager; 1.24 has none for
+# GstAnalytics, whose typelib comes from bad)
 part gst-python -Dtests=disabled -Dplugin=disabled -Dpython=python3 -Dpygi-overrides-dir="$prefix/lib/python3/dist-packages/gi/overrides"
+echo "$stamp" > "$prefix/.cuv-built"

@@ -5,8 +5,11 @@
 # (2.36) is older than the machine's, so the machine's glibc, libstdc++ and its loader serve, and
 # the machine's own Python (with PyTorch and CuPy) loads the bundle's libraries too
 # (tools/gpu-python.sh PYINC.tgz 1.24). Run from the project root, after tests/run-gst-1.24.sh;
-# then `run` with carry [".devbundle-1.24.tar.xz"] (or the two folders, where they fit):
-#   python3 -m tarfile -e .devbundle-1.24.tar.xz . && BUILD=build-1.24-h100 BUNDLE=.devbundle-1.24 tools/gpu-run.sh suite
+# then `run` with carry [".devbundle-1.24", ".devbuild/build-1.24-h100", ".devpy-1.24"] where they fit
+# beside the tracked files (59 MiB without .devpy-1.24 on 2026-11-28), else the three as one tar:
+#   tar -cf - .devbuild/build-1.24-h100 .devbundle-1.24 .devpy-1.24 | xz -T2 > p124.tar.xz   # here
+#   python3 -m tarfile -e p124.tar.xz .                                                      # there
+#   BUILD=build-1.24-h100 BUNDLE=.devbundle-1.24 DEVPY=.devpy-1.24 tools/gpu-run.sh suite  # or: python
 set -eu
 cd "$(dirname "$0")/.."
 prefix=/opt/gst-1.24

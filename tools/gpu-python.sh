@@ -57,7 +57,7 @@ case $gst_version in
     for d in ../shared/gstreamer-src /work/shared/gstreamer-src; do
       [ -z "$gst_tar" ] && [ -f "$d/gstreamer-1.24.13-src.tar.xz" ] && gst_tar=$d/gstreamer-1.24.13-src.tar.xz
     done
-    [ -f "$gst_prefix/.cuv-built-gst-python" ] || { echo "no GStreamer 1.24 in $gst_prefix: run tests/run-gst-1.24.sh first" >&2; exit 1; }
+    [ -f "$gst_prefix/.cuv-built" ] || { echo "no GStreamer 1.24 in $gst_prefix: run tests/run-gst-1.24.sh first" >&2; exit 1; }
     [ -n "$gst_tar" ] || { echo "no gstreamer-1.24.13-src.tar.xz (CUV_GST_124_SRC names it)" >&2; exit 1; }
     ;;
   *) echo "usage: tools/gpu-python.sh PYINC.tgz [1.22|1.24]" >&2; exit 2 ;;

@@ -1,5 +1,5 @@
-# Sourced by the scripts that run something in a Debian root of their own (tests/run-gst-1.26.sh,
-# tests/run-gst-1.28.sh, tests/run-deploy.sh). Needs root (debootstrap, chroot, mount).
+# Sourced by the scripts that run something in a Debian root of their own (tests/run-gst-1.24.sh,
+# tests/run-gst-1.26.sh, tests/run-gst-1.28.sh, tests/run-deploy.sh). Needs root (debootstrap, chroot, mount).
 # Everything these scripts keep for the next run on this machine (the Debian roots, the CUDA wheels,
 # the deploy tools' virtual environment) lies under one folder, CUV_CACHE (default
 # /var/cache/gst-cudavision): `CUV_CACHE=/tmp/fresh bash .ci/run` runs as a fresh machine would
@@ -41,7 +41,7 @@ esac
 # the command that runs this script again as it was run: the cache variables it was given, its
 # arguments, each quoted
 cuv_retry=""
-for cuv_var in CUV_CACHE CUV_TRIXIE_ROOT CUV_FORKY_ROOT CUV_BOOKWORM_ROOT CUV_CUDA_WHEELS; do
+for cuv_var in CUV_CACHE CUV_GST124_ROOT CUV_GST_124_SRC CUV_TRIXIE_ROOT CUV_FORKY_ROOT CUV_BOOKWORM_ROOT CUV_CUDA_WHEELS; do
   [ -n "${!cuv_var:-}" ] && cuv_retry+="$cuv_var=$(printf '%q' "${!cuv_var}") "
 done
 cuv_retry+="bash $(printf '%q' "${0#$PWD/}")"
