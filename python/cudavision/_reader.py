@@ -61,7 +61,11 @@ class Frames:
             try:
                 self.pipeline = Gst.parse_launch(_description(source, rgb))
             except GLib.Error as e:
-                raise PipelineError(e.message) from None
+                hint = ""
+                if "could not link" in e.message and "appsink" in e.message:
+                    # the appsink added at the end met a sink of the user's own
+                    hint = " (the description ends in a sink: end it in appsink, or leave the sink out)"
+                raise PipelineError(e.message + hint) from None
         else:
             raise TypeError(f"frames () takes a pipeline's text, a URI or a Gst.Pipeline, not {type(source).__name__}")
         self.sinks = [e for e in self._elements() if e.get_factory() and e.get_factory().get_name() == "appsink"]
@@ -108,7 +112,7 @@ class Frames:
         return self
 
     def __next__(self):
-        from . import frame, results
+        from . import Unsupported, frame, results
         if not self._playing:
             self._playing = True
             if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
@@ -124,7 +128,11 @@ class Frames:
             for sink in live:
                 sample = sink.try_pull_sample(_POLL_NS // len(live))
                 if sample is not None:
-                    f = frame(sample)
+                    try:
+                        f = frame(sample)
+                    except Unsupported as e:
+                        self.close()
+                        raise Unsupported(f"{e} (frames (..., rgb=True) converts to RGBA)") from None
                     f.results, f.source, f.buffer = results(sample), sink.get_name(), sample.get_buffer()
                     return f
                 if sink.is_eos():

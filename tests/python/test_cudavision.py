@@ -505,6 +505,18 @@ try:
 except cudavision.PipelineError as e:
     check(e.element == "missing" and str(e).startswith("missing: "), f"the pipeline's error raised, naming its element: {e}")
 try:
+    cudavision.frames("videotestsrc num-buffers=2 ! fakesink")
+    check(False, "a description that ends in a sink: no error")
+except cudavision.PipelineError as e:
+    check("ends in a sink" in str(e), f"a description that ends in a sink: the error says so: {e}")
+try:
+    with cudavision.frames("videotestsrc num-buffers=2 ! video/x-raw,format=AYUV,width=8,height=8") as reader:
+        next(reader)
+    check(False, "a format the module does not know, through frames (): no error")
+except cudavision.Unsupported as e:
+    check("rgb=True" in str(e) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
+          f"a format the module does not know, through frames (): the error names rgb=True, the pipeline stopped: {e}")
+try:
     cudavision.frames("videotestsrc ! nosuchelement")
     check(False, "a pipeline that does not parse: no error")
 except cudavision.PipelineError as e:
