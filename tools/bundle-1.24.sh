@@ -12,6 +12,10 @@
 #   BUILD=build-1.24-h100 BUNDLE=.devbundle-1.24 DEVPY=.devpy-1.24 tools/gpu-run.sh suite  # or: python
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${CUV_CACHE+set}" = set ] && [ -z "$CUV_CACHE" ]; then
+  echo "bundle-1.24.sh: CUV_CACHE is set but empty: give the folder run-gst-1.24.sh used, or unset it" >&2
+  exit 2
+fi
 prefix=/opt/gst-1.24
 arch=x86_64-linux-gnu
 CUV_GST_BIN=$prefix/bin CUV_GST_PLUGINS=$prefix/lib/$arch/gstreamer-1.0 \

@@ -47,6 +47,10 @@ out=.devpy
 case $gst_version in
   1.22) ;;
   1.24)
+    if [ "${CUV_CACHE+set}" = set ] && [ -z "$CUV_CACHE" ]; then
+      echo "gpu-python.sh: CUV_CACHE is set but empty: give the folder run-gst-1.24.sh used, or unset it" >&2
+      exit 2
+    fi
     out=.devpy-1.24
     root=${CUV_GST124_ROOT:-${CUV_CACHE:-/var/cache/gst-cudavision}/gst-1.24}
     gst_prefix=$root/opt/gst-1.24
