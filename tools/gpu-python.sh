@@ -21,7 +21,7 @@
 # there; if it also holds x86_64-linux-gnu/python3.12/pyconfig.h, that is used, else see PYCONFIG_H
 # below; pyenv's CPython 3.12 include folder, tarred, serves: the ABI is one across 3.12's releases).
 # With 1.24, for the GStreamer that tests/run-gst-1.24.sh builds from source: gst-python's
-# overrides come from that source (the tarball it names), the GStreamer typelibs and the headers
+# overrides come from that source (the verified tarball it keeps in its root), the GStreamer typelibs and the headers
 # _gi_gst is compiled against from its root's /opt/gst-1.24, and libgstreamer is left to
 # .devbundle-1.24 (tools/bundle-1.24.sh); the result goes to .devpy-1.24. The PyGObject is the same
 # for both versions.
@@ -57,12 +57,10 @@ case $gst_version in
     gst_girdir=$gst_prefix/lib/x86_64-linux-gnu/girepository-1.0
     # no GstGL in that build (gl disabled); GstAnalytics is new in 1.24
     typelibs="${typelibs/GstGL-1.0 /} GstAnalytics-1.0"
-    gst_tar=${CUV_GST_124_SRC:-}
-    for d in ../shared/gstreamer-src /work/shared/gstreamer-src; do
-      [ -z "$gst_tar" ] && [ -f "$d/gstreamer-1.24.13-src.tar.xz" ] && gst_tar=$d/gstreamer-1.24.13-src.tar.xz
-    done
-    [ -f "$gst_prefix/.cuv-built" ] || { echo "no GStreamer 1.24 in $gst_prefix: run tests/run-gst-1.24.sh first" >&2; exit 1; }
-    [ -n "$gst_tar" ] || { echo "no gstreamer-1.24.13-src.tar.xz (CUV_GST_124_SRC names it)" >&2; exit 1; }
+    # the source that GStreamer was built from: the verified copy run-gst-1.24.sh keeps in the root
+    gst_tar=$root/var/cache/gstreamer-1.24.13-src.tar.xz
+    [ -f "$gst_prefix/.cuv-built" ] && [ -f "$gst_tar" ] ||
+      { echo "no GStreamer 1.24 in $root: run tests/run-gst-1.24.sh first" >&2; exit 1; }
     ;;
   *) echo "usage: tools/gpu-python.sh PYINC.tgz [1.22|1.24]" >&2; exit 2 ;;
 esac
