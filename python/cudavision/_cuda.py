@@ -148,7 +148,8 @@ class _Libraries:
                            ("cuCtxPushCurrent_v2", [_c]), ("cuCtxPopCurrent_v2", [_c]),
                            ("cuCtxGetCurrent", [_c]), ("cuEventCreate", [_c, ctypes.c_uint]),
                            ("cuEventRecord", [_c, _c]), ("cuEventSynchronize", [_c]),
-                           ("cuEventDestroy_v2", [_c]), ("cuStreamWaitEvent", [_c, _c, ctypes.c_uint])):
+                           ("cuEventDestroy_v2", [_c]), ("cuStreamWaitEvent", [_c, _c, ctypes.c_uint]),
+                           ("cuStreamQuery", [_c])):
             f = getattr(self.cuda, name)
             f.argtypes, f.restype = args, ctypes.c_int
         try:
@@ -253,13 +254,18 @@ class CudaMapping:
 
     def _writer_event(self):
         """An event recorded on the writer's stream, in the frame's context: once a mapping, the
-        writer's work being queued before the frame reached the application."""
-        if self._event is not None:
+        writer's work being queued before the frame reached the application. None where that
+        stream is idle by now: the writer is done, and nothing is left to wait for (most frames
+        of a pipeline that keeps up, which so cost one query instead of an event and a wait)."""
+        if self._event is not None or self.writer is None:
             return self._event
         cuda = _libs().cuda
         _check(cuda.cuCtxPushCurrent_v2(self.context), "making the frame's CUDA context current")
         event = _c()
         try:
+            if cuda.cuStreamQuery(self.writer) == 0:
+                self.writer = None
+                return None
             _check(cuda.cuEventCreate(ctypes.byref(event), _CU_EVENT_DISABLE_TIMING), "creating a CUDA event")
             result = cuda.cuEventRecord(event, self.writer)
             if result != 0:
@@ -276,6 +282,9 @@ class CudaMapping:
         the GPU for the frame's writer. Without a writer still pending, nothing."""
         if self.writer is None or stream == self.writer:
             return
+        event = self._writer_event()
+        if event is None:
+            return
         cuda = _libs().cuda
         key, current = stream, None
         if stream in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
@@ -287,7 +296,6 @@ class CudaMapping:
             key = (stream, threading.get_ident(), current.value or _primary_context(self.device))
         if key in self._ordered:
             return
-        event = self._writer_event()
         pushed = current is not None and not current.value
         if pushed:
             _check(cuda.cuCtxPushCurrent_v2(_primary_context(self.device)), "making the primary context current")
@@ -301,7 +309,7 @@ class CudaMapping:
     def finish_on_host(self):
         """The frame's writer is done: the host waits for it (the CUDA array interface, whose
         stream a consumer reads in its own context, gets no stream of another context)."""
-        if self.writer is None:
-            return
-        _check(_libs().cuda.cuEventSynchronize(self._writer_event()), "waiting for the frame's writer")
+        event = self._writer_event()
+        if event is not None:
+            _check(_libs().cuda.cuEventSynchronize(event), "waiting for the frame's writer")
         self.writer = None

@@ -321,7 +321,7 @@ check((refcount(hash(buf)), refcount(memory)) == counts, f"frames closed: the bu
 # still in flight, a stand-in for libgstcuda's memory stream
 class FakeCuda:
     def __init__(self):
-        self.calls = []
+        self.calls, self.writer_done = [], False
 
     def __getattr__(self, name):
         def call(*args):
@@ -332,6 +332,8 @@ class FakeCuda:
                 ctypes.c_int.from_address(args[2][1]).value = 3
             elif name in ("cuEventCreate", "cuDevicePrimaryCtxRetain"):
                 args[0]._obj.value = 0x77
+            elif name == "cuStreamQuery" and not self.writer_done:
+                return 600  # CUDA_ERROR_NOT_READY: work still pending on the stream
             return 0
         return call
 
@@ -410,11 +412,24 @@ try:
         check([c[0] for c in libs.cuda.calls if c[0].startswith("cuEvent")] == ["cuEventSynchronize"],
               "a writer in flight: the CUDA array interface waits on the host")
         libs.cuda.calls.clear()
-    cuda_mod.MiniObject.from_address(memory).flags &= ~cuda_mod._NEED_SYNC
     del capsule, again, f
     gc.collect()
     check([c[0] for c in libs.cuda.calls] == ["cuEventDestroy_v2"],
           f"a writer in flight: the event goes with the mapping: {libs.cuda.calls}")
+    # the same, the writer's stream idle by the time the frame is taken: one query, no event, no wait
+    libs = cuda_mod._libraries = FakeLibraries(writer=True)
+    libs.cuda.writer_done = True
+    with cudavision.frame(Gst.Sample.new(buf, caps, None, None)) as f:
+        capsule = f.planes[0].__dlpack__(stream=0x999)
+        f.planes[1].__cuda_array_interface__
+        f.planes[1].__dlpack__(stream=1)
+        check([c[0] for c in libs.cuda.calls] == ["cuPointerGetAttributes", "cuCtxPushCurrent_v2", "cuStreamQuery",
+                                                   "cuCtxPopCurrent_v2"] and ("cuStreamQuery", 0xabc) in libs.cuda.calls
+              and f._mapping.writer is None,
+              f"a writer done by the time its frame is taken: its stream queried once, nothing waits: {libs.cuda.calls}")
+    cuda_mod.MiniObject.from_address(memory).flags &= ~cuda_mod._NEED_SYNC
+    del capsule, f
+    gc.collect()
 finally:
     cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE, cuda_mod._libraries = saved
 

@@ -7,6 +7,7 @@ a consumer asking for another device or a copy, and unknown formats get what doc
   test_cudavision_gpu.py     (PYTHONPATH: the source's python/; GST_PLUGIN_PATH: the build's plugin)
 Exits 77 without torch, cupy or a GPU; 1 then where CUV_REQUIRE_GPU=1 says a GPU is there."""
 import ctypes
+import faulthandler
 import gc
 import os
 import subprocess
@@ -244,6 +245,11 @@ else:
             gstlib.gst_memory_unmap(memory, ctypes.byref(info))
         flags = cudavision._cuda.MiniObject.from_address(memory).flags
         check(mapped and flags & need_sync, f"real 1.24 memory, {way}: a write map on its stream leaves NEED_SYNC set")
+        # the frame's stream is the element's, from the stream pool the process shares
+        # (docs/design.md, "Data flow"): memory of the pipelines above that a collection frees now
+        # would make GStreamer's allocator wait for that stream on the host, held back below by
+        # this test, not by the module; so whatever is left of them goes first
+        gc.collect()
         flag = ctypes.c_void_p()
         ok = cu.cuCtxPushCurrent_v2(context) == 0 and cu.cuMemHostAlloc(ctypes.byref(flag), 4, 3) == 0
         if ok:
@@ -259,10 +265,12 @@ else:
             total = int(cupy.asarray(y)[:, :cols].astype(cupy.int64).sum())
         else:
             s = torch.cuda.Stream()
+            faulthandler.dump_traceback_later(0.15)  # where the host waits, if it does
             t0 = time.perf_counter()
             with torch.cuda.stream(s):
                 t = torch.from_dlpack(y)
                 took = time.perf_counter() - t0
+                faulthandler.cancel_dump_traceback_later()
                 total = t[:, :cols].sum(dtype=torch.int64)
             check(took < 0.2, f"real 1.24 memory, {way}: taken without a host wait ({took * 1000:.1f} ms)")
             torch.cuda.synchronize()
