@@ -226,6 +226,13 @@ if libs.memory_get_stream is None:
 else:
     gstlib = cudavision._cuda.gst
     need_sync = cudavision._cuda._NEED_SYNC
+    # the frame's stream is the element's, from the stream pool the process shares (docs/design.md,
+    # "Data flow"), so the one the cases above wrote their frames on: the last reference to such a
+    # frame of their stopped pipeline, dropped while this case holds that stream back (a tensor
+    # rebound below), frees its memory, and GStreamer's allocator first waits on the host for the
+    # stream it was written on; the cases above let theirs go first
+    t = y = None
+    gc.collect()
     pipeline, samples = run(tee("cudaenhance contrast=1.4", "format=NV12,width=640,height=480", 2), 2)
     for i, way in enumerate(("DLPack on a torch stream of its own", "the CUDA array interface")):
         sample = samples[i][0]
@@ -245,11 +252,6 @@ else:
             gstlib.gst_memory_unmap(memory, ctypes.byref(info))
         flags = cudavision._cuda.MiniObject.from_address(memory).flags
         check(mapped and flags & need_sync, f"real 1.24 memory, {way}: a write map on its stream leaves NEED_SYNC set")
-        # the frame's stream is the element's, from the stream pool the process shares
-        # (docs/design.md, "Data flow"): memory of the pipelines above that a collection frees now
-        # would make GStreamer's allocator wait for that stream on the host, held back below by
-        # this test, not by the module; so whatever is left of them goes first
-        gc.collect()
         flag = ctypes.c_void_p()
         ok = cu.cuCtxPushCurrent_v2(context) == 0 and cu.cuMemHostAlloc(ctypes.byref(flag), 4, 3) == 0
         if ok:
