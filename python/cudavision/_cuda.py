@@ -26,6 +26,7 @@ _NEED_SYNC = int(Gst.MemoryFlags.LAST) << 2  # GST_CUDA_MEMORY_TRANSFER_NEED_SYN
 _CU_POINTER_ATTRIBUTE_CONTEXT = 1
 _CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 _CU_EVENT_DISABLE_TIMING = 2
+_CUDA_ERROR_NOT_READY = 600  # cuStreamQuery: work still pending on the stream
 CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = 1, 2  # the default streams' handles, as DLPack names them
 
 _c = ctypes.c_void_p
@@ -260,10 +261,17 @@ class CudaMapping:
         if self._event is not None or self.writer is None:
             return self._event
         cuda = _libs().cuda
+        # a stream of its own names its context, so it is asked as it is; a default stream only
+        # in the frame's context (and a driver that refuses the first way is asked the second)
+        named = self.writer not in (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
+        state = cuda.cuStreamQuery(self.writer) if named else None
+        if state == 0:
+            self.writer = None
+            return None
         _check(cuda.cuCtxPushCurrent_v2(self.context), "making the frame's CUDA context current")
         event = _c()
         try:
-            if cuda.cuStreamQuery(self.writer) == 0:
+            if state != _CUDA_ERROR_NOT_READY and cuda.cuStreamQuery(self.writer) == 0:
                 self.writer = None
                 return None
             _check(cuda.cuEventCreate(ctypes.byref(event), _CU_EVENT_DISABLE_TIMING), "creating a CUDA event")
