@@ -11,13 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <map>
 #include <set>
 #include <vector>
 
 #include "runner/boundedread.h"
+#include "runner/configlines.h"
 #include "runner/pipeline.h"
 #include "runner/tlsfiles.h"
 
@@ -25,68 +24,7 @@ namespace cuvrun {
 
 namespace {
 
-/* The name of the group a line "[NAME]" opens, or false. */
-bool group_header (const std::string &line, std::string *name)
-{
-  /* GKeyFile skips any ASCII white space before a group's '[' (a form feed, a carriage return) */
-  const size_t first = line.find_first_not_of (" \t\n\v\f\r");
-  if (first == std::string::npos || line[first] != '[')
-    return false;
-  const size_t close = line.find (']', first);
-  if (close == std::string::npos)
-    return false;
-  *name = line.substr (first + 1, close - first - 1);
-  return true;
-}
 
-/* The key a line "KEY = value" sets (white space around it trimmed), or false for a blank line, a
- * comment or a line without '='. */
-bool key_of (const std::string &line, std::string *key)
-{
-  const size_t first = line.find_first_not_of (" \t\n\v\f\r"), eq = line.find ('=');
-  if (first == std::string::npos || line[first] == '#' || eq == std::string::npos || eq < first)
-    return false;
-  *key = line.substr (first, eq - first);
-  key->erase (key->find_last_not_of (" \t") + 1);
-  return true;
-}
-
-/* The lines of @text, without their ends. */
-std::vector<std::string> lines_of (const std::string &text)
-{
-  std::vector<std::string> lines;
-  size_t pos = 0;
-  while (pos <= text.size ()) {
-    size_t end = text.find ('\n', pos);
-    if (end == std::string::npos)
-      end = text.size ();
-    lines.push_back (text.substr (pos, end - pos));
-    pos = end + 1;
-  }
-  return lines;
-}
-
-/* The line (1-based) of @key in [@group] in @lines, of [@group] when @key is empty, or 0. */
-int line_of (const std::vector<std::string> &lines, const std::string &group, const std::string &key)
-{
-  int group_line = 0;
-  bool in_group = false;
-  for (size_t i = 0; i < lines.size (); i++) {
-    const std::string &l = lines[i];
-    std::string name;
-    if (group_header (l, &name)) {
-      in_group = name == group;
-      if (in_group && !group_line)
-        group_line = static_cast<int> (i + 1);
-      continue;
-    }
-    std::string k;
-    if (in_group && !key.empty () && key_of (l, &k) && k == key)
-      return static_cast<int> (i + 1);
-  }
-  /* a key not written in the group (a missing one): the group's line */
-  return group_line;
-}
 
 /* RFC 3986's characters: anything else (a quote, a space, a backslash) is percent-encoded in a URI */
 bool uri_character (unsigned char c)
@@ -107,7 +45,7 @@ constexpr const char *kCameraSecretsEnv = "CUDAVISION_CAMERA_SECRETS";
 struct Reader {
   GKeyFile *kf;
   const char *path;
-  const std::vector<std::string> &lines;
+  const ConfigLines &lines;
   std::string *error;
   /* the runner's own secret files (the broker's password, the TLS key): device and inode, and the key */
   std::vector<std::pair<std::pair<dev_t, ino_t>, std::string>> runner_secrets{};
@@ -149,7 +87,7 @@ struct Reader {
 
   bool fail (const std::string &group, const std::string &key, const std::string &what)
   {
-    *error = std::string (path) + ":" + std::to_string (line_of (lines, group, key)) + ": [" + group + "]" +
+    *error = std::string (path) + ":" + std::to_string (lines.line (group, key)) + ": [" + group + "]" +
         (key.empty () ? "" : " " + key) + ": " + what;
     return false;
   }
@@ -265,43 +203,6 @@ bool known (const char *const *keys, const char *key)
     if (std::strcmp (*keys, key) == 0)
       return true;
   return false;
-}
-
-/* GKeyFile merges two groups of one name (the second would hide a camera), keeps the last of two
- * keys of one name, and takes key[locale] beside key: each is an error here */
-bool unique_groups (Reader &r)
-{
-  std::map<std::string, int> seen;
-  std::map<std::string, int> keys;
-  std::string group;
-  for (size_t i = 0; i < r.lines.size (); i++) {
-    std::string name;
-    if (!group_header (r.lines[i], &name)) {
-      std::string key;
-      if (!key_of (r.lines[i], &key))
-        continue;
-      const std::string where = std::string (r.path) + ":" + std::to_string (i + 1) + ": [" + group + "] " + key + ": ";
-      if (key.find ('[') != std::string::npos) {
-        *r.error = where + "a localized key (key[locale]) is not taken: one value a key";
-        return false;
-      }
-      if (keys.count (key)) {
-        *r.error = where + "a second value for that key (the first is on line " + std::to_string (keys[key]) + ")";
-        return false;
-      }
-      keys[key] = static_cast<int> (i + 1);
-      continue;
-    }
-    group = name;
-    keys.clear ();
-    if (seen.count (name)) {
-      *r.error = std::string (r.path) + ":" + std::to_string (i + 1) + ": [" + name + "]: a second group of that name (the first is on line " +
-          std::to_string (seen[name]) + ")";
-      return false;
-    }
-    seen[name] = static_cast<int> (i + 1);
-  }
-  return true;
 }
 
 bool read_runner (Reader &r, RunnerConfig &c)
@@ -501,7 +402,7 @@ bool read_pipeline (Reader &r, const RunnerConfig &c, const char *g, CameraConfi
 {
   if (!r.string (g, "pipeline", &cam.pipeline, true))
     return false;
-  cam.pipeline_line = line_of (r.lines, g, "pipeline");
+  cam.pipeline_line = r.lines.line (g, "pipeline");
   std::string why;
   GstElement *bin = parse_analysis_bin (cam.pipeline, &why);
   if (!bin)
@@ -554,7 +455,7 @@ bool read_pipeline (Reader &r, const RunnerConfig &c, const char *g, CameraConfi
 bool read_camera (Reader &r, const RunnerConfig &c, const char *g, CameraConfig &cam)
 {
   cam.name = g + std::strlen ("camera ");
-  cam.line = line_of (r.lines, g, "");
+  cam.line = r.lines.line (g);
   std::string why;
   if (cam.name.size () > kMaxCameraName)
     return r.fail (g, "", "a camera's name is at most " + std::to_string (kMaxCameraName) + " bytes (this one is " +
@@ -602,76 +503,6 @@ bool read_groups (Reader &r, RunnerConfig *config)
   return ok;
 }
 
-/* Every byte is one that GKeyFile and the pipeline parser keep as it is: GKeyFile ends a value at a
- * NUL (the rest of a pipeline would go unseen, and --check would say valid), takes a byte order
- * mark into the first group's name, and reports bytes that are not UTF-8 without their line. */
-bool honest_bytes (Reader &r, const std::string &text)
-{
-  if (text.compare (0, 3, "\xEF\xBB\xBF") == 0) {
-    *r.error = std::string (r.path) + ":1: a UTF-8 byte order mark: save the file without it";
-    return false;
-  }
-  std::string group;
-  bool in_group = false;
-  for (size_t i = 0; i < r.lines.size (); i++) {
-    const std::string &line = r.lines[i];
-    const std::string where_line = std::string (r.path) + ":" + std::to_string (i + 1) + ": ";
-    /* what GKeyFile reports without a line, or not at all */
-    const size_t cr = line.find ('\r');
-    if (cr != std::string::npos && cr + 1 != line.size ()) {
-      *r.error = where_line + "a carriage return inside a line (column " + std::to_string (cr + 1) +
-          "; old Mac line ends?): save the file with LF or CRLF line ends";
-      return false;
-    }
-    const size_t bom = line.find ("\xEF\xBB\xBF");
-    if (bom != std::string::npos) {
-      *r.error = where_line + "a UTF-8 byte order mark at column " + std::to_string (bom + 1) + ": remove it";
-      return false;
-    }
-    std::string header;
-    if (group_header (line, &header)) {
-      in_group = true;
-      for (size_t c = 0; c < header.size (); c++)
-        if (static_cast<unsigned char> (header[c]) < 0x20 || header[c] == 0x7f) {
-          char hex[8];
-          std::snprintf (hex, sizeof hex, "0x%02X", static_cast<unsigned char> (header[c]));
-          *r.error = where_line + "a control character (" + hex + ") in a group's name: [runner] and [camera NAME] are known";
-          return false;
-        }
-    } else if (!in_group) {
-      const size_t first = line.find_first_not_of (" \t\v\f\r");
-      if (first != std::string::npos && line[first] != '#') {
-        *r.error = where_line + "a line before the first group: the file begins with [runner] or [camera NAME]";
-        return false;
-      }
-    }
-    const size_t nul = line.find ('\0');
-    const char *bad = nullptr;
-    const bool utf8 = nul == std::string::npos && g_utf8_validate_len (line.data (), line.size (), &bad);
-    std::string name, key;
-    if (utf8) {
-      if (group_header (line, &name))
-        group = name;
-      continue;
-    }
-    const size_t column = nul != std::string::npos ? nul : static_cast<size_t> (bad - line.data ());
-    std::string where = std::string (r.path) + ":" + std::to_string (i + 1) + ": ";
-    if (key_of (line.substr (0, column), &key) && !group.empty ())
-      where += "[" + group + "] " + key + ": ";
-    else if (!group.empty ())
-      where += "[" + group + "]: ";
-    if (nul != std::string::npos) {
-      *r.error = where + "a NUL byte at column " + std::to_string (column + 1) + " (what follows it would be dropped)";
-    } else {
-      char hex[8];
-      std::snprintf (hex, sizeof hex, "0x%02X", static_cast<unsigned char> (line[column]));
-      *r.error = where + "not UTF-8 (byte " + hex + " at column " + std::to_string (column + 1) + "): save the file as UTF-8";
-    }
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool load_config (const char *path, RunnerConfig *config, std::string *error)
@@ -682,7 +513,9 @@ bool load_config (const char *path, RunnerConfig *config, std::string *error)
     *error = why;
     return false;
   }
-  const std::vector<std::string> lines = lines_of (text);
+  ConfigLines lines;
+  if (!lines.scan (path, text, error))
+    return false;
   GKeyFile *kf = g_key_file_new ();
   Reader r{kf, path, lines, error};
   gchar *config_dir = g_path_get_dirname (path);
@@ -698,22 +531,16 @@ bool load_config (const char *path, RunnerConfig *config, std::string *error)
     free (real);
   }
   g_strfreev (each);
-  bool ok = honest_bytes (r, text) && unique_groups (r);
-  if (ok && !g_key_file_load_from_data (kf, text.data (), text.size (), G_KEY_FILE_NONE, &err)) {
+  bool ok = g_key_file_load_from_data (kf, text.data (), text.size (), G_KEY_FILE_NONE, &err);
+  if (!ok) {
     /* GKeyFile's message quotes the line ("Key file contains line “x” which is not ..."): the
      * first line of the file that it quotes is where */
     const std::string message = err->message;
     const size_t open = message.find ("\u201c"), close = message.rfind ("\u201d");
-    int where = 0;
-    if (open != std::string::npos && close != std::string::npos && close > open) {
-      const std::string quoted = message.substr (open + 3, close - open - 3);
-      for (size_t i = 0; i < lines.size () && !where; i++)
-        if (lines[i] == quoted || lines[i] == quoted + "\r")
-          where = static_cast<int> (i + 1);
-    }
+    const int where = open != std::string::npos && close != std::string::npos && close > open ?
+        lines.line_of_text (message.substr (open + 3, close - open - 3)) : 0;
     *error = std::string (path) + ":" + (where ? std::to_string (where) + ":" : "") + " " + message;
     g_error_free (err);
-    ok = false;
   }
   ok = ok && read_groups (r, config);
   g_key_file_free (kf);

@@ -109,6 +109,8 @@ rejects dup-ff.conf "dup-ff.conf:4: [camera a]: a second group of that name (the
 rejects dup-runner.conf "dup-runner.conf:3: [runner]: a second group of that name (the first is on line 1)" '[runner]\nqueue-limit=5\n[runner]\nqueue-limit=6\n[camera a]\n'"$cam"
 rejects dup-key.conf "dup-key.conf:4: [camera a] uri: a second value for that key (the first is on line 2)" '[camera a]\n'"$cam"'uri=rtsp://127.0.0.1:1/other\n'
 rejects dup-key-spaces.conf "dup-key-spaces.conf:4: [camera a] uri: a second value for that key (the first is on line 2)" '[camera a]\n'"$cam"'  uri\t= rtsp://127.0.0.1:1/other\n'
+# GKeyFile trims a form feed after a key's name as it trims a space
+rejects dup-key-ff.conf "dup-key-ff.conf:4: [camera a] uri: a second value for that key (the first is on line 2)" '[camera a]\n'"$cam"'uri\f=rtsp://127.0.0.1:1/other\n'
 rejects localized.conf "localized.conf:4: [camera a] uri[de]: a localized key (key[locale]) is not taken: one value a key" '[camera a]\n'"$cam"'uri[de]=rtsp://127.0.0.1:1/other\n'
 
 echo "== the line is the key's own: the same key in another group, CRLF ends, a group's line"
