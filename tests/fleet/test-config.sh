@@ -56,6 +56,14 @@ accepts form-feed.conf '[camera a]\n'"$cam"'\f[camera b]\n'"$cam"
 accepts tls-false.conf '[runner]\ntls=false\n[camera a]\n'"$cam"
 accepts mqtt5.conf '[runner]\nmqtt-version=5\ntls=1\n[camera a]\n'"$cam"
 
+echo "== the defaults (runner/siteconfig.cpp's key tables), with no [runner] and with an empty one"
+for runner in "" '[runner]\n'; do
+  printf "$runner"'[camera a]\n'"$cam" > defaults.conf
+  out=$(timeout 3 "$run" --metrics-port=0 defaults.conf 2>&1 | head -n 1) || true
+  grep -qF "1 of 1 camera, broker 127.0.0.1:1883, no metrics server" <<<"$out" && echo "ok: defaults${runner:+ (an empty [runner])}" ||
+    fail "the defaults${runner:+ with an empty [runner]}: $out"
+done
+
 echo "== a key: unknown, of the wrong type, out of range, empty, missing"
 rejects unknown.conf "unknown.conf:4: [camera x] fps: unknown key" '[camera x]\n'"$cam"'fps=3\n'
 rejects unknown-spaces.conf "unknown-spaces.conf:5: [camera x] fps: unknown key" '[camera x]\n'"$cam"'\n  fps = 3\n'
