@@ -47,6 +47,7 @@
 #include "gst/gstcudaheatmap.h"
 
 #include "gst/gstcudaheatmapmeta.h"
+#include "gst/gstcudavisiondifference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,10 +55,8 @@
 
 #include "common/base/cuvcolor.h"
 #include "common/element/cuvsettings.h"
-#include "common/base/cuvcpupool.h"
 #include "common/base/cuvcuda.h"
 #include "common/base/cuvenum.h"
-#include "common/results/cuvresults.h"
 #include "kernels/heatmap/heatmap.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_heatmap_debug);
@@ -88,12 +87,9 @@ struct GstCudaHeatmapImpl {
   double table_gain = 0;
   cuv::PixelLayout table_layout = cuv::PixelLayout::RGBA;
   bool device_table_stale = true;
-  const cuv::DiffStats *result = nullptr;
-  cuv::DiffStats cpu_result{};
-  bool first_frame = false;
+  cuv::FrameDifference difference; /* the frame's statistics: the sum and the largest of d */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_table;
-  cuv::ResultBuffers<cuv::DiffStats, cuv::DiffStats> results;
 #endif
   /* the message interval's sums */
   guint64 sum_difference = 0;
@@ -121,7 +117,7 @@ static void
 gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  impl->result = nullptr;
+  impl->difference.begin_frame ();
   impl->frame_settings = cuv::snapshot (analyser, impl->settings);
   const HeatmapSettings &f = impl->frame_settings;
   if (impl->table_valid && impl->table_map == f.colormap && impl->table_gain == f.gain &&
@@ -158,23 +154,8 @@ heatmap_params (GstCudaHeatmapImpl *impl, const uint32_t *table)
 static GstFlowReturn
 gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
-  const cuv::Frame *in = job->in, *out = job->out;
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
-  const cuv::Frame *prev = job->previous;
-  impl->first_frame = prev == nullptr;
-  const cuv::Frame &before = prev ? *prev : *in;
-  const cuv::HeatmapParams params = heatmap_params (impl, impl->table);
-  /* each pixel alone (with its 2x2 chroma): bands of row pairs, their statistics added */
-  impl->cpu_result = cuv::sum_over_row_pairs<cuv::DiffStats> (in->height,
-      cuv::light_bands (job->threads, *in),
-      [&] (int y0, int y1) {
-        cuv::DiffStats band;
-        cuv::heatmap_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (before, y0, y1), cuv::frame_rows (*out, y0, y1),
-            params, &band);
-        return band;
-      },
-      cuv::add_band_stats);
-  impl->result = &impl->cpu_result;
+  impl->difference.run_cpu (*job, cuv::heatmap_cpu, heatmap_params (impl, impl->table));
   return GST_FLOW_OK;
 }
 
@@ -182,32 +163,23 @@ gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob
 static GstFlowReturn
 gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
-  const cuv::Frame *in = job->in, *out = job->out;
-  cudaStream_t stream = job->stream;
   GstCudaHeatmap *self = GST_CUDA_HEATMAP (filter);
   GstCudaHeatmapImpl *impl = self->impl;
-  GstCudaContext *ctx = job->context;
-  if (!impl->device_table && !CUV_CUDA_OK (self, impl->device_table.allocate (ctx, cuv::CudaBuffer::Kind::Device,
+  if (!impl->device_table && !CUV_CUDA_OK (self, impl->device_table.allocate (job->context, cuv::CudaBuffer::Kind::Device,
           sizeof (impl->table))))
     return GST_FLOW_ERROR;
-  if (!CUV_CUDA_OK (self, impl->results.ensure (ctx, stream)))
+  if (!impl->difference.ensure (filter, *job))
     return GST_FLOW_ERROR;
   /* ordered on the stream before the kernel; the host table is not touched until the next frame */
   if (impl->device_table_stale) {
     if (!CUV_CUDA_OK (self, cudaMemcpyAsync (impl->device_table.data (), impl->table, sizeof (impl->table),
-            cudaMemcpyHostToDevice, stream)))
+            cudaMemcpyHostToDevice, job->stream)))
       return GST_FLOW_ERROR;
     impl->device_table_stale = false;
   }
-  const cuv::Frame *prev = job->previous;
-  impl->first_frame = prev == nullptr;
   const auto *table = reinterpret_cast<const uint32_t *> (impl->device_table.data ());
-  if (!CUV_CUDA_OK (self, cuv::heatmap_cuda (*in, prev ? *prev : *in, *out, heatmap_params (impl, table),
-          impl->results.to (), stream))) {
-    impl->results.launch_failed ();
+  if (!impl->difference.launch (filter, *job, cuv::heatmap_cuda, heatmap_params (impl, table)))
     return GST_FLOW_ERROR;
-  }
-  impl->result = &impl->results.host ();
   return GST_FLOW_OK;
 }
 #endif
@@ -225,24 +197,26 @@ set_results (GstStructure *s, guint64 pixels, guint64 sum, guint max)
 static gboolean
 gst_cuda_heatmap_end_frame (GstCudaVisionAnalyser *analyser)
 {
-  return GST_CUDA_HEATMAP (analyser)->impl->result != nullptr;
+  return GST_CUDA_HEATMAP (analyser)->impl->difference.measured ();
 }
 
 static void
 gst_cuda_heatmap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  set_results (meta, impl->pixels, impl->result->sum_difference, impl->result->max_difference);
-  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+  const cuv::DiffStats &stats = impl->difference.stats ();
+  set_results (meta, impl->pixels, stats.sum_difference, stats.max_difference);
+  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->difference.first_frame (), nullptr);
 }
 
 static void
 gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  impl->sum_difference += impl->result->sum_difference;
+  const cuv::DiffStats &stats = impl->difference.stats ();
+  impl->sum_difference += stats.sum_difference;
   impl->sum_pixels += impl->pixels;
-  impl->max_difference = std::max (impl->max_difference, impl->result->max_difference);
+  impl->max_difference = std::max (impl->max_difference, stats.max_difference);
 }
 
 static void
@@ -356,10 +330,9 @@ gst_cuda_heatmap_release (GstCudaVisionFilter *filter)
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
 #if CUV_HAVE_CUDA
   impl->device_table.reset ();
-  impl->results.reset ();
 #endif
+  impl->difference.release ();
   impl->device_table_stale = true;
-  impl->result = nullptr;
 }
 
 /* ---- properties ---- */

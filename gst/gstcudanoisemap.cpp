@@ -50,6 +50,7 @@
 #include "gst/gstcudanoisemap.h"
 
 #include "gst/gstcudanoisemapmeta.h"
+#include "gst/gstcudavisiondifference.h"
 
 #include <algorithm>
 #include <vector>
@@ -60,7 +61,6 @@
 #include "common/base/cuvcpupool.h"
 #include "common/base/cuvcuda.h"
 #include "common/base/cuvenum.h"
-#include "common/results/cuvresults.h"
 #include "kernels/noisemap/noisemap.h"
 #include "kernels/base/regions.h"
 
@@ -99,11 +99,8 @@ struct GstCudaNoisemapImpl {
   const uint16_t *tiles = nullptr;
   std::vector<uint16_t> cpu_tiles;
   std::vector<uint8_t> changing_tiles; /* the regions' mask, a byte a tile */
-  const cuv::DiffStats *result = nullptr;
-  cuv::DiffStats cpu_result{};
-  bool first_frame = false;
+  cuv::FrameDifference difference;     /* the frame's statistics: the changed pixels */
 #if CUV_HAVE_CUDA
-  cuv::ResultBuffers<cuv::DiffStats, cuv::DiffStats> results;
   cuv::CudaBuffer device_tiles;
   cuv::CudaBuffer pinned_tiles;
 #endif
@@ -132,7 +129,7 @@ static void
 gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  impl->result = nullptr;
+  impl->difference.begin_frame ();
   impl->frame_settings = cuv::snapshot (analyser, impl->settings);
   const guint c = impl->frame_settings.color;
   const int a = c >> 24, r = c >> 16 & 0xff, g = c >> 8 & 0xff, b = c & 0xff;
@@ -164,22 +161,9 @@ gst_cuda_noisemap_mode_get_type (void)
 static GstFlowReturn
 gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
-  const cuv::Frame *in = job->in, *out = job->out;
+  const cuv::Frame *in = job->in, *prev = job->previous;
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
-  const cuv::Frame *prev = job->previous;
-  impl->first_frame = prev == nullptr;
-  const cuv::Frame &before = prev ? *prev : *in;
-  /* each pixel alone (with its 2x2 chroma): bands of row pairs, their counts added */
-  impl->cpu_result = cuv::sum_over_row_pairs<cuv::DiffStats> (in->height,
-      cuv::light_bands (job->threads, *in),
-      [&] (int y0, int y1) {
-        cuv::DiffStats band;
-        cuv::noisemap_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (before, y0, y1), cuv::frame_rows (*out, y0, y1),
-            impl->params, &band);
-        return band;
-      },
-      cuv::add_band_stats);
-  impl->result = &impl->cpu_result;
+  impl->difference.run_cpu (*job, cuv::noisemap_cpu, impl->params);
   impl->tiles = nullptr;
   if (impl->frame_settings.regions && prev) {
     /* bands of tile rows, each writing its own rows of counts */
@@ -199,20 +183,12 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJo
 static GstFlowReturn
 gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
-  const cuv::Frame *in = job->in, *out = job->out;
+  const cuv::Frame *in = job->in, *prev = job->previous;
   cudaStream_t stream = job->stream;
   GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
   GstCudaNoisemapImpl *impl = self->impl;
-  if (!CUV_CUDA_OK (self, impl->results.ensure (job->context, stream)))
+  if (!impl->difference.ensure (filter, *job) || !impl->difference.launch (filter, *job, cuv::noisemap_cuda, impl->params))
     return GST_FLOW_ERROR;
-  const cuv::Frame *prev = job->previous;
-  impl->first_frame = prev == nullptr;
-  if (!CUV_CUDA_OK (self, cuv::noisemap_cuda (*in, prev ? *prev : *in, *out, impl->params, impl->results.to (),
-          stream))) {
-    impl->results.launch_failed ();
-    return GST_FLOW_ERROR;
-  }
-  impl->result = &impl->results.host ();
   impl->tiles = nullptr;
   if (impl->frame_settings.regions && prev) {
     const size_t bytes = static_cast<size_t> (cuv::noise_tile_cols (in->width)) *
@@ -251,15 +227,15 @@ set_results (GstStructure *s, guint64 pixels, guint64 changed, guint bits_per_pi
 static gboolean
 gst_cuda_noisemap_end_frame (GstCudaVisionAnalyser *analyser)
 {
-  return GST_CUDA_NOISEMAP (analyser)->impl->result != nullptr;
+  return GST_CUDA_NOISEMAP (analyser)->impl->difference.measured ();
 }
 
 static void
 gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  set_results (meta, impl->pixels, impl->result->changed, impl->bits_per_pixel);
-  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+  set_results (meta, impl->pixels, impl->difference.stats ().changed, impl->bits_per_pixel);
+  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->difference.first_frame (), nullptr);
 }
 
 /* With `regions`: the 8-connected regions of changing tiles (at least a quarter of a tile's pixels
@@ -270,7 +246,7 @@ static void
 gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  if (!impl->frame_settings.regions || impl->first_frame || !impl->tiles)
+  if (!impl->frame_settings.regions || impl->difference.first_frame () || !impl->tiles)
     return;
   const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = cuv::noise_tile_rows (impl->height);
   const size_t n = static_cast<size_t> (cols) * rows;
@@ -304,7 +280,7 @@ static void
 gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  impl->sum_changed += impl->result->changed;
+  impl->sum_changed += impl->difference.stats ().changed;
   impl->sum_pixels += impl->pixels;
 }
 
@@ -349,11 +325,10 @@ gst_cuda_noisemap_release (GstCudaVisionFilter *filter)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
 #if CUV_HAVE_CUDA
-  impl->results.reset ();
   impl->device_tiles.reset ();
   impl->pinned_tiles.reset ();
 #endif
-  impl->result = nullptr;
+  impl->difference.release ();
   impl->tiles = nullptr;
 }
 

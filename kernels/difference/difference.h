@@ -6,6 +6,10 @@
 #include "kernels/base/image.h"
 #include "kernels/base/results.h"
 
+#if CUV_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 namespace cuv {
 
 /* Per-frame statistics of a difference kernel. Each kernel fills its own fields; the others stay 0.
@@ -27,6 +31,29 @@ inline void add_band_stats (DiffStats *frame, const DiffStats &band)
 
 /* Where a difference kernel's statistics go (results.h). */
 using DiffResults = ResultsTo<DiffStats, DiffStats>;
+
+/* A difference operation as the elements run it, over its parameters Params (heatmap.h,
+ * noisemap.h): the CPU backend's path, and the CUDA launch, which launches on @stream, never
+ * synchronizes and gives its statistics to @results from the kernel itself. */
+template <typename Params>
+using DiffCpu = void (*) (const Frame &cur, const Frame &prev, const Frame &out, const Params &params, DiffStats *stats);
+#if CUV_HAVE_CUDA
+template <typename Params>
+using DiffCuda = cudaError_t (*) (const Frame &cur, const Frame &prev, const Frame &out, const Params &params,
+    const DiffResults &results, cudaStream_t stream);
+#endif
+
+/* Rows [@y0, @y1) of @op's frames, one band of the CPU backend's frame (the bands are row pairs,
+ * so that 4:2:0 chroma rows stay whole): the band's statistics, which add_band_stats () adds into
+ * the frame's. The bands' sum is the whole frame's (tests/kernels/test_difference_reference.cpp). */
+template <typename Params>
+inline DiffStats diff_rows_cpu (DiffCpu<Params> op, const Frame &cur, const Frame &prev, const Frame &out,
+    const Params &params, int y0, int y1)
+{
+  DiffStats band{};
+  op (frame_rows (cur, y0, y1), frame_rows (prev, y0, y1), frame_rows (out, y0, y1), params, &band);
+  return band;
+}
 
 /* Y'CbCr -> R'G'B' with 16-bit fixed-point coefficients, built once on the host from the stream's
  * colorimetry, so that both backends compute the same bytes:

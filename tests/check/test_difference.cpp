@@ -1,14 +1,19 @@
 /* cudaheatmap and cudanoisemap on the CPU backend: NV12, YUY2 and UYVY in, RGBA out; the first frame; a static
- * scene; a full change; one changed pixel at the threshold's boundary; the previous frame forgotten
- * on a flush, a DISCONT buffer and a caps change; interval messages; a threshold changed while
- * flowing; a live pipeline (no frame lost, memory flat); and when a pool can spare a held buffer.
+ * scene; a full change; one changed pixel at the threshold's boundary; the statistics of frames in
+ * bands against the references' of whole frames; the previous frame forgotten on a flush, a
+ * DISCONT buffer and a caps change; interval messages; a threshold changed while flowing; a live
+ * pipeline (no frame lost, memory flat); and when a pool can spare a held buffer.
  * Runs without a GPU.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include "tests/check/cuvcheck.h"
+#include "common/route/cuvframe.h"
 #include "common/route/cuvprevious.h"
+#include "kernels/heatmap/heatmap.h"
+#include "kernels/noisemap/noisemap.h"
 #include "tests/check/cuvregions.h"
 
 using namespace cuvcheck;
@@ -207,6 +212,133 @@ GST_START_TEST (test_noisemap_corner_pixels_at_the_threshold)
       gst_buffer_unref (base);
       gst_harness_teardown (h);
     }
+  }
+}
+GST_END_TEST;
+
+/* @from with about a quarter of its bytes changed, some by up to 20, some to anything, stamped
+ * as the @index'th frame. */
+static GstBuffer *
+perturbed (GstBuffer *from, uint32_t seed, int index)
+{
+  GstBuffer *out = gst_buffer_copy_deep (from);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_WRITE));
+  std::mt19937 rng (seed);
+  for (gsize i = 0; i < map.size; i++) {
+    const uint32_t r = rng ();
+    if (r % 4 == 0)
+      map.data[i] = r % 8 == 0 ? static_cast<guint8> (r >> 16) : static_cast<guint8> (map.data[i] + (r >> 8) % 41 - 20);
+  }
+  gst_buffer_unmap (out, &map);
+  GST_BUFFER_PTS (out) = index * (GST_SECOND / 30);
+  return out;
+}
+
+/* The statistics of @cur against @prev as the CPU references give them for whole frames
+ * (heatmap_reference, noisemap_reference with @threshold). */
+static cuv::DiffStats
+reference_stats (bool heatmap, const GstVideoInfo &info, GstBuffer *cur, GstBuffer *prev, int threshold)
+{
+  cuv::PixelLayout layout;
+  fail_unless (gst_cuda_vision_layout_from_format (GST_VIDEO_INFO_FORMAT (&info), &layout));
+  const cuv::PixelLayout out_layout = heatmap ? cuv::heatmap_out_layout (layout) : layout;
+  GstVideoInfo out_info = out_layout == layout ? info
+      : info_for (GST_VIDEO_FORMAT_RGBA, GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info));
+  GstBuffer *out = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&out_info), nullptr);
+  GstVideoInfo ci = info, pi = info;
+  GstVideoFrame c, p, o;
+  fail_unless (gst_video_frame_map (&c, &ci, cur, GST_MAP_READ) && gst_video_frame_map (&p, &pi, prev, GST_MAP_READ) &&
+      gst_video_frame_map (&o, &out_info, out, GST_MAP_WRITE));
+  const cuv::Frame cf = gst_cuda_vision_frame_from_video_frame (&c, layout);
+  const cuv::Frame pf = gst_cuda_vision_frame_from_video_frame (&p, layout);
+  const cuv::Frame of = gst_cuda_vision_frame_from_video_frame (&o, out_layout);
+  cuv::DiffStats stats{};
+  if (heatmap) {
+    uint32_t table[cuv::kHeatmapTableSize];
+    cuv::heatmap_build_table (cuv::Colormap::Sine, 1.0, out_layout, table);
+    cuv::heatmap_reference (cf, pf, of, cuv::HeatmapParams{table, 256, cuv::yuv_to_rgb_coefficients (0.299, 0.114, false)},
+        &stats);
+  } else {
+    cuv::NoisemapParams params{};
+    params.threshold = threshold;
+    params.alpha = 256;
+    cuv::noisemap_reference (cf, pf, of, params, &stats);
+  }
+  gst_video_frame_unmap (&o);
+  gst_video_frame_unmap (&p);
+  gst_video_frame_unmap (&c);
+  gst_buffer_unref (out);
+  return stats;
+}
+
+/* The statistics of cudaheatmap's (@heatmap) or cudanoisemap's meta or message @s are @want's
+ * over @pixels. */
+static void
+check_stats (const GstStructure *s, bool heatmap, const cuv::DiffStats &want, guint64 pixels, const std::string &what)
+{
+  guint64 n = 0;
+  fail_unless (gst_structure_get_uint64 (s, "pixels", &n) && n == pixels, "%s: pixels %" G_GUINT64_FORMAT, what.c_str (), n);
+  if (heatmap) {
+    guint max = 0;
+    gdouble mean = -1;
+    fail_unless (gst_structure_get_uint (s, "max-difference", &max) && gst_structure_get_double (s, "mean-difference", &mean));
+    fail_unless (max == want.max_difference && mean == static_cast<double> (want.sum_difference) / static_cast<double> (pixels),
+        "%s: max-difference %u, mean-difference %f; the reference's %u, %f", what.c_str (), max, mean, want.max_difference,
+        static_cast<double> (want.sum_difference) / static_cast<double> (pixels));
+  } else {
+    guint64 changed = 0;
+    fail_unless (gst_structure_get_uint64 (s, "changed-pixels", &changed) && changed == want.changed,
+        "%s: changed-pixels %" G_GUINT64_FORMAT ", the reference's %llu", what.c_str (), changed, want.changed);
+  }
+}
+
+/* The CPU backend runs a frame in bands (n-threads) and adds their statistics: each frame's meta
+ * and each interval's message hold the references' statistics of the whole frames, for both
+ * elements (the difference analysis they share, gst/gstcudavisiondifference.h), on a frame of odd
+ * height whose bands end at rows of every parity of chroma row. */
+GST_START_TEST (test_cpu_bands_give_the_reference_statistics)
+{
+  const int threshold = 12;
+  for (GstVideoFormat fmt : {GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+           GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE}) {
+    const GstVideoInfo info = info_for (fmt, width_for (fmt, 97), 61);
+    const guint64 pixels = static_cast<guint64> (GST_VIDEO_INFO_WIDTH (&info)) * GST_VIDEO_INFO_HEIGHT (&info);
+    GstBuffer *frames[4];
+    frames[0] = make_buffer (info, 0, 31);
+    for (int i = 1; i < 4; i++)
+      frames[i] = perturbed (frames[i - 1], 40 + i, i);
+    for (bool heatmap : {true, false}) {
+      for (int threads : {1, 3, 7}) {
+        /* an interval of two frames: messages of frames 0 and 1, then 2 and 3 */
+        const std::string launch = std::string (heatmap ? "cudaheatmap" : "cudanoisemap threshold=" + std::to_string (threshold)) +
+            " backend=cpu interval=66666666 n-threads=" + std::to_string (threads);
+        const std::string what = launch + " " + gst_video_format_to_string (fmt);
+        BusHarness bh (launch);
+        gst_harness_set_src_caps_str (bh.h, caps_for (info).c_str ());
+        gst_harness_set_sink_caps_str (bh.h, "video/x-raw");
+        cuv::DiffStats intervals[2] = {};
+        for (int i = 0; i < 4; i++) {
+          GstBuffer *out = push_pull (bh.h, gst_buffer_ref (frames[i]));
+          const cuv::DiffStats want = i == 0 ? cuv::DiffStats{} : reference_stats (heatmap, info, frames[i], frames[i - 1], threshold);
+          fail_unless (i == 0 || want.sum_difference + want.changed > 0, "%s: frame %d changes nothing", what.c_str (), i);
+          cuv::add_band_stats (&intervals[i / 2], want);
+          const char *meta = heatmap ? "CudaHeatmapMeta" : "CudaNoisemapMeta";
+          check_stats (meta_of (out, meta), heatmap, want, pixels, what + " frame " + std::to_string (i));
+          fail_unless_equals_int (first_frame (out, meta), i == 0);
+          gst_buffer_unref (out);
+        }
+        std::vector<GstMessage *> msgs = element_messages_at_eos (bh.h, bh.bus);
+        fail_unless_equals_int (msgs.size (), 2);
+        for (int k = 0; k < 2; k++) {
+          check_stats (gst_message_get_structure (msgs[k]), heatmap, intervals[k], 2 * pixels,
+              what + " interval " + std::to_string (k));
+          gst_message_unref (msgs[k]);
+        }
+      }
+    }
+    for (GstBuffer *f : frames)
+      gst_buffer_unref (f);
   }
 }
 GST_END_TEST;
@@ -471,6 +603,7 @@ cudadifference_suite (void)
   tcase_add_test (tc, test_noisemap_static_scene_overlay_is_the_frame);
   tcase_add_test (tc, test_noisemap_full_change_counts_every_pixel);
   tcase_add_test (tc, test_noisemap_corner_pixels_at_the_threshold);
+  tcase_add_test (tc, test_cpu_bands_give_the_reference_statistics);
   tcase_add_test (tc, test_noisemap_regions);
   tcase_add_test (tc, test_flush_discont_and_caps_change_reset);
   tcase_add_test (tc, test_interval_messages_and_threshold_change);
