@@ -75,6 +75,7 @@ int cuEventRecord (void *e, void *s) { return 0; }
 int cuEventSynchronize (void *e) { return 0; }
 int cuEventDestroy_v2 (void *e) { return 0; }
 int cuStreamWaitEvent (void *s, void *e, unsigned f) { return 0; }
+int cuStreamQuery (void *s) { return 600; } /* CUDA_ERROR_NOT_READY: the writer still in flight */
 """
 
 
