@@ -27,13 +27,10 @@ import numpy as np  # noqa: E402
 from gi.repository import Gst, GstVideo  # noqa: E402
 
 from . import _cuda, _dlpack  # noqa: E402
+from ._results import MOTION_VECTOR, results  # noqa: E402
 
 __all__ = ["CudaPlane", "Frame", "Frames", "PipelineError", "Unsupported", "frame", "frames", "results",
            "MOTION_VECTOR"]
-
-# cudamotionest's vector record (gst/gstcudamotionmeta.h, docs/results.md): the block's content
-# was at (dx, dy) from it in the previous frame
-MOTION_VECTOR = np.dtype([("dx", "i1"), ("dy", "i1"), ("width", "u1"), ("height", "u1"), ("cost", "<u4")])
 
 _CUDA_MEMORY = "memory:CUDAMemory"
 
@@ -378,67 +375,5 @@ def frame(buffer, caps=None, writable=False):
         buffer, caps = buffer.get_buffer(), own
     return Frame(buffer, caps, writable)
 
-
-# each analyser's meta (gst/gstcudaXmeta.h) and the element type that puts it on
-_METAS = {"CudaHistogramMeta": "cudahistogram", "CudaHeatmapMeta": "cudaheatmap", "CudaNoisemapMeta": "cudanoisemap",
-          "CudaMotionMeta": "cudamotionest"}
-
-
-def _structures(buffer):
-    """[(meta name, Gst.Structure)] of every meta of ours on @buffer, in its order. PyGObject reads
-    only the first meta of a name: where there are more (two analysers of one type on the frame),
-    each is copied, through libgstreamer, into the one custom meta of a buffer of our own."""
-    found = _cuda.custom_metas(buffer, _METAS)
-    names = [name for name, _ in found]
-    if len(set(names)) == len(names):
-        return [(name, buffer.get_custom_meta(name).get_structure()) for name in names]
-    out = []
-    for name, address in found:
-        own = Gst.Buffer.new()
-        own.add_custom_meta(name)
-        _cuda.copy_fields(address, _cuda.custom_metas(own, (name,))[0][1])
-        out.append((name, own.get_custom_meta(name).get_structure()))
-    return out
-
-
-def _fields(s, names):
-    return {n: s.get_value(n) for n in names if s.has_field(n)}
-
-
-def _result(name, s):
-    if name == "CudaHistogramMeta":
-        r = _fields(s, ("bins", "pixels", "luma-mean", "luma-variance", "r-mean", "g-mean", "b-mean",
-                        "roi-x", "roi-y", "roi-width", "roi-height"))
-        r["histogram"] = np.frombuffer(s.get_value("histogram").get_data(), dtype=np.uint64)
-    elif name == "CudaHeatmapMeta":
-        r = _fields(s, ("pixels", "mean-difference", "max-difference", "first-frame"))
-    elif name == "CudaNoisemapMeta":
-        r = _fields(s, ("pixels", "changed-pixels", "changed-ratio", "changed-bytes-estimate", "first-frame"))
-    else:
-        r = _fields(s, ("block-size", "search-range", "columns", "rows", "unit", "first-frame"))
-        rows, cols = r.get("rows", 0), r.get("columns", 0)
-        r["vectors"] = np.frombuffer(s.get_value("vectors").get_data(), dtype=MOTION_VECTOR,
-                                     count=rows * cols).reshape(rows, cols)
-    r["type"] = _METAS[name]
-    return r
-
-
-def results(buffer):
-    """Every meta of ours on @buffer (a Gst.Buffer or Gst.Sample), keyed by the name of the
-    element that put it there (`cudahistogram name=gate` gives "gate"; an unnamed element
-    GStreamer's "cudahistogram0"), each with its element type under "type", as docs/results.md
-    lists their fields: numbers as Python numbers, the histogram's counts as a uint64 array and the
-    motion vectors as a rows x columns array of MOTION_VECTOR (read-only, over the copy of the
-    meta's bytes that PyGObject's GLib.Bytes.get_data () makes). Two analysers of one type on a
-    frame each have their own. Elements whose meta is not there are left out."""
-    if isinstance(buffer, Gst.Sample):
-        buffer = buffer.get_buffer()
-    if not isinstance(buffer, Gst.Buffer):
-        raise TypeError(f"results () takes a Gst.Buffer or a Gst.Sample, not {type(buffer).__name__}")
-    out = {}
-    for name, s in _structures(buffer):
-        element = s.get_string("element") if s.has_field("element") else None
-        out[element or _METAS[name]] = _result(name, s)
-    return out
 
 from ._reader import Frames, PipelineError, frames  # noqa: E402

@@ -14,7 +14,7 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
 import numpy as np  # noqa: E402
-from gi.repository import Gst, GstVideo  # noqa: E402
+from gi.repository import GLib, Gst, GstVideo  # noqa: E402
 
 import cudavision  # noqa: E402
 
@@ -93,7 +93,13 @@ for i, sample in enumerate(samples):
     named = cudavision.results(sample)
     r = {v["type"]: v for v in named.values()}  # the elements are unnamed: GStreamer's names
     check(set(r) == {"cudahistogram", "cudaheatmap", "cudanoisemap", "cudamotionest"} and
-          all(key.startswith(v["type"]) for key, v in named.items()), f"frame {i}: the four metas: {sorted(named)}")
+          all(key.startswith(v["type"]) and v["element"] == key for key, v in named.items()),
+          f"frame {i}: the four metas, each under its element's name: {sorted(named)}")
+    structures = {v["type"]: buf.get_custom_meta(name).get_structure() for name, v in
+                  zip(("CudaHistogramMeta", "CudaHeatmapMeta", "CudaNoisemapMeta", "CudaMotionMeta"),
+                      (r["cudahistogram"], r["cudaheatmap"], r["cudanoisemap"], r["cudamotionest"]))}
+    check(all(set(r[t]) == {s.nth_field_name(n) for n in range(s.n_fields())} | {"type"} for t, s in structures.items()),
+          f"frame {i}: every field of each meta's structure, and the type")
     hs = buf.get_custom_meta("CudaHistogramMeta").get_structure()
     h = r["cudahistogram"]
     check(h["histogram"].dtype == np.uint64 and h["histogram"].size == 16 and h["histogram"].sum() == h["pixels"] == 96 * 64
@@ -488,8 +494,36 @@ twice = list(cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=
                                "roi-width=8 roi-height=8 ! cudahistogram backend=cpu name=again"))
 check(all(set(f.results) == {"whole", "corner", "again"} and f.results["whole"]["bins"] == 256 and
           f.results["corner"]["bins"] == 16 and f.results["corner"]["pixels"] == 64 and
-          f.results["whole"]["pixels"] == 512 and f.results["again"]["type"] == "cudahistogram" for f in twice),
+          f.results["whole"]["pixels"] == 512 and f.results["again"]["type"] == "cudahistogram" and
+          all(v["element"] == k for k, v in f.results.items()) for f in twice),
       f"three cudahistograms on one frame, each its own results: {[sorted(f.results) for f in twice]}")
+
+# a field of a type the module does not read itself: PyGObject's value of it; a bytes field it
+# does not type: bytes; a field missing: left out (fields set through libgstreamer, on a meta of a
+# buffer of our own, as an element sets them)
+own = Gst.Buffer.new()
+own.add_custom_meta("CudaHistogramMeta")
+fields = Gst.Structure.from_string("x, element=(string)mine, ratio=(fraction)1/2, ints=(int)<1, 2>, "
+                                   "nothing=(string)NULL, big=(guint64)18446744073709551615, below=(int)-3, "
+                                   "small=(float)0.5")[0]
+fields.set_value("raw", GLib.Bytes.new(b"\x01\x02\x03"))
+gst = cudavision._cuda.gst
+at = cudavision._cuda.custom_metas(own, ("CudaHistogramMeta",))[0][1]
+for n in range(fields.n_fields()):
+    name = fields.nth_field_name(n).encode()
+    gst.gst_structure_set_value(at, name, gst.gst_structure_get_value(hash(fields), name))
+mine = cudavision.results(own)
+plain = own.get_custom_meta("CudaHistogramMeta").get_structure()
+check(set(mine) == {"mine"} and set(mine["mine"]) == {fields.nth_field_name(n) for n in range(fields.n_fields())} | {"type"},
+      f"a meta's every field, whatever its name, under its element's: {mine}")
+m = mine["mine"]
+check(m["ratio"] == plain.get_value("ratio") and isinstance(m["ratio"], Gst.Fraction) and list(m["ints"]) == [1, 2],
+      f"a fraction and an array: PyGObject's values ({m['ratio']}, {m['ints']})")
+check(m["nothing"] is None and m["big"] == 2 ** 64 - 1 and m["below"] == -3 and m["small"] == 0.5 and m["raw"] == b"\x01\x02\x03",
+      f"a NULL string, a 64-bit count, a negative int, a float and untyped bytes: "
+      f"{[m[k] for k in ('nothing', 'big', 'below', 'small', 'raw')]}")
+check(all(type(m[k]) is type(plain.get_value(k)) and m[k] == plain.get_value(k) for k in ("element", "big", "below", "small")),
+      "numbers and strings as PyGObject gives them")
 
 # the reader: a pipeline's frames as an iterator, with results, timestamps and their source; the
 # pipeline's error as an exception; nothing left running once the loop ends or breaks
