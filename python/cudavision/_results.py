@@ -1,8 +1,9 @@
 """Every meta of ours on a buffer as Python values (docs/python.md, "Results and errors").
 
 The fields are read from each meta's GstStructure as it is, every one of them: the elements that
-write them and docs/results.md's tables are their only lists. What a structure cannot say is
-kept here: which element type puts each meta on, and how a bytes field's bytes are typed.
+write them and docs/results.md's tables are their only lists (meson test `results-fields` holds
+those two together). What a structure cannot say is kept here: which element type puts each meta
+on, and how a bytes field's bytes are typed.
 
 A structure is read through libgstreamer (ctypes) at the address its meta holds, not through
 PyGObject, which copies the structure at get_structure () and costs microseconds a call and a
