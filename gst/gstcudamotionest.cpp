@@ -266,11 +266,8 @@ gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf
   if (!impl->frame_settings.regions || impl->first_frame)
     return;
   static const GQuark motion = g_quark_from_static_string ("motion");
-  const guint unit_pixels = g.unit * g.unit;
-  for (const cuv::Region &r : cuv::motion_regions (impl->vectors, g, impl->frame_settings.motion_threshold,
-           impl->frame_settings.min_region_area, &impl->moving_units))
-    cuv::attach_region (buf, motion, cuv::RegionBox{static_cast<guint> (r.x), static_cast<guint> (r.y),
-        static_cast<guint> (r.width), static_cast<guint> (r.height), static_cast<double> (r.cells) * unit_pixels / (r.width * r.height)});
+  cuv::attach_regions (buf, motion, cuv::motion_regions (impl->vectors, g, impl->frame_settings.motion_threshold,
+      impl->frame_settings.min_region_area, &impl->regions));
 }
 
 static void

@@ -62,7 +62,7 @@ struct GstCudaMotionestImpl {
   /* the message interval's sums, and whether a frame went in (only then are they zeroed again) */
   cuv::MotionTally count;
   bool count_used = false;
-  std::vector<uint8_t> moving_units; /* the regions' mask, a byte a unit */
+  cuv::RegionScratch regions; /* the regions' mask (a byte a unit) and boxes */
   /* frames whose results are published later (gst_cuda_motionest_keep_results): as many as the
    * fallback's and the votes' slots */
   MotionFrame kept[3];

@@ -100,22 +100,17 @@ gst_cuda_motionest_install_properties (GObjectClass *gobject_class, MotionSettin
    * each and, where GStreamer's analytics library is there (1.24+), an object detection of type
    * "motion" in its GstAnalyticsRelationMeta, which `objectdetectionoverlay` draws.
    */
-  p.add (&MotionSettings::regions,
-      g_param_spec_boolean ("regions", "Regions",
-          "Attach each region of moving blocks (8-connected, moving as in motion-threshold) as a "
-          "GstVideoRegionOfInterestMeta \"motion\" and, with GStreamer 1.24+, an object detection \"motion\" in the "
-          "analytics relation meta; confidence: the region's own moving blocks over its box's area",
-          kDefaults.regions, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
   /**
    * GstCudaMotionest:min-region-area:
    *
    * With `regions`: the least moving area, in pixels, that a region needs to be attached.
    */
-  p.add (&MotionSettings::min_region_area,
-      g_param_spec_uint ("min-region-area", "Minimum region area",
-          "With regions=true: the least area of moving blocks, in pixels, that a region needs to be attached "
-          "(smaller ones are left out as noise)",
-          0, G_MAXINT, kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  cuv::add_region_properties (p,
+      "Attach each region of moving blocks (8-connected, moving as in motion-threshold) as a "
+      "GstVideoRegionOfInterestMeta \"motion\" and, with GStreamer 1.24+, an object detection \"motion\" in the "
+      "analytics relation meta; confidence: the region's own moving blocks over its box's area",
+      "With regions=true: the least area of moving blocks, in pixels, that a region needs to be attached "
+      "(smaller ones are left out as noise)");
 #if HAVE_GST_TENSOR_META
   /**
    * GstCudaMotionest:tensor-meta:

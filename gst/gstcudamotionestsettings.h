@@ -5,6 +5,7 @@
 
 #include <glib-object.h>
 
+#include "gst/gstcudavisionregions.h"
 #include "kernels/motion/motion.h"
 
 typedef enum {
@@ -13,17 +14,16 @@ typedef enum {
   GST_CUDA_MOTIONEST_DRAW_COLOR,
 } GstCudaMotionestDraw;
 
-struct MotionSettings {
+/* the properties' values, under the object lock; `regions` and `min-region-area` as every
+ * analyser that attaches regions has them (gst/gstcudavisionregions.h) */
+struct MotionSettings : cuv::RegionSettings {
   cuv::MotionBlock block = cuv::MotionBlock::Variable;
   guint range = 16;
   guint penalty = 16;
   guint motion_threshold = 16;
   GstCudaMotionestDraw draw = GST_CUDA_MOTIONEST_DRAW_NONE;
-  bool regions = false;
-  guint min_region_area = 256;
   bool tensor_meta = false;
 };
-/* the properties' values, under the object lock */
 static_assert (sizeof (cuv::MotionBlock) == sizeof (gint) && sizeof (GstCudaMotionestDraw) == sizeof (gint),
     "enum properties are int fields");
 

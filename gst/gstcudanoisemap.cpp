@@ -51,18 +51,17 @@
 
 #include "gst/gstcudanoisemapmeta.h"
 #include "gst/gstcudavisiondifference.h"
+#include "gst/gstcudavisionregions.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "common/results/cuvanalytics.h"
 #include "common/element/cuvsettings.h"
 #include "common/base/cuvcolor.h"
 #include "common/base/cuvcpupool.h"
 #include "common/base/cuvcuda.h"
 #include "common/base/cuvenum.h"
 #include "kernels/noisemap/noisemap.h"
-#include "kernels/base/regions.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_noisemap_debug);
 #define GST_CAT_DEFAULT gst_cuda_noisemap_debug
@@ -75,13 +74,12 @@ typedef enum {
 #define GST_TYPE_CUDA_NOISEMAP_MODE (gst_cuda_noisemap_mode_get_type ())
 static GType gst_cuda_noisemap_mode_get_type (void);
 
-/* the properties' values, under the object lock (common/element/cuvsettings.h) */
-struct NoisemapSettings {
+/* the properties' values, under the object lock (common/element/cuvsettings.h); `regions` and
+ * `min-region-area` as every analyser that attaches regions has them (gst/gstcudavisionregions.h) */
+struct NoisemapSettings : cuv::RegionSettings {
   guint threshold = 20;
   GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;
   guint color = 0xffff0000; /* ARGB */
-  bool regions = false;
-  guint min_region_area = 256;
 };
 
 struct GstCudaNoisemapImpl {
@@ -98,8 +96,8 @@ struct GstCudaNoisemapImpl {
   /* with `regions`: the noisy pixels of each tile (noisemap.h), on the host once the frame is done */
   const uint16_t *tiles = nullptr;
   std::vector<uint16_t> cpu_tiles;
-  std::vector<uint8_t> changing_tiles; /* the regions' mask, a byte a tile */
-  cuv::FrameDifference difference;     /* the frame's statistics: the changed pixels */
+  cuv::RegionScratch regions;      /* the regions' mask (a byte a tile) and boxes */
+  cuv::FrameDifference difference; /* the frame's statistics: the changed pixels */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_tiles;
   cuv::CudaBuffer pinned_tiles;
@@ -248,32 +246,9 @@ gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
   if (!impl->frame_settings.regions || impl->difference.first_frame () || !impl->tiles)
     return;
-  const int t = cuv::kNoiseTile, cols = cuv::noise_tile_cols (impl->width), rows = cuv::noise_tile_rows (impl->height);
-  const size_t n = static_cast<size_t> (cols) * rows;
-  impl->changing_tiles.resize (n);
-  uint8_t *mask = impl->changing_tiles.data ();
-  /* whole tiles in one loop the compiler vectorises (4K has 32,400 tiles), then the cut ones of
-   * the last column and row */
-  for (size_t i = 0; i < n; i++)
-    mask[i] = 4 * impl->tiles[i] >= t * t;
-  const auto cut = [&] (int tx, int ty) {
-    const int pixels = std::min (t, impl->width - tx * t) * std::min (t, impl->height - ty * t);
-    const size_t i = static_cast<size_t> (ty) * cols + tx;
-    mask[i] = impl->tiles[i] > 0 && 4 * impl->tiles[i] >= pixels;
-  };
-  for (int ty = 0; ty < rows; ty++)
-    cut (cols - 1, ty);
-  for (int tx = 0; tx < cols; tx++)
-    cut (tx, rows - 1);
   static const GQuark change = g_quark_from_static_string ("change");
-  for (const cuv::Region &r : cuv::connected_regions (impl->changing_tiles.data (), cols, rows, 1, impl->tiles)) {
-    if (r.weight < impl->frame_settings.min_region_area)
-      continue;
-    const guint x = r.x * t, y = r.y * t;
-    const guint w = std::min (impl->width - static_cast<int> (x), r.width * t);
-    const guint h = std::min (impl->height - static_cast<int> (y), r.height * t);
-    cuv::attach_region (buf, change, cuv::RegionBox{x, y, w, h, static_cast<double> (r.weight) / (static_cast<double> (w) * h)});
-  }
+  cuv::attach_regions (buf, change, cuv::noisemap_regions (impl->tiles, impl->width, impl->height,
+      impl->frame_settings.min_region_area, &impl->regions));
 }
 
 static void
@@ -392,21 +367,16 @@ gst_cuda_noisemap_install_properties (GObjectClass *gobject_class)
    * "change" in the GstAnalyticsRelationMeta. A region is 8-connected 16x16 tiles of which at
    * least a quarter of the pixels changed.
    */
-  p.add (&NoisemapSettings::regions,
-      g_param_spec_boolean ("regions", "Regions",
-          "Attach each region of changing 16x16 tiles (a quarter of their pixels changed, 8-connected) as a "
-          "GstVideoRegionOfInterestMeta \"change\" and, with GStreamer 1.24+, an object detection \"change\" in the "
-          "analytics relation meta; confidence: the changed pixels of the region's own tiles over its box's area",
-          kDefaults.regions, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
   /**
    * GstCudaNoisemap:min-region-area:
    *
    * With `regions`: the least changed pixels a region needs to be attached.
    */
-  p.add (&NoisemapSettings::min_region_area,
-      g_param_spec_uint ("min-region-area", "Minimum region area",
-          "With regions=true: the least changed pixels that a region needs to be attached", 0, G_MAXINT,
-          kDefaults.min_region_area, static_cast<GParamFlags> (flags | GST_PARAM_CONTROLLABLE)));
+  cuv::add_region_properties (p,
+      "Attach each region of changing 16x16 tiles (a quarter of their pixels changed, 8-connected) as a "
+      "GstVideoRegionOfInterestMeta \"change\" and, with GStreamer 1.24+, an object detection \"change\" in the "
+      "analytics relation meta; confidence: the changed pixels of the region's own tiles over its box's area",
+      "With regions=true: the least changed pixels that a region needs to be attached");
 }
 
 static void

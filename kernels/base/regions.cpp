@@ -54,4 +54,20 @@ std::vector<Region> connected_regions (const uint8_t *mask, int cols, int rows, 
   return regions;
 }
 
+const std::vector<PixelRegion> &pixel_regions (const RegionGrid &grid, uint64_t min_area, const uint16_t *weights,
+    RegionScratch *scratch)
+{
+  scratch->regions.clear ();
+  const uint64_t cell_pixels = static_cast<uint64_t> (grid.cell) * grid.cell;
+  for (const Region &r : connected_regions (scratch->mask.data (), grid.cols, grid.rows, 1, weights)) {
+    const uint64_t area = weights ? r.weight : r.cells * cell_pixels;
+    if (area < min_area)
+      continue;
+    const int x = r.x * grid.cell, y = r.y * grid.cell;
+    const int w = std::min (grid.width - x, r.width * grid.cell), h = std::min (grid.height - y, r.height * grid.cell);
+    scratch->regions.push_back (PixelRegion{x, y, w, h, area, static_cast<double> (area) / (static_cast<double> (w) * h)});
+  }
+  return scratch->regions;
+}
+
 }  // namespace cuv

@@ -214,11 +214,10 @@ CUV_HD constexpr int motion_vote_index (int dx, int dy)
 /* Adds @n vectors to @votes (the definition the kernel is held to). */
 void motion_votes_cpu (const MotionVector *vectors, int n, uint32_t threshold, MotionVotes *votes);
 
-/* The moving regions of a frame's @vectors (cuv::connected_regions over the units that move,
- * motion_unit_moves), those of at least @min_area pixels, as boxes in pixels; @mask is the
- * caller's scratch space. Region's x, y, width and height are in pixels here, `cells` in units. */
-std::vector<Region> motion_regions (const MotionVector *vectors, const MotionGrid &grid, uint32_t threshold,
-    uint32_t min_area, std::vector<uint8_t> *mask);
+/* The moving regions of a frame's @vectors (docs/results.md): pixel_regions () over the units that
+ * move (motion_unit_moves), each unit's pixels counted, those of at least @min_area moving pixels. */
+const std::vector<PixelRegion> &motion_regions (const MotionVector *vectors, const MotionGrid &grid, uint32_t threshold,
+    uint32_t min_area, RegionScratch *scratch);
 
 /* The vector field as (dx, dy) pairs of signed bytes, unit by unit (cudamotionest's tensor). */
 std::vector<int8_t> motion_vector_field (const MotionVector *vectors, int n);

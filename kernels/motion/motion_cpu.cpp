@@ -124,22 +124,16 @@ void motion_votes_cpu (const MotionVector *vectors, int n, uint32_t threshold, M
   votes->moving += moving;
 }
 
-std::vector<Region> motion_regions (const MotionVector *vectors, const MotionGrid &grid, uint32_t threshold,
-    uint32_t min_area, std::vector<uint8_t> *mask)
+const std::vector<PixelRegion> &motion_regions (const MotionVector *vectors, const MotionGrid &grid, uint32_t threshold,
+    uint32_t min_area, RegionScratch *scratch)
 {
-  mask->resize (grid.count ());
+  scratch->mask.resize (grid.count ());
+  uint8_t *mask = scratch->mask.data ();
   for (int i = 0; i < grid.count (); i++)
-    (*mask)[i] = motion_unit_moves (vectors[i], threshold);
-  const int unit_pixels = grid.unit * grid.unit;
-  const int min_units = std::max (1, static_cast<int> ((min_area + unit_pixels - 1) / unit_pixels));
-  std::vector<Region> regions = connected_regions (mask->data (), grid.cols, grid.rows, min_units);
-  for (Region &r : regions) {
-    r.x *= grid.unit;
-    r.y *= grid.unit;
-    r.width *= grid.unit;
-    r.height *= grid.unit;
-  }
-  return regions;
+    mask[i] = motion_unit_moves (vectors[i], threshold);
+  /* whole units only: the grid ends where its last whole block does */
+  return pixel_regions (RegionGrid{grid.cols, grid.rows, grid.unit, grid.cols * grid.unit, grid.rows * grid.unit},
+      min_area, nullptr, scratch);
 }
 
 std::vector<int8_t> motion_vector_field (const MotionVector *vectors, int n)

@@ -21,6 +21,9 @@
  * The first frame after a reset is compared with itself: nothing changed. */
 #pragma once
 
+#include <vector>
+
+#include "kernels/base/regions.h"
 #include "kernels/difference/difference.h"
 
 #if CUV_HAVE_CUDA
@@ -109,6 +112,13 @@ void noisemap_cpu (const Frame &cur, const Frame &prev, const Frame &out, const 
  * backend runs, in bands of tile rows (frame_rows () at multiples of kNoiseTile, @counts at the
  * band's first tile row). */
 void noisemap_tiles_reference (const Frame &cur, const Frame &prev, int threshold, uint16_t *counts);
+
+/* The regions that change in a @width x @height frame (docs/results.md): pixel_regions () over
+ * the tiles of which at least a quarter of the pixels are noisy (of a tile cut by the frame, a
+ * quarter of its own pixels, and one at least), each tile weighted by its noisy pixels @counts
+ * (as the tile functions give them), those of at least @min_area noisy pixels. */
+const std::vector<PixelRegion> &noisemap_regions (const uint16_t *counts, int width, int height, uint64_t min_area,
+    RegionScratch *scratch);
 
 #if CUV_HAVE_CUDA
 /* The same counts on @stream, into device memory. */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The noise map's CPU reference: each pixel decided by noisemap_pixel_changed (), as the tiles are. */
+ * The noise map's CPU reference: each pixel decided by noisemap_pixel_changed (), as the tiles are;
+ * and the regions of the tiles' counts. */
 #include "kernels/noisemap/noisemap.h"
+
+#include <algorithm>
 
 namespace cuv {
 
@@ -75,6 +78,29 @@ void noisemap_tiles_reference (const Frame &cur, const Frame &prev, int threshol
       for (int x = 0; x < cur.width; x++)
         row[x / kNoiseTile] += noisemap_pixel_changed (cur, prev, x, y, threshold);
   }
+}
+
+const std::vector<PixelRegion> &noisemap_regions (const uint16_t *counts, int width, int height, uint64_t min_area,
+    RegionScratch *scratch)
+{
+  const int t = kNoiseTile, cols = noise_tile_cols (width), rows = noise_tile_rows (height);
+  const size_t n = static_cast<size_t> (cols) * rows;
+  scratch->mask.resize (n);
+  uint8_t *mask = scratch->mask.data ();
+  /* whole tiles in one loop the compiler vectorises (4K has 32,400 tiles), then the cut ones of
+   * the last column and row */
+  for (size_t i = 0; i < n; i++)
+    mask[i] = 4 * counts[i] >= t * t;
+  const auto cut = [&] (int tx, int ty) {
+    const int pixels = std::min (t, width - tx * t) * std::min (t, height - ty * t);
+    const size_t i = static_cast<size_t> (ty) * cols + tx;
+    mask[i] = counts[i] > 0 && 4 * counts[i] >= pixels;
+  };
+  for (int ty = 0; ty < rows; ty++)
+    cut (cols - 1, ty);
+  for (int tx = 0; tx < cols; tx++)
+    cut (tx, rows - 1);
+  return pixel_regions (RegionGrid{cols, rows, t, width, height}, min_area, counts, scratch);
 }
 
 }  // namespace cuv

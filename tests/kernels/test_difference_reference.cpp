@@ -1,6 +1,7 @@
 /* The heat map and noise map CPU references against what the test computes directly: colour
  * tables, per-pixel differences and counts, the threshold's boundary, single changed pixels at
- * each corner, static scenes, NV12/I420 chroma groups, and the YUV conversions.
+ * each corner, static scenes, NV12/I420 chroma groups, and the YUV conversions; the regions of a
+ * grid of cells as the analysers attach them.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <algorithm>
 #include <cmath>
@@ -476,6 +477,65 @@ void test_connected_regions (Checker &c)
       "connected_regions: min_cells leaves out the two-cell region; no weights sum to 0");
 }
 
+bool same_region (const cuv::PixelRegion &r, int x, int y, int w, int h, uint64_t area, double confidence)
+{
+  return r.x == x && r.y == y && r.width == w && r.height == h && r.area == area && r.confidence == confidence;
+}
+
+/* pixel_regions () on the same drawn mask, as both analysers attach regions: boxes in pixels cut
+ * at the frame's edges, the area from the weights (cudanoisemap's tiles) or the cells' pixels
+ * (cudamotionest's units), min_area at its boundary, the confidence, the scratch reused. */
+void test_pixel_regions (Checker &c)
+{
+  const char *rows[] = {
+      "##......#",
+      ".#......#",
+      "..#.....#",
+      "........#",
+      "...##....",
+  };
+  cuv::RegionScratch scratch;
+  std::vector<uint16_t> weights;
+  for (int y = 0; y < 5; y++)
+    for (int x = 0; x < 9; x++) {
+      scratch.mask.push_back (rows[y][x] == '#');
+      weights.push_back (static_cast<uint16_t> ((x + y) % 4 + 1));
+    }
+  /* cells of 4 pixels over 34 x 18: the last column is 2 pixels wide, the last row 2 tall */
+  const cuv::RegionGrid cut{9, 5, 4, 34, 18};
+  std::vector<cuv::PixelRegion> r = cuv::pixel_regions (cut, 0, weights.data (), &scratch);
+  c.expect (r.size () == 3 && same_region (r[0], 0, 0, 12, 12, 1 + 2 + 3 + 1, 7.0 / 144) &&
+          same_region (r[1], 32, 0, 2, 16, 1 + 2 + 3 + 4, 10.0 / 32) && same_region (r[2], 12, 16, 8, 2, 4 + 1, 5.0 / 16),
+      "pixel_regions: the weighted regions in pixels, cut at the frame's edges, with their areas and confidences");
+  r = cuv::pixel_regions (cut, 7, weights.data (), &scratch);
+  c.expect (r.size () == 2 && r[0].area == 7 && r[1].area == 10, "pixel_regions: min_area keeps a region of that area");
+  r = cuv::pixel_regions (cut, 8, weights.data (), &scratch);
+  c.expect (r.size () == 1 && r[0].area == 10, "pixel_regions: min_area leaves out the regions below it");
+  /* without weights a region's area is its cells' pixels, on a grid whole in its frame */
+  const cuv::RegionGrid whole{9, 5, 4, 36, 20};
+  r = cuv::pixel_regions (whole, 64, nullptr, &scratch);
+  c.expect (r.size () == 2 && same_region (r[0], 0, 0, 12, 12, 64, 64.0 / 144) && same_region (r[1], 32, 0, 4, 16, 64, 1.0),
+      "pixel_regions: without weights, the cells' pixels, those of at least min_area");
+  c.expect (cuv::pixel_regions (whole, 65, nullptr, &scratch).empty (), "pixel_regions: none above min_area");
+}
+
+/* noisemap_regions (): a tile changes with a quarter of its pixels noisy, a tile cut by the frame
+ * with a quarter of its own (40 x 20: tiles of 16x16, 8x16, 16x4 and 8x4 pixels), one under it
+ * does not; the regions weighted by the counts. */
+void test_noisemap_regions (Checker &c)
+{
+  const uint16_t counts[] = {64, 63, 32, 16, 15, 8};
+  cuv::RegionScratch scratch;
+  std::vector<cuv::PixelRegion> r = cuv::noisemap_regions (counts, 40, 20, 0, &scratch);
+  const std::vector<uint8_t> mask (scratch.mask.begin (), scratch.mask.end ());
+  c.expect (mask == std::vector<uint8_t>{1, 0, 1, 1, 0, 1}, "noisemap_regions: the changing tiles, whole and cut");
+  c.expect (r.size () == 2 && same_region (r[0], 0, 0, 16, 20, 64 + 16, 80.0 / 320) &&
+          same_region (r[1], 32, 0, 8, 20, 32 + 8, 40.0 / 160),
+      "noisemap_regions: the regions of the changing tiles, weighted by their noisy pixels");
+  r = cuv::noisemap_regions (counts, 40, 20, 41, &scratch);
+  c.expect (r.size () == 1 && r[0].area == 80, "noisemap_regions: min_area in noisy pixels");
+}
+
 }  // namespace
 
 int main ()
@@ -485,6 +545,8 @@ int main ()
   test_yuv_conversion (c);
   test_fast_equals_definition (c);
   test_connected_regions (c);
+  test_pixel_regions (c);
+  test_noisemap_regions (c);
   for (cuv::PixelLayout l : kDiffLayouts) {
     for (Size s : sizes (false)) {
       for (int blend : {256, 100, 0})
