@@ -128,13 +128,6 @@ def custom_metas(buffer, names):
             out.append((name, gst.gst_custom_meta_get_structure(meta)))
 
 
-def copy_fields(src, dst):
-    """Every field of the GstStructure at @src set on the one at @dst."""
-    for i in range(gst.gst_structure_n_fields(src)):
-        field = gst.gst_structure_nth_field_name(src, i)
-        gst.gst_structure_set_value(dst, field, gst.gst_structure_get_value(src, field))
-
-
 class _Libraries:
     """The CUDA driver and libgstcuda, loaded at the first CUDA frame, with the signatures used here."""
 
