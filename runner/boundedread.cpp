@@ -67,6 +67,12 @@ bool read_secret (const std::string &path, std::string *secret, std::string *why
     *why = "'" + path + "' does not hold a password on its first line (1 to 4,096 bytes)";
     return false;
   }
+  /* the password is given on as a C string (libmosquitto, rtspsrc's user-pw): it would end there */
+  if (s.find ('\0') != std::string::npos) {
+    *why = "'" + path + "': a NUL byte in the password (at byte " + std::to_string (s.find ('\0') + 1) +
+        " of its first line), where it would end: a password holds none";
+    return false;
+  }
   *secret = s;
   return true;
 }

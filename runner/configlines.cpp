@@ -66,20 +66,34 @@ std::string byte_problem (const std::string &line, LineKind kind, const std::str
     for (const char c : name)
       if (static_cast<unsigned char> (c) < 0x20 || c == 0x7f)
         return "a control character (" + hex_byte (c) + ") in a group's name: [runner] and [camera NAME] are known";
-  } else if (!in_group && kind != LineKind::kBlank) {
-    return "a line before the first group: the file begins with [runner] or [camera NAME]";
   }
+  /* where a byte at @column lies: [GROUP] KEY, [GROUP] before a key's '=' */
+  const auto where = [&] (size_t column) {
+    std::string key;
+    if (group.empty ())
+      return std::string ();
+    return "[" + group + "]" + (line_kind (line.substr (0, column), &key) == LineKind::kKey ? " " + key : "") + ": ";
+  };
+  /* a control character GKeyFile keeps (a vertical tab is no white space to it): in a key's name
+   * a key no one sees ('\vuri=' was said as 'uri: unknown key'), in a value a byte the runner would
+   * take (an ESC, which its messages would echo to the terminal); a tab and a form feed are white
+   * space, and a NUL is said below */
+  for (size_t i = 0; kind != LineKind::kBlank && i < line.size (); i++) {
+    const unsigned char c = static_cast<unsigned char> (line[i]);
+    if ((c < 0x20 && c != '\0' && c != '\t' && c != '\f' && !(c == '\r' && i + 1 == line.size ())) || c == 0x7f)
+      return where (i) + "a control character (" + hex_byte (c) + ") at column " + std::to_string (i + 1) +
+          ": the config takes none but a tab or a form feed (a value writes \\t, \\n or \\r)";
+  }
+  if (kind != LineKind::kGroup && !in_group && kind != LineKind::kBlank)
+    return "a line before the first group: the file begins with [runner] or [camera NAME]";
   const size_t nul = line.find ('\0');
   const char *bad = nullptr;
   if (nul == std::string::npos && g_utf8_validate_len (line.data (), line.size (), &bad))
     return "";
   const size_t column = nul != std::string::npos ? nul : static_cast<size_t> (bad - line.data ());
-  std::string where, key;
-  if (!group.empty ())
-    where = "[" + group + "]" + (line_kind (line.substr (0, column), &key) == LineKind::kKey ? " " + key : "") + ": ";
   if (nul != std::string::npos)
-    return where + "a NUL byte at column " + std::to_string (column + 1) + " (what follows it would be dropped)";
-  return where + "not UTF-8 (byte " + hex_byte (line[column]) + " at column " + std::to_string (column + 1) +
+    return where (column) + "a NUL byte at column " + std::to_string (column + 1) + " (what follows it would be dropped)";
+  return where (column) + "not UTF-8 (byte " + hex_byte (line[column]) + " at column " + std::to_string (column + 1) +
       "): save the file as UTF-8";
 }
 
@@ -99,6 +113,10 @@ bool ConfigLines::scan (const char *path, const std::string &text, std::string *
   const std::string file = std::string (path) + ":";
   if (text.compare (0, 3, kByteOrderMark) == 0) {
     *error = file + "1: a UTF-8 byte order mark: save the file without it";
+    return false;
+  }
+  if (text.compare (0, 2, "\xFF\xFE") == 0 || text.compare (0, 2, "\xFE\xFF") == 0) {
+    *error = file + "1: a UTF-16 byte order mark: save the file as UTF-8";
     return false;
   }
   /* the first group or key that GKeyFile would take silently: said once no byte is wrong (a byte
@@ -150,6 +168,32 @@ int ConfigLines::line_of_text (const std::string &text) const
     if (lines_[i] == text || lines_[i] == text + "\r")
       return static_cast<int> (i + 1);
   return 0;
+}
+
+std::string printable (const std::string &text, size_t max)
+{
+  std::string kept = text;
+  if (text.size () > max) {
+    /* cut on UTF-8 character boundaries: never a continuation byte (10xxxxxx) first */
+    size_t head = max * 2 / 3, tail = text.size () - max / 3;
+    while (head > 0 && (static_cast<unsigned char> (text[head]) & 0xC0) == 0x80)
+      head--;
+    while (tail < text.size () && (static_cast<unsigned char> (text[tail]) & 0xC0) == 0x80)
+      tail++;
+    kept = text.substr (0, head) + " [... " + std::to_string (tail - head) + " bytes left out ...] " + text.substr (tail);
+  }
+  std::string out;
+  for (const char c : kept) {
+    const unsigned char u = static_cast<unsigned char> (c);
+    if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf (hex, sizeof hex, "\\x%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace cuvrun

@@ -33,4 +33,10 @@ class ConfigLines {
   std::map<std::pair<std::string, std::string>, int> keys_;
 };
 
+/* @text fit for one line of the log: each control character written \xNN (a value's \n cannot
+ * start a line of its own, nor ESC drive the terminal), and a text longer than @max bytes cut in
+ * its middle, where the bytes left out are counted (a 1 MiB group name or pipeline is not echoed
+ * whole; the message's start, FILE:LINE: [GROUP] KEY, and its end, what is wrong, stay). */
+std::string printable (const std::string &text, size_t max = 1024);
+
 }  // namespace cuvrun

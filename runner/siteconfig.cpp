@@ -127,6 +127,7 @@ class Reader {
  private:
   template <typename G> bool read_key (const char *group, const Key<G> &k, G &out);
   bool text (const char *group, const char *key, std::string *out);
+  bool file_path (const char *group, const char *key, std::string *path);
   bool number (const char *group, const char *key, int lo, int hi, int *out);
   bool flag (const char *group, const char *key, bool *out);
   bool tls_file (const char *group, const char *key, bool secret, std::string *path);
@@ -202,11 +203,48 @@ template <typename G> bool Reader::read_key (const char *group, const Key<G> &k,
   return false;
 }
 
+/* a file the config names: a relative path is the config's folder's (as a camera's password-file
+ * is checked to lie there), not the runner's working folder's */
+bool Reader::file_path (const char *group, const char *key, std::string *path)
+{
+  if (!text (group, key, path))
+    return false;
+  gchar *dir = g_path_get_dirname (path_);
+  if (!g_path_is_absolute (path->c_str ()) && std::strcmp (dir, ".") != 0) {
+    gchar *joined = g_build_filename (dir, path->c_str (), nullptr);
+    *path = joined;
+    g_free (joined);
+  }
+  g_free (dir);
+  return true;
+}
+
 bool Reader::text (const char *group, const char *key, std::string *out)
 {
-  gchar *v = g_key_file_get_string (kf_, group, key, nullptr);
+  /* GKeyFile reads an escape it does not know (\q) as written and drops a backslash that ends the
+   * value, and says so only in the error it also returns the value with */
+  GError *err = nullptr;
+  gchar *v = g_key_file_get_string (kf_, group, key, &err);
   *out = v ? v : "";
   g_free (v);
+  if (err) {
+    std::string why = err->message;
+    g_error_free (err);
+    gchar *raw = g_key_file_get_value (kf_, group, key, nullptr);
+    for (const char *p = raw; p && *p; p++)
+      if (*p == '\\' && !p[1]) {
+        why = "a backslash ends the value (a backslash is written \\\\)";
+        break;
+      } else if (*p == '\\' && !std::strchr ("sntr\\", p[1])) {
+        why = "'\\" + std::string (p + 1, static_cast<const char *> (g_utf8_next_char (p + 1))) +
+            "' is not an escape the config takes: \\s, \\t, \\n, \\r, and \\\\ for a backslash";
+        break;
+      } else if (*p == '\\') {
+        p++;
+      }
+    g_free (raw);
+    return fail (group, key, why);
+  }
   return !out->empty () || fail (group, key, "empty");
 }
 
@@ -243,7 +281,7 @@ bool Reader::flag (const char *group, const char *key, bool *out)
  * connection, so a file that blocks, such as /proc/kmsg, would hold the runner there */
 bool Reader::tls_file (const char *group, const char *key, bool secret, std::string *path)
 {
-  if (!text (group, key, path))
+  if (!file_path (group, key, path))
     return false;
   std::string content, why;
   if (!g_file_test (path->c_str (), G_FILE_TEST_EXISTS))
@@ -266,7 +304,7 @@ bool Reader::tls_file (const char *group, const char *key, bool secret, std::str
 bool Reader::password_file (const char *group, const char *key, KeyType type, const char *env, std::string *password)
 {
   std::string file, why;
-  if (has (group, key) && !text (group, key, &file))
+  if (has (group, key) && !file_path (group, key, &file))
     return false;
   const bool camera = type == KeyType::kCameraPasswordFile;
   if (camera && !file.empty () && !camera_secret_allowed (file)) {
@@ -401,9 +439,8 @@ bool read_groups (Reader &r, GKeyFile *kf, RunnerConfig *config)
   return ok;
 }
 
-}  // namespace
-
-bool load_config (const char *path, RunnerConfig *config, std::string *error)
+/* load_config's work; its error as it is composed, quoting the config's text as it is */
+bool load (const char *path, RunnerConfig *config, std::string *error)
 {
   std::string text, why;
   if (!read_bounded (path, 16 * 1024 * 1024, &text, &why)) {
@@ -431,6 +468,17 @@ bool load_config (const char *path, RunnerConfig *config, std::string *error)
     ok = read_groups (r, kf, config);
   }
   g_key_file_free (kf);
+  return ok;
+}
+
+}  // namespace
+
+bool load_config (const char *path, RunnerConfig *config, std::string *error)
+{
+  /* a message quotes what the config holds: a 1 MiB group name or pipeline, a value's \n */
+  const bool ok = load (path, config, error);
+  if (!ok)
+    *error = printable (*error);
   return ok;
 }
 

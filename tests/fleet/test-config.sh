@@ -127,6 +127,36 @@ rejects crlf-bad.conf "crlf-bad.conf:5: [camera b] uri: a camera is not read fro
 rejects pipeline.conf "pipeline.conf:6: [camera b] pipeline: no element \"nosuchelement\"" '[camera a]\n'"$cam"'[camera b]\nuri=rtsp://127.0.0.1:1/a\npipeline=nosuchelement\n'
 rejects syntax.conf "syntax.conf:4: Key file contains line" '[camera a]\n'"$cam"'noequals\n'
 
+echo "== hostile bytes: control characters, UTF-16, escapes GKeyFile does not know, what a message echoes"
+# an ESC before a key's name: it was said as a localized key ('[' of the escape), ESC and all
+rejects esc-key.conf "esc-key.conf:4: [camera a]: a control character (0x1B) at column 1" '[camera a]\n'"$cam"'\033[31mfps=3\n'
+rejects esc-value.conf "esc-value.conf:2: [runner] queue-limit: a control character (0x1B) at column 14" '[runner]\nqueue-limit=5\033[2J\n[camera a]\n'"$cam"
+# GKeyFile does not trim a vertical tab: '\vuri' was 'uri: unknown key', and before '[' a line before the first group
+rejects vt-key.conf "vt-key.conf:2: [camera a]: a control character (0x0B) at column 4" '[camera a]\nuri\v=rtsp://127.0.0.1:1/cam\npipeline=cudasobel\n'
+rejects vt-group.conf "vt-group.conf:1: a control character (0x0B) at column 1" '\v[camera a]\n'"$cam"
+rejects utf16.conf "utf16.conf:1: a UTF-16 byte order mark: save the file as UTF-8" '\377\376[\0c\0'
+# GKeyFile kept an escape it does not know as written, and dropped a backslash that ends a value
+rejects escape.conf "escape.conf:3: [camera a] pipeline: '\\q' is not an escape the config takes" '[camera a]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel\\q\n'
+rejects backslash.conf "backslash.conf:3: [camera a] pipeline: a backslash ends the value" '[camera a]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel\\\n'
+# a value's \n does not start a line of the log of its own
+rejects newline.conf "newline.conf:2: [runner] mqtt-version: '5\\x0Acudavision-run: valid' is neither 5 nor 3.1.1" '[runner]\nmqtt-version=5\\ncudavision-run: valid\n[camera a]\n'"$cam"
+[ "$(timeout 20 "$run" --check newline.conf 2>&1 | wc -l)" = 1 ] || fail "a value's \\n made a second line of the log"
+# a 1 MiB camera name (or line, or pipeline) is not echoed whole
+{ printf '[camera '; head -c 1048576 /dev/zero | tr '\0' 'a'; printf ']\n'"$cam"; } > long-name.conf
+rc=0; out=$(timeout 20 "$run" --check long-name.conf 2>&1) || rc=$?
+[ $rc = 2 ] && [ ${#out} -lt 2000 ] && grep -qF "bytes left out ...] " <<<"$out" && grep -qF "a camera's name is at most 1024 bytes (this one is 1048576)" <<<"$out" &&
+  echo "ok: a 1 MiB camera name is cut in the message" || fail "a 1 MiB camera name: exit status $rc, ${#out} bytes: ${out:0:300}"
+
+echo "== password files: a NUL in a password, a relative path"
+printf 'sec\0ret\n' > nul-pw
+rejects nul-pw.conf "nul-pw.conf:3: [runner] password-file: '$dir/nul-pw': a NUL byte in the password (at byte 4 of its first line)" '[runner]\nusername=u\npassword-file=%s/nul-pw\n[camera a]\n'"$cam" "$dir"
+# a relative path is the config's folder's, whatever the working folder (a camera's password file was
+# refused as outside the config's folder when the runner ran elsewhere)
+mkdir -p site && printf 'cam\n' > site/cam-pw && printf 'broker\n' > site/broker-pw
+printf '[runner]\nusername=u\npassword-file=broker-pw\n[camera a]\n'"$cam"'username=v\npassword-file=cam-pw\n' > site/relative.conf
+rc=0; out=$(timeout 20 "$run" --check site/relative.conf 2>&1) || rc=$?
+[ $rc = 0 ] && echo "ok: relative password files are the config's folder's" || fail "relative password files: exit status $rc: $out"
+
 echo "== the config file itself: a regular file, bounded"
 rc=0; out=$(timeout 20 "$run" --check "$dir/fifo" 2>&1) || rc=$?
 [ $rc = 2 ] && grep -qF "'$dir/fifo': not a regular file" <<<"$out" || fail "a FIFO as the config: exit status $rc: $out"
