@@ -24,6 +24,12 @@ namespace {
 
 /* A camera's name is a topic level, a metrics label and a log word: long enough for any site's. */
 constexpr size_t kMaxCameraName = 1024;
+/* A camera's pipeline is a chain of a few elements, a few hundred bytes; GStreamer's parser takes
+ * time that grows faster than its length (2,000 queues: 2.4 s, 4,000: 18 s), and about 1 s at this
+ * bound, whatever the shape. */
+constexpr size_t kMaxPipeline = 4096;
+/* bins ( ) nested deeper than this: none has a reason to, and each level costs the parser more */
+constexpr int kMaxBinDepth = 16;
 /* MQTT's strings (a username among them) are at most 65,535 bytes; libmosquitto refuses longer. */
 constexpr size_t kMaxUsername = 65535;
 
@@ -147,13 +153,23 @@ bool uri_form (const std::string &uri, std::string *why)
  * camera starts), and video */
 bool video_file_uri (const std::string &uri, std::string *why)
 {
-  gchar *file = g_filename_from_uri (uri.c_str (), nullptr, nullptr);
-  const std::string name = file ? file : "";
+  GError *err = nullptr;
+  gchar *host = nullptr;
+  gchar *file = g_filename_from_uri (uri.c_str (), &host, &err);
+  const std::string name = file ? file : "", host_name = host ? host : "";
   const bool exists = file && g_file_test (file, G_FILE_TEST_EXISTS);
   const bool odd = exists && !g_file_test (file, G_FILE_TEST_IS_REGULAR);
   g_free (file);
+  g_free (host);
   std::string type;
-  if (!exists)
+  if (err) {
+    /* a '#' (GLib reads no fragment in a file URI), a path that is not absolute */
+    *why = std::string ("not a file URI of a path: ") + err->message + " (percent-encode a '#' as %23)";
+    g_error_free (err);
+  } else if (!host_name.empty () && host_name != "localhost")
+    /* GStreamer's filesrc would read this host's file of that path, whatever the host */
+    *why = "a file:// URI names a file of this host, not of '" + host_name + "' (file:///PATH)";
+  else if (!exists)
     *why = "no file " + name;
   else if (odd)
     *why = "not a regular file (a FIFO or a device would block the runner)";
@@ -257,10 +273,25 @@ bool is_camera_uri (const std::string &uri, std::string *why)
   const bool source = scheme && gst_uri_protocol_is_supported (GST_URI_SRC, scheme);
   const std::string scheme_text = scheme ? scheme : "";
   g_free (scheme);
+  gchar *lower = g_ascii_strdown (scheme_text.c_str (), -1);
+  const bool upper_case = scheme_text != lower && camera_scheme (lower);
+  g_free (lower);
+  gchar *host = nullptr;
+  g_uri_split (uri.c_str (), G_URI_FLAGS_NONE, nullptr, nullptr, &host, nullptr, nullptr, nullptr, nullptr, nullptr);
+  const bool no_host = !host || !*host;
+  g_free (host);
+  /* a server's schemes; srt:// and udp:// without a host listen, file:// and v4l2:// are this host's */
+  const bool server = g_str_has_prefix (scheme_text.c_str (), "rtsp") || g_str_has_prefix (scheme_text.c_str (), "http") ||
+      g_str_has_prefix (scheme_text.c_str (), "rtmp");
   std::string device;
-  if (!camera_scheme (scheme_text))
-    *why = "a camera is not read from " + scheme_text + ":// (docs/fleet.md lists the schemes: file, rtsp, http, srt, "
-        "udp, rtp, rtmp, v4l2 and their variants)";
+  if (upper_case)
+    /* rtspsrc and others read only their scheme in lower case */
+    *why = "'" + scheme_text + ":': write the URI's scheme in lower case";
+  else if (!camera_scheme (scheme_text))
+    *why = "a camera is not read from " + scheme_text + (uri.compare (scheme_text.size (), 3, "://") == 0 ? "://" : ":") +
+        " (docs/fleet.md lists the schemes: file, rtsp, http, srt, udp, rtp, rtmp, v4l2 and their variants)";
+  else if (server && no_host)
+    *why = "no host in the URI (" + scheme_text + "://HOST/...)";
   else if (!source)
     *why = "no GStreamer source here reads " + scheme_text + ":// URIs";
   /* a capture device is a video device, nothing else the runner may open */
@@ -288,7 +319,32 @@ bool is_camera_name (const std::string &name, const std::string &prefix, std::st
 bool is_camera_pipeline (const std::string &pipeline, const std::string &prefix, const std::string &camera,
     std::string *why)
 {
+  if (pipeline.size () > kMaxPipeline) {
+    *why = "longer than " + std::to_string (kMaxPipeline) + " bytes (" + std::to_string (pipeline.size ()) +
+        "): a camera's pipeline is a few elements, and GStreamer's parser slows down faster than a description grows";
+    return false;
+  }
+  int depth = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < pipeline.size (); i++) {
+    const char c = pipeline[i];
+    if (quoted && c == '\\')
+      i++;
+    else if (c == '"')
+      quoted = !quoted;
+    else if (!quoted && c == '(' && ++depth > kMaxBinDepth) {
+      *why = "bins ( ) nested deeper than " + std::to_string (kMaxBinDepth) + " (column " + std::to_string (i + 1) + ")";
+      return false;
+    } else if (!quoted && c == ')')
+      depth--;
+  }
   GstElement *bin = parse_analysis_bin (pipeline, why);
+  /* caps stand between two elements: "video/x-raw,format=NV12 ! cudasobel" is read as an element
+   * "video" */
+  const size_t quote = why->find ('"', 0);
+  if (!bin && why->compare (0, 12, "no element \"") == 0 && quote != std::string::npos &&
+      pipeline.find (why->substr (quote + 1, why->find ('"', quote + 1) - quote - 1) + "/") != std::string::npos)
+    *why += " (caps stand between two elements, a ! CAPS ! b: first or last, write capsfilter caps=CAPS)";
   if (!bin)
     return false;
   bool ok = true;

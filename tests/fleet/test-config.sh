@@ -147,7 +147,7 @@ rc=0; out=$(timeout 20 "$run" --check long-name.conf 2>&1) || rc=$?
 [ $rc = 2 ] && [ ${#out} -lt 2000 ] && grep -qF "bytes left out ...] " <<<"$out" && grep -qF "a camera's name is at most 1024 bytes (this one is 1048576)" <<<"$out" &&
   echo "ok: a 1 MiB camera name is cut in the message" || fail "a 1 MiB camera name: exit status $rc, ${#out} bytes: ${out:0:300}"
 
-echo "== password files: a NUL in a password, a relative path"
+echo "== files and URIs: a NUL in a password, a relative path, a file:// host, a server without a host"
 printf 'sec\0ret\n' > nul-pw
 rejects nul-pw.conf "nul-pw.conf:3: [runner] password-file: '$dir/nul-pw': a NUL byte in the password (at byte 4 of its first line)" '[runner]\nusername=u\npassword-file=%s/nul-pw\n[camera a]\n'"$cam" "$dir"
 # a relative path is the config's folder's, whatever the working folder (a camera's password file was
@@ -156,6 +156,17 @@ mkdir -p site && printf 'cam\n' > site/cam-pw && printf 'broker\n' > site/broker
 printf '[runner]\nusername=u\npassword-file=broker-pw\n[camera a]\n'"$cam"'username=v\npassword-file=cam-pw\n' > site/relative.conf
 rc=0; out=$(timeout 20 "$run" --check site/relative.conf 2>&1) || rc=$?
 [ $rc = 0 ] && echo "ok: relative password files are the config's folder's" || fail "relative password files: exit status $rc: $out"
+rejects host-file.conf "host-file.conf:2: [camera a] uri: a file:// URI names a file of this host, not of 'elsewhere'" '[camera a]\nuri=file://elsewhere/srv/a.mkv\npipeline=cudasobel\n'
+rejects hash-file.conf "hash-file.conf:2: [camera a] uri: not a file URI of a path: " '[camera a]\nuri=file:///srv/a.mkv#x\npipeline=cudasobel\n'
+rejects upper.conf "upper.conf:2: [camera a] uri: 'RTSP:': write the URI's scheme in lower case" '[camera a]\nuri=RTSP://127.0.0.1/a\npipeline=cudasobel\n'
+rejects no-host.conf "no-host.conf:2: [camera a] uri: no host in the URI (rtsp://HOST/...)" '[camera a]\nuri=rtsp:///a\npipeline=cudasobel\n'
+rejects data.conf "data.conf:2: [camera a] uri: a camera is not read from data: (" '[camera a]\nuri=data:video/mp4;base64,AAAA\npipeline=cudasobel\n'
+
+echo "== a pipeline GStreamer's parser would take minutes over, caps at an end"
+rejects long-pipeline.conf "long-pipeline.conf:3: [camera a] pipeline: longer than 4096 bytes (16009)" '[camera a]\nuri=rtsp://127.0.0.1:1/cam\npipeline=%s\n' "$(printf 'queue ! %.0s' $(seq 2000))cudasobel"
+rejects nested.conf "nested.conf:3: [camera a] pipeline: bins ( ) nested deeper than 16 (column 17)" '[camera a]\nuri=rtsp://127.0.0.1:1/cam\npipeline=%s\n' "$(printf '(%.0s' $(seq 100))cudasobel$(printf ')%.0s' $(seq 100))"
+accepts nested-caps.conf '[camera a]\nuri=rtsp://127.0.0.1:1/cam\npipeline=((cudasobel ! video/x-raw,format=(string)NV12 ! queue)) ! capsfilter caps="video/x-raw,format=(string)NV12"\n'
+rejects caps-last.conf 'caps-last.conf:3: [camera a] pipeline: no element "video" (caps stand between two elements' '[camera a]\nuri=rtsp://127.0.0.1:1/cam\npipeline=cudasobel ! video/x-raw,format=NV12\n'
 
 echo "== the config file itself: a regular file, bounded"
 rc=0; out=$(timeout 20 "$run" --check "$dir/fifo" 2>&1) || rc=$?
