@@ -87,7 +87,7 @@ struct GstCudaHeatmapImpl {
   double table_gain = 0;
   cuv::PixelLayout table_layout = cuv::PixelLayout::RGBA;
   bool device_table_stale = true;
-  cuv::FrameDifference difference; /* the frame's statistics: the sum and the largest of d */
+  cuv::FrameDifference difference; /* the statistics' memory; each frame's are in its value */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_table;
 #endif
@@ -112,12 +112,25 @@ GST_ELEMENT_REGISTER_DEFINE (cudaheatmap, "cudaheatmap", GST_RANK_NONE, GST_TYPE
 
 /* ---- per frame ---- */
 
+/* A frame's results value: its difference to the previous frame (the sum and the largest of d). */
+static const cuv::DifferenceResults *
+frame_of (const cuv::FrameResults *results)
+{
+  return static_cast<const cuv::DifferenceResults *> (results);
+}
+
+static cuv::FrameResults *
+gst_cuda_heatmap_new_results (GstCudaVisionAnalyser *)
+{
+  return new cuv::DifferenceResults ();
+}
+
 /* Copies the settings for this frame and rebuilds the colour table when they changed it. */
 static void
-gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
+gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, cuv::FrameResults *results)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  impl->difference.begin_frame ();
+  cuv::FrameDifference::begin_frame (results);
   impl->frame_settings = cuv::snapshot (analyser, impl->settings);
   const HeatmapSettings &f = impl->frame_settings;
   if (impl->table_valid && impl->table_map == f.colormap && impl->table_gain == f.gain &&
@@ -155,7 +168,7 @@ static GstFlowReturn
 gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
-  impl->difference.run_cpu (*job, cuv::heatmap_cpu, heatmap_params (impl, impl->table));
+  cuv::FrameDifference::run_cpu (*job, cuv::heatmap_cpu, heatmap_params (impl, impl->table));
   return GST_FLOW_OK;
 }
 
@@ -195,25 +208,25 @@ set_results (GstStructure *s, guint64 pixels, guint64 sum, guint max)
 }
 
 static gboolean
-gst_cuda_heatmap_end_frame (GstCudaVisionAnalyser *analyser)
+gst_cuda_heatmap_end_frame (GstCudaVisionAnalyser *, cuv::FrameResults *results)
 {
-  return GST_CUDA_HEATMAP (analyser)->impl->difference.measured ();
+  return frame_of (results)->measured ();
 }
 
 static void
-gst_cuda_heatmap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
+gst_cuda_heatmap_frame_results (GstCudaVisionAnalyser *analyser, cuv::FrameResults *results, GstStructure *meta)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  const cuv::DiffStats &stats = impl->difference.stats ();
-  set_results (meta, impl->pixels, stats.sum_difference, stats.max_difference);
-  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->difference.first_frame (), nullptr);
+  const cuv::DifferenceResults *f = frame_of (results);
+  set_results (meta, impl->pixels, f->stats ().sum_difference, f->stats ().max_difference);
+  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, f->first_frame (), nullptr);
 }
 
 static void
-gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser)
+gst_cuda_heatmap_add_to_interval (GstCudaVisionAnalyser *analyser, const cuv::FrameResults *results)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
-  const cuv::DiffStats &stats = impl->difference.stats ();
+  const cuv::DiffStats &stats = frame_of (results)->stats ();
   impl->sum_difference += stats.sum_difference;
   impl->sum_pixels += impl->pixels;
   impl->max_difference = std::max (impl->max_difference, stats.max_difference);
@@ -417,6 +430,7 @@ gst_cuda_heatmap_class_init (GstCudaHeatmapClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_transform_cuda);
 #endif
+  analyser_class->new_results = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_new_results);
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_heatmap_frame_results);

@@ -53,7 +53,6 @@
 #include "gst/gstcudahistogramsettings.h"
 
 #include <cstring>
-#include <utility>
 
 #include "common/results/cuvanalytics.h"
 #include "common/element/cuvsettings.h"
@@ -68,30 +67,35 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_histogram_debug);
 #define GST_CAT_DEFAULT gst_cuda_histogram_debug
 
 
-/* What publishing a frame's results reads (gst_cuda_histogram_keep_results). */
-struct HistogramFrame { HistogramSettings frame_settings; cuv::Roi roi; bool rgb; const cuv::HistogramResult *result; };
+/* One frame's results, a value (common/results/cuvframeresults.h): what the transform measured
+ * and what publishing reads, which may be after the next frames were processed. */
+struct HistogramFrame : cuv::FrameResults {
+  HistogramSettings settings; /* the frame's copy of the settings */
+  cuv::Roi roi{};             /* clipped */
+  bool rgb = false;
+  const cuv::HistogramResult *result = nullptr; /* on the host once processed: cpu_result, or a slot of results */
+  cuv::HistogramResult cpu_result{};
+};
 
 struct GstCudaHistogramImpl {
   HistogramSettings settings;
 
   /* streaming thread only */
-  HistogramSettings frame_settings;     /* this frame's copy of the settings */
-  cuv::Roi roi{};              /* clipped */
   int width = 0;
   int height = 0;
   bool rgb = false;
   guint warned_roi[6] = {G_MAXUINT, 0, 0, 0, 0, 0}; /* the ROI and frame size last warned about */
-  const cuv::HistogramResult *result = nullptr;     /* this frame's, on the host once processed */
-  cuv::HistogramResult cpu_result{};
 #if CUV_HAVE_CUDA
+  /* a slot for each of the last three frames: their results may be published after the next two
+   * frames were launched (docs/design.md, "Results that follow the frame") */
   cuv::ResultBuffers<cuv::HistogramPartials, cuv::HistogramResult> results;
 #endif
-  HistogramFrame kept[3]; /* frames whose results follow them (gst_cuda_histogram_keep_results) */
-  guint next_kept = 0;
-  /* the message interval's sums */
+  /* the message interval's sums, and the bins, format and region of its last frame */
   cuv::HistogramResult sum{};
   guint64 sum_pixels = 0;
   guint sum_bins = 0;
+  bool sum_rgb = false;
+  cuv::Roi sum_roi{};
 };
 
 struct _GstCudaHistogram {
@@ -109,22 +113,37 @@ GST_ELEMENT_REGISTER_DEFINE (cudahistogram, "cudahistogram", GST_RANK_NONE, GST_
 
 /* ---- per frame ---- */
 
+static HistogramFrame *
+frame_of (cuv::FrameResults *results)
+{
+  return static_cast<HistogramFrame *> (results);
+}
+
+static cuv::FrameResults *
+gst_cuda_histogram_new_results (GstCudaVisionAnalyser *)
+{
+  return new HistogramFrame ();
+}
+
 /* Copies the settings for this frame and clips the ROI, warning once per ROI and frame size. */
 static void
-gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
+gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, cuv::FrameResults *results)
 {
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (analyser);
   GstCudaHistogramImpl *impl = self->impl;
-  impl->result = nullptr;
-  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
-  const guint *r = impl->frame_settings.roi;
+  HistogramFrame *frame = frame_of (results);
+  frame->result = nullptr;
+  frame->rgb = impl->rgb;
+  frame->settings = cuv::snapshot (analyser, impl->settings);
+  const guint *r = frame->settings.roi;
+  const cuv::Roi &roi = frame->roi;
   const bool inside = cuv::histogram_clip_roi (impl->width, impl->height, static_cast<int> (r[0]), static_cast<int> (r[1]),
-      static_cast<int> (r[2]), static_cast<int> (r[3]), &impl->roi);
+      static_cast<int> (r[2]), static_cast<int> (r[3]), &frame->roi);
   const guint key[6] = {r[0], r[1], r[2], r[3], static_cast<guint> (impl->width), static_cast<guint> (impl->height)};
   if (inside || memcmp (key, impl->warned_roi, sizeof (key)) == 0)
     return;
   memcpy (impl->warned_roi, key, sizeof (key));
-  if (impl->roi.width == 0 || impl->roi.height == 0)
+  if (roi.width == 0 || roi.height == 0)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("The region of interest (%u,%u %ux%u) lies outside the %dx%d frame: the histogram is empty", r[0], r[1], r[2],
             r[3], impl->width, impl->height),
@@ -132,22 +151,22 @@ gst_cuda_histogram_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gb
   else
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("The region of interest (%u,%u %ux%u) reaches past the %dx%d frame; it is clipped to %d,%d %dx%d", r[0], r[1],
-            r[2], r[3], impl->width, impl->height, impl->roi.x, impl->roi.y, impl->roi.width, impl->roi.height),
+            r[2], r[3], impl->width, impl->height, roi.x, roi.y, roi.width, roi.height),
         (nullptr));
 }
 
 static gboolean
-gst_cuda_histogram_writes_frame (GstCudaVisionFilter *filter)
+gst_cuda_histogram_writes_frame (GstCudaVisionFilter *, const cuv::FrameResults *results)
 {
-  return GST_CUDA_HISTOGRAM (filter)->impl->frame_settings.overlay;
+  return results && static_cast<const HistogramFrame *> (results)->settings.overlay;
 }
 
 
 static cuv::OverlayRect
-gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl)
+gst_cuda_histogram_overlay_rect (GstCudaHistogramImpl *impl, const HistogramFrame *frame)
 {
-  return cuv::histogram_overlay_rect (impl->width, impl->height, impl->frame_settings.position,
-      static_cast<int> (impl->frame_settings.overlay_size));
+  return cuv::histogram_overlay_rect (impl->width, impl->height, frame->settings.position,
+      static_cast<int> (frame->settings.overlay_size));
 }
 
 static guint64
@@ -161,24 +180,25 @@ gst_cuda_histogram_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJ
 {
   const cuv::Frame *in = job->in, *out = job->out;
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
+  HistogramFrame *frame = frame_of (job->results);
   const int threads = cuv::light_bands (job->threads, *in);
   if (in->planes[0].data != out->planes[0].data)
     cuv::parallel_row_pairs (in->height, threads,
         [&] (int y0, int y1) { cuv::copy_frame_cpu (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*out, y0, y1)); });
   /* bands of the region's rows, their counts and sums added */
-  const cuv::Roi roi = impl->roi;
-  impl->cpu_result = cuv::sum_over_bands<cuv::HistogramResult> (roi.height, threads,
+  const cuv::Roi roi = frame->roi;
+  frame->cpu_result = cuv::sum_over_bands<cuv::HistogramResult> (roi.height, threads,
       [&] (int begin, int end) {
         cuv::HistogramResult band;
         cuv::histogram_cpu (*in, cuv::Roi{roi.x, roi.y + begin, roi.width, end - begin},
-            static_cast<int> (impl->frame_settings.bins), &band);
+            static_cast<int> (frame->settings.bins), &band);
         return band;
       },
       cuv::add_histogram);
-  if (impl->frame_settings.overlay)
-    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl), static_cast<int> (impl->frame_settings.bins),
-        impl->cpu_result, roi_pixels (impl->roi));
-  impl->result = &impl->cpu_result;
+  if (frame->settings.overlay)
+    cuv::histogram_overlay_cpu (*out, gst_cuda_histogram_overlay_rect (impl, frame), static_cast<int> (frame->settings.bins),
+        frame->cpu_result, roi_pixels (roi));
+  frame->result = &frame->cpu_result;
   return GST_FLOW_OK;
 }
 
@@ -190,53 +210,29 @@ gst_cuda_histogram_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
   cudaStream_t stream = job->stream;
   GstCudaHistogram *self = GST_CUDA_HISTOGRAM (filter);
   GstCudaHistogramImpl *impl = self->impl;
+  HistogramFrame *frame = frame_of (job->results);
   if (!CUV_CUDA_OK (self, impl->results.ensure (job->context, stream)))
     return GST_FLOW_ERROR;
-  /* each of the last three frames' results in a slot of its own (gst_cuda_histogram_keep_results) */
+  /* each of the last three frames' results in a slot of its own, which the frame's value points at */
   impl->results.next_slot ();
   const cuv::HistogramResults to = impl->results.to ();
-  const int bins = static_cast<int> (impl->frame_settings.bins);
+  const int bins = static_cast<int> (frame->settings.bins);
   if (in->planes[0].data != out->planes[0].data && !CUV_CUDA_OK (self, cuv::copy_frame_cuda (*in, *out, stream)))
     return GST_FLOW_ERROR;
   /* the kernel writes the results into host memory; the base class waits for the stream once,
    * after this, and then they are there */
-  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, impl->roi, bins, to, stream)) ||
-      (impl->frame_settings.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl),
-                                                bins, to.device_out, roi_pixels (impl->roi), stream)))) {
+  if (!CUV_CUDA_OK (self, cuv::histogram_cuda (*in, frame->roi, bins, to, stream)) ||
+      (frame->settings.overlay && !CUV_CUDA_OK (self, cuv::histogram_overlay_cuda (*out, gst_cuda_histogram_overlay_rect (impl, frame),
+                                                bins, to.device_out, roi_pixels (frame->roi), stream)))) {
     impl->results.launch_failed ();
     return GST_FLOW_ERROR;
   }
-  impl->result = &impl->results.host ();
+  frame->result = &impl->results.host ();
   return GST_FLOW_OK;
 }
 #endif
 
 /* ---- results ---- */
-
-/* The frame's results follow it and may be published after the next two frames: what that reads
- * is kept. */
-static guint
-gst_cuda_histogram_keep_results (GstCudaVisionFilter *filter)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  const guint k = impl->next_kept;
-  impl->next_kept = (k + 1) % G_N_ELEMENTS (impl->kept);
-  impl->kept[k] = HistogramFrame{impl->frame_settings, impl->roi, impl->rgb, impl->result};
-  gst_cuda_vision_analyser_keep_results (GST_CUDA_VISION_ANALYSER (filter), k);
-  return k;
-}
-
-static void
-gst_cuda_histogram_swap_results (GstCudaVisionFilter *filter, guint kept)
-{
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
-  HistogramFrame &k = impl->kept[kept];
-  std::swap (impl->frame_settings, k.frame_settings);
-  std::swap (impl->roi, k.roi);
-  std::swap (impl->rgb, k.rgb);
-  std::swap (impl->result, k.result);
-  gst_cuda_vision_analyser_swap_results (GST_CUDA_VISION_ANALYSER (filter), kept);
-}
 
 /* The meta's counts are one GBytes (@counts_as_bytes): a transform downstream that copies the
  * meta then takes a reference, where an array of 256 GValues cost it as much as our frame's
@@ -269,50 +265,54 @@ set_results (GstStructure *s, const cuv::HistogramResult &r, guint bins, guint64
 }
 
 static gboolean
-gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *analyser)
+gst_cuda_histogram_end_frame (GstCudaVisionAnalyser *, cuv::FrameResults *results)
 {
-  return GST_CUDA_HISTOGRAM (analyser)->impl->result != nullptr;
+  return frame_of (results)->result != nullptr;
 }
 
 static void
-gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
+gst_cuda_histogram_frame_results (GstCudaVisionAnalyser *, cuv::FrameResults *results, GstStructure *meta)
 {
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (meta, *impl->result, impl->frame_settings.bins, roi_pixels (impl->roi), impl->rgb, impl->roi, true);
+  const HistogramFrame *f = frame_of (results);
+  set_results (meta, *f->result, f->settings.bins, roi_pixels (f->roi), f->rgb, f->roi, true);
 }
 
 #if HAVE_GST_TENSOR_META
 /* With `tensor-meta`: the counts as a tensor "cudahistogram-counts", UINT64 [bins] (docs/results.md). */
 static void
-gst_cuda_histogram_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
+gst_cuda_histogram_attach_metas (GstCudaVisionAnalyser *, cuv::FrameResults *results, GstBuffer *buf)
 {
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  if (!impl->frame_settings.tensor_meta)
+  const HistogramFrame *f = frame_of (results);
+  if (!f->settings.tensor_meta)
     return;
   static const GQuark id = g_quark_from_static_string ("cudahistogram-counts");
-  GBytes *counts = g_bytes_new (impl->result->counts, impl->frame_settings.bins * sizeof (guint64));
-  cuv::attach_tensor (buf, id, cuv::TensorType::UInt64, {impl->frame_settings.bins}, counts);
+  GBytes *counts = g_bytes_new (f->result->counts, f->settings.bins * sizeof (guint64));
+  cuv::attach_tensor (buf, id, cuv::TensorType::UInt64, {f->settings.bins}, counts);
   g_bytes_unref (counts);
 }
 #endif
 
 static void
-gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser)
+gst_cuda_histogram_add_to_interval (GstCudaVisionAnalyser *analyser, const cuv::FrameResults *results)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
+  const auto *f = static_cast<const HistogramFrame *> (results);
   /* a new bin count starts a new interval: counts of different bins do not add up */
-  if (impl->sum_bins != impl->frame_settings.bins)
+  if (impl->sum_bins != f->settings.bins)
     gst_cuda_vision_analyser_reset_interval (analyser);
-  impl->sum_bins = impl->frame_settings.bins;
-  cuv::add_histogram (&impl->sum, *impl->result);
-  impl->sum_pixels += roi_pixels (impl->roi);
+  impl->sum_bins = f->settings.bins;
+  impl->sum_rgb = f->rgb;
+  impl->sum_roi = f->roi;
+  cuv::add_histogram (&impl->sum, *f->result);
+  impl->sum_pixels += roi_pixels (f->roi);
 }
 
+/* with the bins, format and region of the interval's last frame */
 static void
 gst_cuda_histogram_interval_results (GstCudaVisionAnalyser *analyser, GstStructure *s)
 {
   GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (analyser)->impl;
-  set_results (s, impl->sum, impl->frame_settings.bins, impl->sum_pixels, impl->rgb, impl->roi, false);
+  set_results (s, impl->sum, impl->sum_bins, impl->sum_pixels, impl->sum_rgb, impl->sum_roi, false);
 }
 
 static void
@@ -339,11 +339,11 @@ gst_cuda_histogram_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
 static void
 gst_cuda_histogram_release (GstCudaVisionFilter *filter)
 {
-  GstCudaHistogramImpl *impl = GST_CUDA_HISTOGRAM (filter)->impl;
 #if CUV_HAVE_CUDA
-  impl->results.reset ();
+  GST_CUDA_HISTOGRAM (filter)->impl->results.reset ();
+#else
+  (void) filter;
 #endif
-  impl->result = nullptr;
 }
 
 /* ---- properties ---- */
@@ -388,8 +388,7 @@ gst_cuda_histogram_class_init (GstCudaHistogramClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_histogram_transform_cuda);
 #endif
-  filter_class->keep_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_keep_results);
-  filter_class->swap_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_swap_results);
+  analyser_class->new_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_new_results);
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_histogram_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_histogram_frame_results);

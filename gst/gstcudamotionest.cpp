@@ -66,7 +66,6 @@
 #include <gst/video/video.h>
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 #include "common/results/cuvanalytics.h"
@@ -120,62 +119,38 @@ gst_cuda_motionest_transform_cuda (GstCudaVisionFilter *filter, const cuv::Frame
 #endif
 
 static gboolean
-gst_cuda_motionest_writes_frame (GstCudaVisionFilter *filter)
+gst_cuda_motionest_writes_frame (GstCudaVisionFilter *, const cuv::FrameResults *results)
 {
-  return GST_CUDA_MOTIONEST (filter)->impl->frame_settings.draw != GST_CUDA_MOTIONEST_DRAW_NONE;
+  return results && static_cast<const MotionFrame *> (results)->settings.draw != GST_CUDA_MOTIONEST_DRAW_NONE;
 }
 
-/* keeps_caps: the base class works in place unless downstream takes only the other memory. */
+static cuv::FrameResults *
+gst_cuda_motionest_new_results (GstCudaVisionAnalyser *)
+{
+  return new MotionFrame ();
+}
+
+/* keeps_caps: the base class works in place unless downstream takes only the other memory. The
+ * value may be an earlier frame's: what it still holds goes. */
 static void
-gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean posts_messages)
+gst_cuda_motionest_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, cuv::FrameResults *results)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  impl->adds_to_interval = posts_messages;
-  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
-  impl->grid = cuv::motion_grid (impl->frame_settings.block, impl->width, impl->height);
-  impl->processed = false;
+  auto *frame = static_cast<MotionFrame *> (results);
+  frame->settings = cuv::snapshot (analyser, impl->settings);
+  frame->grid = cuv::motion_grid (frame->settings.block, impl->width, impl->height);
+  frame->processed = false;
+  frame->vectors = nullptr;
+  frame->votes = nullptr;
+  frame->block.reset ();
 }
 
 /* ---- results ---- */
 
 static gboolean
-gst_cuda_motionest_end_frame (GstCudaVisionAnalyser *analyser)
+gst_cuda_motionest_end_frame (GstCudaVisionAnalyser *, cuv::FrameResults *results)
 {
-  return GST_CUDA_MOTIONEST (analyser)->impl->processed;
-}
-
-/* The frame's results may be published after the next frames were processed (queued ahead of
- * the frame in flight, or following the frame: docs/design.md, "Results that follow the
- * frame"): what that reads is kept, its vectors' block included. A slot reused still holding a
- * block held a frame whose results were never published (dropped at a flush). */
-static guint
-gst_cuda_motionest_keep_results (GstCudaVisionFilter *filter)
-{
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
-  const guint k = impl->next_kept;
-  impl->next_kept = (k + 1) % G_N_ELEMENTS (impl->kept);
-  MotionFrame &kept = impl->kept[k];
-  if (kept.block)
-    cuv::BytesPool::give_back (kept.block);
-  kept = MotionFrame{impl->frame_settings, impl->grid, impl->first_frame, impl->vectors, impl->processed, impl->frame_votes, nullptr};
-  impl->vector_target.swap_block (&kept.block);
-  gst_cuda_vision_analyser_keep_results (GST_CUDA_VISION_ANALYSER (filter), k);
-  return k;
-}
-
-static void
-gst_cuda_motionest_swap_results (GstCudaVisionFilter *filter, guint kept)
-{
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
-  MotionFrame &k = impl->kept[kept];
-  std::swap (impl->frame_settings, k.frame_settings);
-  std::swap (impl->grid, k.grid);
-  std::swap (impl->first_frame, k.first_frame);
-  std::swap (impl->vectors, k.vectors);
-  std::swap (impl->processed, k.processed);
-  std::swap (impl->frame_votes, k.frame_votes);
-  impl->vector_target.swap_block (&k.block);
-  gst_cuda_vision_analyser_swap_results (GST_CUDA_VISION_ANALYSER (filter), kept);
+  return static_cast<const MotionFrame *> (results)->processed;
 }
 
 static void
@@ -204,40 +179,41 @@ block_size_nick (cuv::MotionBlock b)
  * frame has more (4K's 518,400 4x4 units; docs/performance-log.md, "The analysers with their default
  * properties"). */
 static void
-gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser)
+gst_cuda_motionest_add_to_interval (GstCudaVisionAnalyser *analyser, const cuv::FrameResults *results)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  const int n = impl->vectors ? impl->grid.count () : 0;
-  const int range = static_cast<int> (impl->frame_settings.range);
+  const auto *frame = static_cast<const MotionFrame *> (results);
+  const int n = frame->vectors ? frame->grid.count () : 0;
+  const int range = static_cast<int> (frame->settings.range);
   cuv::MotionTally *count = &impl->count;
   impl->count_used = true;
   if (n == 0)
     return;
   count->units += n;
-  if (impl->frame_votes) {
-    cuv::motion_tally_add (count, *impl->frame_votes, range);
+  if (frame->votes) {
+    cuv::motion_tally_add (count, *frame->votes, range);
     return;
   }
   std::mutex lock;
   cuv::parallel_bands (n, std::clamp (n / kVoteBandUnits, 1, cuv::cpu_cores ()), [&] (int begin, int end) {
     auto votes = std::make_unique<cuv::MotionVotes> ();
-    cuv::motion_votes_cpu (impl->vectors + begin, end - begin, impl->frame_settings.motion_threshold, votes.get ());
+    cuv::motion_votes_cpu (frame->vectors + begin, end - begin, frame->settings.motion_threshold, votes.get ());
     std::lock_guard<std::mutex> lk (lock);
     cuv::motion_tally_add (count, *votes, range);
   });
 }
 
 static void
-gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
+gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *, cuv::FrameResults *results, GstStructure *meta)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  const cuv::MotionGrid &g = impl->grid;
+  auto *frame = static_cast<MotionFrame *> (results);
+  const cuv::MotionGrid &g = frame->grid;
   /* the meta takes this frame's block as it is; a copy only while all blocks are downstream */
-  GBytes *bytes = impl->vector_target.take (impl->vectors, static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector));
-  gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (impl->frame_settings.block), "search-range", G_TYPE_UINT,
-      impl->frame_settings.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
+  GBytes *bytes = frame->block.take (frame->vectors, static_cast<gsize> (g.count ()) * sizeof (cuv::MotionVector));
+  gst_structure_set (meta, "block-size", G_TYPE_STRING, block_size_nick (frame->settings.block), "search-range", G_TYPE_UINT,
+      frame->settings.range, "columns", G_TYPE_UINT, static_cast<guint> (g.cols), "rows", G_TYPE_UINT,
       static_cast<guint> (g.rows), "unit", G_TYPE_UINT, static_cast<guint> (g.unit), "vectors", G_TYPE_BYTES, bytes,
-      "first-frame", G_TYPE_BOOLEAN, impl->first_frame, nullptr);
+      "first-frame", G_TYPE_BOOLEAN, frame->first_frame, nullptr);
   g_bytes_unref (bytes);
 }
 
@@ -248,26 +224,27 @@ gst_cuda_motionest_frame_results (GstCudaVisionAnalyser *analyser, GstStructure 
  * region's own moving units over its box's units) and as an object detection of type "motion"
  * (cuvanalytics.h, docs/results.md). */
 static void
-gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
+gst_cuda_motionest_attach_metas (GstCudaVisionAnalyser *analyser, cuv::FrameResults *results, GstBuffer *buf)
 {
   GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (analyser)->impl;
-  const cuv::MotionGrid &g = impl->grid;
-  if (!impl->vectors || g.count () == 0)
+  const auto *frame = static_cast<const MotionFrame *> (results);
+  const cuv::MotionGrid &g = frame->grid;
+  if (!frame->vectors || g.count () == 0)
     return;
 #if HAVE_GST_TENSOR_META
   static const GQuark id = g_quark_from_static_string ("cudamotionest-vectors");
-  if (impl->frame_settings.tensor_meta) {
-    std::vector<int8_t> field = cuv::motion_vector_field (impl->vectors, g.count ());
+  if (frame->settings.tensor_meta) {
+    std::vector<int8_t> field = cuv::motion_vector_field (frame->vectors, g.count ());
     GBytes *bytes = g_bytes_new (field.data (), field.size ());
     cuv::attach_tensor (buf, id, cuv::TensorType::Int8, {static_cast<gsize> (g.rows), static_cast<gsize> (g.cols), 2}, bytes);
     g_bytes_unref (bytes);
   }
 #endif
-  if (!impl->frame_settings.regions || impl->first_frame)
+  if (!frame->settings.regions || frame->first_frame)
     return;
   static const GQuark motion = g_quark_from_static_string ("motion");
-  cuv::attach_regions (buf, motion, cuv::motion_regions (impl->vectors, g, impl->frame_settings.motion_threshold,
-      impl->frame_settings.min_region_area, &impl->regions));
+  cuv::attach_regions (buf, motion, cuv::motion_regions (frame->vectors, g, frame->settings.motion_threshold,
+      frame->settings.min_region_area, &impl->regions));
 }
 
 static void
@@ -306,9 +283,7 @@ gst_cuda_motionest_set_info (GstCudaVisionFilter *filter, const GstVideoInfo *in
 static void
 gst_cuda_motionest_release (GstCudaVisionFilter *filter)
 {
-  GstCudaMotionestImpl *impl = GST_CUDA_MOTIONEST (filter)->impl;
-  motionest::release_buffers (impl);
-  impl->processed = false;
+  motionest::release_buffers (GST_CUDA_MOTIONEST (filter)->impl);
 }
 
 /* ---- properties ---- */
@@ -349,14 +324,13 @@ gst_cuda_motionest_class_init (GstCudaMotionestClass *klass)
   filter_class->temporal_luma = TRUE;
   filter_class->keeps_caps = TRUE;
   filter_class->writes_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_writes_frame);
-  filter_class->keep_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_keep_results);
-  filter_class->swap_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_swap_results);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_motionest_set_info);
   filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_motionest_release);
   filter_class->transform_cpu = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cpu);
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_motionest_transform_cuda);
 #endif
+  analyser_class->new_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_new_results);
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_motionest_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_motionest_frame_results);

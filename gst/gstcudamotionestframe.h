@@ -19,60 +19,55 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_motionest_debug);
 
 
-/* What publishing a frame's results reads, kept while the element processes its next frames
- * (gst_cuda_motionest_keep_results). */
-struct MotionFrame {
-  MotionSettings frame_settings;
+/* One frame's results, a value (common/results/cuvframeresults.h): what the search found and what
+ * publishing reads, which may be after the next two frames were processed (docs/design.md,
+ * "Results that follow the frame"). */
+struct MotionFrame : cuv::FrameResults {
+  MotionSettings settings; /* the frame's copy of the settings */
   cuv::MotionGrid grid{};
-  bool first_frame = false;
-  const cuv::MotionVector *vectors = nullptr;
-  bool processed = false;
-  const cuv::MotionVotes *frame_votes = nullptr;
-  cuv::BytesPool::Block *block = nullptr; /* the vectors' block, until the meta takes it */
+  bool first_frame = false;                   /* searched against itself: no previous frame */
+  const cuv::MotionVector *vectors = nullptr; /* on the host once processed: in block, or a fallback slot */
+  bool processed = false;                     /* vectors are this frame's (NULL for an empty grid) */
+  const cuv::MotionVotes *votes = nullptr;    /* on the host, counted on the GPU; NULL: count the vectors */
+  cuv::BytesBlock block;                      /* the vectors' block, until the meta takes it */
 };
+
+/* the frames whose results may be unpublished at once: this one and two before it, each with a
+ * slot of its own in the fallback and the votes' memory */
+constexpr int kFrameSlots = 3;
 
 struct GstCudaMotionestImpl {
   MotionSettings settings; /* the properties, under the object lock (common/element/cuvsettings.h) */
 
   /* streaming thread only */
-  MotionSettings frame_settings;
-  cuv::MotionGrid grid{};
   int width = 0;
   int height = 0;
   cuv::MotionPalette palette;
-  bool first_frame = false;                   /* searched against itself: no previous frame */
-  const cuv::MotionVector *vectors = nullptr; /* this frame's, on the host once processed */
-  bool processed = false;                     /* vectors are this frame's (NULL for an empty grid) */
-  bool adds_to_interval = false;              /* begin_frame: the frame posts messages (count its votes) */
   /* host blocks the vectors land in and the meta takes without a copy (page-locked for CUDA) */
   cuv::BytesTarget vector_target;
   std::vector<cuv::MotionVector> cpu_vectors;
   cuv::MotionReference cpu_reference; /* the previous luma plane with its edges repeated */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_vectors;
-  /* where the vectors land while all blocks are downstream: a slot for each frame kept */
+  /* where the vectors land while all blocks are downstream: kFrameSlots slots */
   cuv::CudaBuffer pinned_vectors;
   int pinned_slot = 0;
   cuv::CudaBuffer device_table;
   int device_table_range = 0;
-  /* the frame's votes, counted on the GPU where the frame adds to the interval */
+  /* the frames' votes, counted on the GPU where the frame adds to the interval */
   cuv::ResultBuffers<cuv::MotionVotes, cuv::MotionVotes> votes;
 #endif
-  const cuv::MotionVotes *frame_votes = nullptr; /* this frame's, on the host; NULL: count the vectors */
   /* the message interval's sums, and whether a frame went in (only then are they zeroed again) */
   cuv::MotionTally count;
   bool count_used = false;
   cuv::RegionScratch regions; /* the regions' mask (a byte a unit) and boxes */
-  /* frames whose results are published later (gst_cuda_motionest_keep_results): as many as the
-   * fallback's and the votes' slots */
-  MotionFrame kept[3];
-  guint next_kept = 0;
 };
 
 namespace motionest {
 
 /* The element's transform_cpu: the frame's search (a frame without a previous luma plane is
- * searched against itself: (0, 0) at cost 0 everywhere), then the drawing. */
+ * searched against itself: (0, 0) at cost 0 everywhere), then the drawing, into the frame's
+ * value (job->results). */
 GstFlowReturn search_cpu (GstCudaVisionFilter *filter, GstCudaMotionestImpl *impl, const cuv::FrameJob *job);
 
 #if CUV_HAVE_CUDA

@@ -82,22 +82,26 @@ struct NoisemapSettings : cuv::RegionSettings {
   guint color = 0xffff0000; /* ARGB */
 };
 
+/* One frame's results, a value (common/results/cuvframeresults.h), published before the next runs:
+ * its difference to the previous frame (the changed pixels), and what its regions are made of */
+struct NoisemapFrame : cuv::DifferenceResults {
+  NoisemapSettings settings; /* the frame's copy of the settings */
+  const uint16_t *tiles = nullptr; /* with `regions`: each tile's noisy pixels (noisemap.h), in impl's */
+};
+
 struct GstCudaNoisemapImpl {
   NoisemapSettings settings;
 
   /* streaming thread only */
-  NoisemapSettings frame_settings;
-  cuv::NoisemapParams params{};
+  cuv::NoisemapParams params{}; /* this frame's, from its settings */
   cuv::PixelLayout layout = cuv::PixelLayout::RGBA;
   cuv::ColorMatrix matrix{};
   guint64 pixels = 0;
   int width = 0, height = 0;
   guint bits_per_pixel = 32;
-  /* with `regions`: the noisy pixels of each tile (noisemap.h), on the host once the frame is done */
-  const uint16_t *tiles = nullptr;
   std::vector<uint16_t> cpu_tiles;
   cuv::RegionScratch regions;      /* the regions' mask (a byte a tile) and boxes */
-  cuv::FrameDifference difference; /* the frame's statistics: the changed pixels */
+  cuv::FrameDifference difference; /* the statistics' memory; each frame's are in its value */
 #if CUV_HAVE_CUDA
   cuv::CudaBuffer device_tiles;
   cuv::CudaBuffer pinned_tiles;
@@ -122,18 +126,38 @@ GST_ELEMENT_REGISTER_DEFINE (cudanoisemap, "cudanoisemap", GST_RANK_NONE, GST_TY
 
 /* ---- per frame ---- */
 
+static NoisemapFrame *
+frame_of (cuv::FrameResults *results)
+{
+  return static_cast<NoisemapFrame *> (results);
+}
+
+static const NoisemapFrame *
+frame_of (const cuv::FrameResults *results)
+{
+  return static_cast<const NoisemapFrame *> (results);
+}
+
+static cuv::FrameResults *
+gst_cuda_noisemap_new_results (GstCudaVisionAnalyser *)
+{
+  return new NoisemapFrame ();
+}
+
 /* Copies the settings for this frame and turns the ARGB colour into the kernel's parameters. */
 static void
-gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, gboolean)
+gst_cuda_noisemap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, cuv::FrameResults *results)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  impl->difference.begin_frame ();
-  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
-  const guint c = impl->frame_settings.color;
+  NoisemapFrame *frame = frame_of (results);
+  cuv::FrameDifference::begin_frame (frame);
+  frame->tiles = nullptr;
+  frame->settings = cuv::snapshot (analyser, impl->settings);
+  const guint c = frame->settings.color;
   const int a = c >> 24, r = c >> 16 & 0xff, g = c >> 8 & 0xff, b = c & 0xff;
   cuv::NoisemapParams &p = impl->params;
-  p.threshold = static_cast<int> (impl->frame_settings.threshold);
-  p.overlay = impl->frame_settings.mode == GST_CUDA_NOISEMAP_MODE_OVERLAY;
+  p.threshold = static_cast<int> (frame->settings.threshold);
+  p.overlay = frame->settings.mode == GST_CUDA_NOISEMAP_MODE_OVERLAY;
   p.alpha = cuv::alpha256 (a);
   p.color = cuv::pack_px (impl->layout, r, g, b, 255);
   int y, u, v;
@@ -161,9 +185,10 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJo
 {
   const cuv::Frame *in = job->in, *prev = job->previous;
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (filter)->impl;
-  impl->difference.run_cpu (*job, cuv::noisemap_cpu, impl->params);
-  impl->tiles = nullptr;
-  if (impl->frame_settings.regions && prev) {
+  NoisemapFrame *frame = frame_of (job->results);
+  cuv::FrameDifference::run_cpu (*job, cuv::noisemap_cpu, impl->params);
+  frame->tiles = nullptr;
+  if (frame->settings.regions && prev) {
     /* bands of tile rows, each writing its own rows of counts */
     const int cols = cuv::noise_tile_cols (in->width), rows = cuv::noise_tile_rows (in->height);
     impl->cpu_tiles.resize (static_cast<size_t> (cols) * rows);
@@ -172,7 +197,7 @@ gst_cuda_noisemap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJo
       cuv::noisemap_tiles_reference (cuv::frame_rows (*in, y0, y1), cuv::frame_rows (*prev, y0, y1), impl->params.threshold,
           impl->cpu_tiles.data () + static_cast<size_t> (r0) * cols);
     });
-    impl->tiles = impl->cpu_tiles.data ();
+    frame->tiles = impl->cpu_tiles.data ();
   }
   return GST_FLOW_OK;
 }
@@ -185,10 +210,11 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJ
   cudaStream_t stream = job->stream;
   GstCudaNoisemap *self = GST_CUDA_NOISEMAP (filter);
   GstCudaNoisemapImpl *impl = self->impl;
+  NoisemapFrame *frame = frame_of (job->results);
   if (!impl->difference.ensure (filter, *job) || !impl->difference.launch (filter, *job, cuv::noisemap_cuda, impl->params))
     return GST_FLOW_ERROR;
-  impl->tiles = nullptr;
-  if (impl->frame_settings.regions && prev) {
+  frame->tiles = nullptr;
+  if (frame->settings.regions && prev) {
     const size_t bytes = static_cast<size_t> (cuv::noise_tile_cols (in->width)) *
         cuv::noise_tile_rows (in->height) * sizeof (uint16_t);
     GstCudaContext *ctx = job->context;
@@ -206,7 +232,7 @@ gst_cuda_noisemap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJ
     if (!CUV_CUDA_OK (self, cuv::noisemap_tiles_cuda (*in, *prev, impl->params.threshold, counts, stream)) ||
         !CUV_CUDA_OK (self, cudaMemcpyAsync (impl->pinned_tiles.data (), counts, bytes, cudaMemcpyDeviceToHost, stream)))
       return GST_FLOW_ERROR;
-    impl->tiles = reinterpret_cast<const uint16_t *> (impl->pinned_tiles.data ());
+    frame->tiles = reinterpret_cast<const uint16_t *> (impl->pinned_tiles.data ());
   }
   return GST_FLOW_OK;
 }
@@ -223,17 +249,18 @@ set_results (GstStructure *s, guint64 pixels, guint64 changed, guint bits_per_pi
 }
 
 static gboolean
-gst_cuda_noisemap_end_frame (GstCudaVisionAnalyser *analyser)
+gst_cuda_noisemap_end_frame (GstCudaVisionAnalyser *, cuv::FrameResults *results)
 {
-  return GST_CUDA_NOISEMAP (analyser)->impl->difference.measured ();
+  return frame_of (results)->measured ();
 }
 
 static void
-gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *meta)
+gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, cuv::FrameResults *results, GstStructure *meta)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  set_results (meta, impl->pixels, impl->difference.stats ().changed, impl->bits_per_pixel);
-  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, impl->difference.first_frame (), nullptr);
+  const NoisemapFrame *f = frame_of (results);
+  set_results (meta, impl->pixels, f->stats ().changed, impl->bits_per_pixel);
+  gst_structure_set (meta, "first-frame", G_TYPE_BOOLEAN, f->first_frame (), nullptr);
 }
 
 /* With `regions`: the 8-connected regions of changing tiles (at least a quarter of a tile's pixels
@@ -241,21 +268,22 @@ gst_cuda_noisemap_frame_results (GstCudaVisionAnalyser *analyser, GstStructure *
  * "change" (and an object detection of that type, cuvanalytics.h) whose confidence is the region's
  * own changing tiles' changed pixels over its box's area (docs/results.md). */
 static void
-gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, GstBuffer *buf)
+gst_cuda_noisemap_attach_metas (GstCudaVisionAnalyser *analyser, cuv::FrameResults *results, GstBuffer *buf)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  if (!impl->frame_settings.regions || impl->difference.first_frame () || !impl->tiles)
+  const NoisemapFrame *f = frame_of (results);
+  if (!f->settings.regions || f->first_frame () || !f->tiles)
     return;
   static const GQuark change = g_quark_from_static_string ("change");
-  cuv::attach_regions (buf, change, cuv::noisemap_regions (impl->tiles, impl->width, impl->height,
-      impl->frame_settings.min_region_area, &impl->regions));
+  cuv::attach_regions (buf, change, cuv::noisemap_regions (f->tiles, impl->width, impl->height,
+      f->settings.min_region_area, &impl->regions));
 }
 
 static void
-gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser)
+gst_cuda_noisemap_add_to_interval (GstCudaVisionAnalyser *analyser, const cuv::FrameResults *results)
 {
   GstCudaNoisemapImpl *impl = GST_CUDA_NOISEMAP (analyser)->impl;
-  impl->sum_changed += impl->difference.stats ().changed;
+  impl->sum_changed += frame_of (results)->stats ().changed;
   impl->sum_pixels += impl->pixels;
 }
 
@@ -304,7 +332,6 @@ gst_cuda_noisemap_release (GstCudaVisionFilter *filter)
   impl->pinned_tiles.reset ();
 #endif
   impl->difference.release ();
-  impl->tiles = nullptr;
 }
 
 /* ---- properties ---- */
@@ -403,6 +430,7 @@ gst_cuda_noisemap_class_init (GstCudaNoisemapClass *klass)
 #if CUV_HAVE_CUDA
   filter_class->transform_cuda = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_transform_cuda);
 #endif
+  analyser_class->new_results = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_new_results);
   analyser_class->begin_frame = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_begin_frame);
   analyser_class->end_frame = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_end_frame);
   analyser_class->frame_results = GST_DEBUG_FUNCPTR (gst_cuda_noisemap_frame_results);

@@ -6,7 +6,7 @@
 #include "common/element/gstcudavisionanalyser.h"
 #include "common/element/cuvsettings.h"
 
-#include <utility>
+#include <memory>
 
 #include "common/results/cuvreport.h"
 
@@ -26,15 +26,9 @@ struct AnalyserSettings {
 struct AnalyserImpl {
   AnalyserSettings settings;
 
-  /* streaming thread only: this frame's copy of the properties, and the interval so far */
-  bool frame_post_messages = DEFAULT_POST_MESSAGES;
-  guint64 frame_interval = DEFAULT_INTERVAL;
+  /* streaming thread only: the interval so far, and the frames' results values, reused */
   cuv::IntervalClock clock;
-  /* frames whose results follow them (gst_cuda_vision_analyser_keep_results) */
-  struct Kept {
-    bool post_messages;
-    guint64 interval;
-  } kept[3]{};
+  cuv::FrameResultsPool values;
 };
 
 }  // namespace
@@ -53,23 +47,6 @@ analyser_impl (GstCudaVisionAnalyser *self)
 }
 
 void
-gst_cuda_vision_analyser_keep_results (GstCudaVisionAnalyser *self, guint kept)
-{
-  AnalyserImpl *impl = analyser_impl (self);
-  g_return_if_fail (kept < G_N_ELEMENTS (impl->kept));
-  impl->kept[kept] = AnalyserImpl::Kept{impl->frame_post_messages, impl->frame_interval};
-}
-
-void
-gst_cuda_vision_analyser_swap_results (GstCudaVisionAnalyser *self, guint kept)
-{
-  AnalyserImpl *impl = analyser_impl (self);
-  g_return_if_fail (kept < G_N_ELEMENTS (impl->kept));
-  std::swap (impl->frame_post_messages, impl->kept[kept].post_messages);
-  std::swap (impl->frame_interval, impl->kept[kept].interval);
-}
-
-void
 gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self)
 {
   analyser_impl (self)->clock.reset ();
@@ -78,16 +55,27 @@ gst_cuda_vision_analyser_reset_interval (GstCudaVisionAnalyser *self)
 
 /* ---- per frame ---- */
 
-static void
-begin_frame (GstCudaVisionAnalyser *self, GstBuffer *inbuf)
+/* The frame's results value, with this frame's settings, is made before the base class chooses
+ * the output buffer (GstBaseTransform calls prepare_output_buffer before transform or
+ * transform_ip, for every buffer; the base class's asks here first): whether the element draws on
+ * the frame (writes_frame) decides between sharing the input's memory and a buffer of its own
+ * (cuvoutput.cpp). Chosen on the last frame's settings, the first frame that draws, and the first
+ * after draw or overlay is turned on, would write into memory that upstream still holds, which
+ * GStreamer then copies as a whole (and GStreamer 1.22 copies an I420 frame of odd height in CUDA
+ * memory without its V plane). */
+static std::shared_ptr<cuv::FrameResults>
+gst_cuda_vision_analyser_begin_results (GstCudaVisionFilter *filter, GstBuffer *inbuf)
 {
-  AnalyserImpl *impl = analyser_impl (self);
-  const AnalyserSettings now = cuv::snapshot (self, impl->settings);
-  impl->frame_post_messages = now.post_messages;
-  impl->frame_interval = now.interval;
+  GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (filter);
   GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
+  AnalyserImpl *impl = analyser_impl (self);
+  std::shared_ptr<cuv::FrameResults> results = impl->values.take ([self, klass] { return klass->new_results (self); });
+  const AnalyserSettings now = cuv::snapshot (self, impl->settings);
+  results->post_messages = now.post_messages;
+  results->interval = now.interval;
   if (klass->begin_frame)
-    klass->begin_frame (self, inbuf, impl->frame_post_messages);
+    klass->begin_frame (self, inbuf, results.get ());
+  return results;
 }
 
 /* The interval's message, on the streaming thread, as level and videoanalyse post (docs/design.md,
@@ -104,46 +92,33 @@ post_interval (GstCudaVisionAnalyser *self)
   gst_cuda_vision_analyser_reset_interval (self);
 }
 
-/* The meta on @buf and, when the interval is complete, the message. */
+/* The frame's results @r: the meta on @buf and, when the interval is complete, the message. */
 static void
-publish (GstCudaVisionAnalyser *self, GstBuffer *buf)
+publish (GstCudaVisionAnalyser *self, GstBuffer *buf, cuv::FrameResults *r)
 {
   GstCudaVisionAnalyserClass *klass = GST_CUDA_VISION_ANALYSER_GET_CLASS (self);
   AnalyserImpl *impl = analyser_impl (self);
   if (GstStructure *meta = cuv::custom_meta_structure (buf, klass->meta_name, GST_OBJECT_NAME (self)))
-    klass->frame_results (self, meta);
+    klass->frame_results (self, r, meta);
   if (klass->attach_metas)
-    klass->attach_metas (self, buf);
-  if (!impl->frame_post_messages) {
+    klass->attach_metas (self, r, buf);
+  if (!r->post_messages) {
     gst_cuda_vision_analyser_reset_interval (self);
     return;
   }
-  klass->add_to_interval (self);
-  if (impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), impl->frame_interval))
+  klass->add_to_interval (self, r);
+  if (impl->clock.add (GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), r->interval))
     post_interval (self);
 }
 
-/* This frame's settings are taken before the base class chooses the output buffer (GstBaseTransform
- * calls prepare_output_buffer before transform or transform_ip, for every buffer): whether the
- * element draws on the frame (writes_frame) decides between sharing the input's memory and a
- * buffer of its own (cuvoutput.cpp). Chosen on the last frame's settings, the first
- * frame that draws, and the first after draw or overlay is turned on, would write into memory that
- * upstream still holds, which GStreamer then copies as a whole (and GStreamer 1.22 copies an I420
- * frame of odd height in CUDA memory without its V plane). */
-static GstFlowReturn
-gst_cuda_vision_analyser_prepare_output_buffer (GstBaseTransform *trans, GstBuffer *inbuf, GstBuffer **outbuf)
-{
-  begin_frame (GST_CUDA_VISION_ANALYSER (trans), inbuf);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);
-}
-
-/* After the frame's work completed: its results, published on the buffer that leaves. */
+/* After the frame's work completed: its results value, published on the buffer that leaves (or
+ * on the results that follow the frame, cuvresultsmeta.h). */
 static void
-gst_cuda_vision_analyser_frame_finished (GstCudaVisionFilter *filter, GstBuffer *outbuf)
+gst_cuda_vision_analyser_frame_finished (GstCudaVisionFilter *filter, GstBuffer *outbuf, cuv::FrameResults *results)
 {
   GstCudaVisionAnalyser *self = GST_CUDA_VISION_ANALYSER (filter);
-  if (GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self))
-    publish (self, outbuf);
+  if (results && GST_CUDA_VISION_ANALYSER_GET_CLASS (self)->end_frame (self, results))
+    publish (self, outbuf, results);
 }
 
 /* ---- where an interval starts over ---- */
@@ -174,11 +149,14 @@ gst_cuda_vision_analyser_sink_event (GstBaseTransform *trans, GstEvent *event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
+/* The values go once the base class has dropped the frames (and results) that held them. */
 static gboolean
 gst_cuda_vision_analyser_stop (GstBaseTransform *trans)
 {
   gst_cuda_vision_analyser_reset_interval (GST_CUDA_VISION_ANALYSER (trans));
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  const gboolean ok = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  analyser_impl (GST_CUDA_VISION_ANALYSER (trans))->values.clear ();
+  return ok;
 }
 
 /* ---- properties ---- */
@@ -253,11 +231,11 @@ gst_cuda_vision_analyser_class_init (GstCudaVisionAnalyserClass *klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   gobject_class->finalize = gst_cuda_vision_analyser_finalize;
   install_properties (gobject_class);
-  trans_class->prepare_output_buffer = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_prepare_output_buffer);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_stop);
   /* the meta and the messages read each frame's results on the host */
   GST_CUDA_VISION_FILTER_CLASS (klass)->host_results = TRUE;
+  GST_CUDA_VISION_FILTER_CLASS (klass)->begin_results = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_begin_results);
   GST_CUDA_VISION_FILTER_CLASS (klass)->frame_finished = GST_DEBUG_FUNCPTR (gst_cuda_vision_analyser_frame_finished);
 }

@@ -235,8 +235,8 @@ gst_cuda_vision_filter_start (GstBaseTransform *trans)
   priv->route.warned_other_context = false;
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
   priv->route.temporal.configure (klass->temporal, klass->temporal_luma);
-  priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame, klass->frame_finished,
-      klass->keep_results, klass->swap_results, priv->route.temporal.keeps_frames (), klass->host_results != FALSE};
+  priv->route.op = cuv::Operation{klass->transform_cpu, klass->transform_cuda, klass->writes_frame, klass->begin_results,
+      klass->frame_finished, priv->route.temporal.keeps_frames (), klass->host_results != FALSE};
 
   bool cuda_memory_possible = false;
   const bool ok = cuv::open_backend (GST_ELEMENT (trans), now.device_id, now.backend, priv->route, &cuda_memory_possible);
@@ -439,9 +439,10 @@ gst_cuda_vision_filter_prepare_output_buffer (GstBaseTransform *trans, GstBuffer
   GstCudaVisionFilterImpl *priv = gst_cuda_vision_filter_impl (self);
   std::shared_ptr<CapsState> state = priv->route.state ();
   GstCudaVisionFilterClass *klass = GST_CUDA_VISION_FILTER_GET_CLASS (self);
-  /* an analyser has taken this frame's settings already (its prepare_output_buffer), so that
-   * writes_frame answers for this frame */
-  const bool only_reads = klass->keeps_caps && !(klass->writes_frame && klass->writes_frame (self));
+  /* first an analyser's results value, with the settings the frame takes: writes_frame answers
+   * for this frame */
+  const cuv::FrameResults *results = priv->output.begin_results (self, priv->route, inbuf);
+  const bool only_reads = klass->keeps_caps && !(klass->writes_frame && klass->writes_frame (self, results));
   if (!gst_base_transform_is_in_place (trans) || gst_base_transform_is_passthrough (trans) || only_reads ||
       (gst_buffer_is_writable (inbuf) && gst_buffer_is_all_memory_writable (inbuf)) || !state)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans, inbuf, outbuf);

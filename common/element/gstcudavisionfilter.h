@@ -14,6 +14,8 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
+#include <memory>
+
 #include "common/route/cuvbackend.h"
 #include "common/base/cuvcuda.h"
 #include "common/route/cuvframe.h"
@@ -34,10 +36,11 @@ struct _GstCudaVisionFilterClass {
   gboolean supports_in_place;
 
   /* Optional, for in-place elements: FALSE when the coming frame is only read (an analysis that
-   * draws nothing). The buffer is then mapped for reading only, so shared memory is not copied,
-   * and a staged frame is not copied back. Unset means TRUE. Asked in prepare_output_buffer
+   * draws nothing), as the settings in its @results value say (begin_results; NULL without one).
+   * The buffer is then mapped for reading only, so shared memory is not copied, and a staged
+   * frame is not copied back. Unset means TRUE. Asked in prepare_output_buffer
    * (gstcudavisionfilter.cpp) and for each frame's maps and download (cuvmaps.cpp, cuvcudaroute.cpp). */
-  gboolean (*writes_frame) (GstCudaVisionFilter *self);
+  gboolean (*writes_frame) (GstCudaVisionFilter *self, const cuv::FrameResults *results);
 
   /* TRUE for analysers that pass the frame through in place (drawing on it at most): the output
    * keeps the input's caps, memory type included, wherever downstream takes them, so the base
@@ -89,23 +92,21 @@ struct _GstCudaVisionFilterClass {
    * the base class posts the error message. */
   GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const cuv::FrameJob *job);
 
-  /* Optional: after a frame's work is complete (on the GPU too), before its buffer @outbuf goes
-   * downstream, which may be when the next frame has been queued (max-frames-in-flight);
-   * GstCudaVisionAnalyser publishes the frame's results here. Streaming thread. */
-  void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf);
+  /* Optional (GstCudaVisionAnalyser sets it): streaming thread, first thing for each frame,
+   * before its output buffer is chosen: the frame's results value (cuvframeresults.h), which the
+   * frame's task owns, the transform fills in (cuv::FrameJob::results) and frame_finished
+   * publishes, then or later: with host_results, an element that is not temporal queues its next
+   * frame before it waits for the one in flight (docs/design.md, "Frames in flight"), and its
+   * results may follow the frame to the next of our elements ("Results that follow the frame"),
+   * so a frame's value may be published after the next two frames were processed. */
+  std::shared_ptr<cuv::FrameResults> (*begin_results) (GstCudaVisionFilter *self, GstBuffer *inbuf);
 
-  /* Optional, with host_results: the element's results may follow the frame to the next of our
-   * elements and be published later, even after the element's next frames were processed
-   * (docs/design.md, "Results that follow the frame"), and the element queues its next frame
-   * before it waits for the one in flight ("Frames in flight"). keep_results, on the CUDA backend
-   * once the frame's work is queued, keeps what frame_finished reads of this frame (its settings,
-   * where its results are: cuv::ResultBuffers::next_slot before each launch) under a number it
-   * returns;
-   * swap_results exchanges what the element holds now with what it kept under @kept, before and
-   * after frame_finished publishes that frame. At most two frames are kept unpublished at once:
-   * the element keeps three. Streaming thread. */
-  guint (*keep_results) (GstCudaVisionFilter *self);
-  void (*swap_results) (GstCudaVisionFilter *self, guint kept);
+  /* Optional: after a frame's work is complete (on the GPU too), before its buffer @outbuf goes
+   * downstream, which may be when the next frame has been queued (max-frames-in-flight), or
+   * after it went (its results following it); @results: the frame's value (begin_results; NULL
+   * without one). GstCudaVisionAnalyser publishes the frame's results here. Streaming thread. */
+  void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf, cuv::FrameResults *results);
+
   gpointer _gst_reserved[GST_PADDING];
 };
 

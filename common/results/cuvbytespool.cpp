@@ -95,32 +95,28 @@ void BytesPool::put (Block *b)
   out_--;
 }
 
-uint8_t *BytesTarget::acquire (GstCudaContext *ctx, size_t size, unsigned max_out, uint8_t *fallback)
+uint8_t *BytesTarget::acquire (GstCudaContext *ctx, size_t size, unsigned max_out, uint8_t *fallback, BytesBlock *into)
 {
-  if (block_) {
-    BytesPool::give_back (block_);
-    block_ = nullptr;
-  }
+  into->reset ();
   if (!pool_ || pool_->block_size () != size)
     pool_ = BytesPool::make (ctx, size, max_out);
-  if (!pool_->acquire (&block_))
+  if (!pool_->acquire (&into->block_))
     return nullptr;
-  return block_ ? BytesPool::data (block_) : fallback;
+  return into->block_ ? BytesPool::data (into->block_) : fallback;
 }
 
-GBytes *BytesTarget::take (const void *data, size_t size)
+GBytes *BytesBlock::take (const void *data, size_t size)
 {
   GBytes *bytes = block_ ? BytesPool::wrap (block_, size) : g_bytes_new (data, size);
   block_ = nullptr;
   return bytes;
 }
 
-void BytesTarget::release ()
+void BytesBlock::reset ()
 {
   if (block_)
     BytesPool::give_back (block_);
   block_ = nullptr;
-  pool_.reset ();
 }
 
 }  // namespace cuv

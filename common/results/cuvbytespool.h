@@ -53,33 +53,45 @@ class BytesPool : public std::enable_shared_from_this<BytesPool> {
   unsigned out_ = 0;
 };
 
-/* A frame's result block from a pool of its own, as an element uses one: the block this frame
- * writes into, handed to the frame's meta without a copy (or copied while all of the pool's blocks
- * are downstream). */
+/* One frame's block, which its results value (cuvframeresults.h) holds until the frame's meta
+ * takes it: given back where no meta did (the frame dropped, or the value reused). */
+class BytesBlock {
+ public:
+  BytesBlock () = default;
+  ~BytesBlock () { reset (); }
+  BytesBlock (const BytesBlock &) = delete;
+  BytesBlock &operator= (const BytesBlock &) = delete;
+
+  /* The frame's first @size bytes (at @data) as a GBytes: the block itself, or a copy of @data
+   * where the frame has no block. */
+  GBytes *take (const void *data, size_t size);
+  /* Gives the block back to its pool. */
+  void reset ();
+
+ private:
+  friend class BytesTarget;
+  BytesPool::Block *block_ = nullptr;
+};
+
+/* The blocks of an element's frames, from a pool of its own: each frame's handed to its meta
+ * without a copy (or copied while all of the pool's blocks are downstream). */
 class BytesTarget {
  public:
   BytesTarget () = default;
-  ~BytesTarget () { release (); }
   BytesTarget (const BytesTarget &) = delete;
   BytesTarget &operator= (const BytesTarget &) = delete;
 
-  /* This frame's block of @size bytes (page-locked memory of @ctx, or plain memory without one;
-   * the pool is made again when @size changes), giving back the last frame's if no meta took it;
-   * @fallback while @max_out blocks are downstream. NULL when a block's memory could not be had. */
-  uint8_t *acquire (GstCudaContext *ctx, size_t size, unsigned max_out, uint8_t *fallback);
-  /* The frame's first @size bytes (at @data) as a GBytes: the block itself, or a copy of @data. */
-  GBytes *take (const void *data, size_t size);
-  /* Exchanges the frame's block with @kept: an element that processes its next frames before it
-   * publishes this one (gstcudavisionfilter.h: keep_results) keeps the block aside meanwhile. */
-  void swap_block (BytesPool::Block **kept) { std::swap (block_, *kept); }
-  /* Gives back the frame's block and drops the pool (caps change, stop); blocks still in metas
-   * downstream go back to the old pool, which lives until the last one does. */
-  void release ();
+  /* A frame's block of @size bytes into @into (page-locked memory of @ctx, or plain memory without
+   * one; the pool is made again when @size changes), giving back the block @into held; @fallback
+   * while @max_out blocks are downstream. NULL when a block's memory could not be had. */
+  uint8_t *acquire (GstCudaContext *ctx, size_t size, unsigned max_out, uint8_t *fallback, BytesBlock *into);
+  /* Drops the pool (caps change, stop); blocks still held by frames or in metas downstream go
+   * back to the old pool, which lives until the last one does. */
+  void release () { pool_.reset (); }
   size_t block_size () const { return pool_ ? pool_->block_size () : 0; }
 
  private:
   std::shared_ptr<BytesPool> pool_;
-  BytesPool::Block *block_ = nullptr;
 };
 
 }  // namespace cuv

@@ -68,9 +68,9 @@ merge_metas (GstBuffer *dest, GstBuffer *src)
 
 }  // namespace
 
-PendingResults::PendingResults (GstCudaVisionFilter *owner, Publish publish, Swap swap, guint kept, GstCudaContext *ctx,
-    cudaStream_t stream, GstBuffer *frame)
-    : owner_thread_ (g_thread_self ()), owner_ (owner), publish_ (publish), swap_ (swap), kept_ (kept), context_ (ctx),
+PendingResults::PendingResults (GstCudaVisionFilter *owner, Publish publish, std::shared_ptr<FrameResults> value,
+    GstCudaContext *ctx, cudaStream_t stream, GstBuffer *frame)
+    : owner_thread_ (g_thread_self ()), owner_ (owner), publish_ (publish), value_ (std::move (value)), context_ (ctx),
       stream_ (stream), results_ (gst_buffer_new ())
 {
   gst_buffer_copy_into (results_, frame, GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
@@ -90,16 +90,14 @@ PendingResults::publish_locked (cudaStream_t waited)
     ok = guard.ok () && finish_before_push (stream_, nullptr) == cudaSuccess;
   }
   if (ok) {
-    /* the frame's settings and results slot in, published, and the owner's own back */
-    swap_ (owner_, kept_);
-    publish_ (owner_, results_);
-    swap_ (owner_, kept_);
+    publish_ (owner_, results_, value_.get ());
   } else {
     GST_ELEMENT_ERROR (owner_, STREAM, FAILED, ("Processing a frame on the GPU failed"),
         ("waiting for CUDA stream %p, for the frame's results, failed", stream_));
   }
   done_ = true;
   owner_ = nullptr;
+  value_.reset ();
   done_cv_.notify_all ();
   return ok;
 }
@@ -117,6 +115,7 @@ PendingResults::cancel ()
   std::lock_guard<std::mutex> lk (lock_);
   done_ = true;
   owner_ = nullptr;
+  value_.reset ();
   done_cv_.notify_all ();
 }
 
@@ -140,7 +139,7 @@ PendingResults::put_on (GstBuffer *buf, cudaStream_t waited)
 {
   std::unique_lock<std::mutex> lk (lock_);
   if (!done_ && g_thread_self () == owner_thread_) {
-    /* inside the owner's push: its state is this frame's */
+    /* inside the owner's push, on the thread that alone adds to its interval */
     publish_locked (waited);
   } else if (!done_ && !done_cv_.wait_for (lk, kPublishTimeout, [this] { return done_; })) {
     GST_WARNING ("an analyser's results for %" GST_TIME_FORMAT " did not come within %d s: the buffer leaves without them",

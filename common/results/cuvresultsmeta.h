@@ -9,7 +9,7 @@
  * that waits on the host anyway (before its own push, or because its consumer is not ours) puts
  * the results on its output buffer, where a foreign element, a pad probe or the application reads
  * them; one that pushes on unfinished to another of ours hands them on. Results are published on
- * the analyser's own streaming thread only (its state is that thread's): either inside its push,
+ * the analyser's own streaming thread only (its interval is that thread's): either inside its push,
  * when the element that completes them runs there, or by the analyser itself once its push has
  * returned. Another thread that needs them waits for that. */
 #pragma once
@@ -17,6 +17,7 @@
 #include <gst/gst.h>
 
 #include "common/base/cuvcuda.h"
+#include "common/results/cuvframeresults.h"
 
 #if CUV_HAVE_CUDA
 #include <condition_variable>
@@ -32,16 +33,14 @@ namespace cuv {
 /* One frame's results, not yet published. */
 class PendingResults {
  public:
-  /* The analyser's last word on a frame (frame_finished): its metas onto @results, its messages. */
-  using Publish = void (*) (GstCudaVisionFilter *owner, GstBuffer *results);
-  /* Exchanges what the analyser holds now with what it kept of the frame under @kept
-   * (gstcudavisionfilter.h: keep_results, swap_results). */
-  using Swap = void (*) (GstCudaVisionFilter *owner, guint kept);
+  /* The analyser's last word on a frame (frame_finished): the frame's results @value, its metas
+   * onto @results, its messages. */
+  using Publish = void (*) (GstCudaVisionFilter *owner, GstBuffer *results, FrameResults *value);
 
-  /* The owner's streaming thread, once the frame's work is queued on @stream of @ctx and the
-   * owner kept the frame under @kept, before the frame (@frame, whose timestamps the results
-   * take) is pushed. */
-  PendingResults (GstCudaVisionFilter *owner, Publish publish, Swap swap, guint kept, GstCudaContext *ctx,
+  /* The owner's streaming thread, once the frame's work is queued on @stream of @ctx, before the
+   * frame (@frame, whose timestamps the results take) is pushed: @value, the frame's results,
+   * is held until they are published or dropped. */
+  PendingResults (GstCudaVisionFilter *owner, Publish publish, std::shared_ptr<FrameResults> value, GstCudaContext *ctx,
       cudaStream_t stream, GstBuffer *frame);
   ~PendingResults ();
   PendingResults (const PendingResults &) = delete;
@@ -72,8 +71,8 @@ class PendingResults {
   /* valid until done_: the owner publishes or cancels before it goes */
   GstCudaVisionFilter *owner_;
   Publish publish_;
-  Swap swap_;
-  guint kept_;
+  /* the frame's results, let go of (on the owner's thread) once published or dropped */
+  std::shared_ptr<FrameResults> value_;
   GstCudaContext *context_;
   cudaStream_t stream_;
   /* an empty buffer with the frame's timestamps: the owner's publish puts its metas here */

@@ -21,6 +21,7 @@ transform_cpu (GstCudaVisionFilter *self, cuv::Route &route, const cuv::FrameTas
   cuv::FrameJob job;
   if (!route.begin_job (GST_OBJECT (self), st, false, task.threads, fin, fout, &job))
     return GST_FLOW_ERROR;
+  job.results = task.results.get ();
   if (!route.op.temporal)
     return route.op.transform_cpu (self, &job);
   job.previous = st.previous.begin (&st.in_info, st.in_layout, false);
@@ -48,7 +49,7 @@ process_cpu_staged (GstCudaVisionFilter *self, cuv::Route &route, const cuv::Fra
     GstBuffer *inbuf, GstBuffer *outbuf, bool in_dev, bool out_dev)
 {
   const bool in_place = inbuf == outbuf;
-  const bool writes = cuv::output_written (route, self, in_place);
+  const bool writes = cuv::output_written (route, self, task, in_place);
   cuv::ContextGuard guard (route.context);
   if (!guard.ok ()) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("Could not make the CUDA context current"), (nullptr));
@@ -100,7 +101,7 @@ cuv::process_cpu (GstCudaVisionFilter *self, Route &route, FrameTask &task, Caps
       return process_cpu_staged (self, route, task, st, inbuf, outbuf, in_dev, out_dev);
   }
 #endif
-  cuv::MappedFrames mapped (self, st, inbuf, outbuf, cuv::output_written (route, self, inbuf == outbuf), false, false);
+  cuv::MappedFrames mapped (self, st, inbuf, outbuf, cuv::output_written (route, self, task, inbuf == outbuf), false, false);
   if (!mapped.ok ())
     return GST_FLOW_ERROR;
   /* out of place, the input stays as it is: held instead of copied where upstream can spare it */

@@ -261,6 +261,7 @@ run (CudaFrame &f, const cuv::Frame &out_view)
   if (!route.begin_job (GST_OBJECT (f.self), st, true, f.task.threads, f.fin, f.fout, &job))
     return false;
   job.stream = f.stream;
+  job.results = f.task.results.get ();
   job.previous = route.op.temporal ? st.previous.begin (&st.in_info, st.in_layout, true) : nullptr;
   if (route.op.transform_cuda (f.self, &job) != GST_FLOW_OK)
     return false;
@@ -306,7 +307,7 @@ finish (CudaFrame &f, bool ok)
   cuv::Route &route = f.route;
   const bool temporal = route.op.temporal;
   cuv::Route::InFlight frame{f.state, f.in_place ? nullptr : f.inbuf, f.outbuf, f.stream, nullptr, f.in_dev, f.out_dev,
-      f.hold, {}};
+      f.hold, {}, {}};
   /* The host waits before the push, unless it has waited already (a staged download), or
    * (1.24+) the frame went from CUDA memory into CUDA memory whose stream it ran on, and nothing
    * is read on the host: the memory then says that work may be pending on its stream (our write
@@ -316,7 +317,7 @@ finish (CudaFrame &f, bool ok)
   /* An analyser's results follow the frame where what reads it completes them: an element of
    * ours puts them on the buffer that leaves us (cuvresultsmeta.h) */
   const bool completes = route.consumer_completes.load (std::memory_order_relaxed);
-  const bool results_follow = gpu_to_gpu && route.op.host_results && route.op.keep_results && completes;
+  const bool results_follow = gpu_to_gpu && route.op.host_results && completes;
   const bool on_gpu_only = gpu_to_gpu && (!route.op.host_results || results_follow);
   const bool consumer_waits = on_gpu_only && f.out_stream && f.out_stream == f.run_on;
   /* 1.22: the next element is ours and runs after this frame on its stream (cuvsync.h) */
@@ -337,11 +338,12 @@ finish (CudaFrame &f, bool ok)
     ok = false;
   }
   if (ok && no_wait && !f.waited && results_follow) {
-    /* the element keeps three frames: this one and at most two unpublished (the two before it) */
+    /* at most three frames' results unpublished: this one and the two before it (an element's
+     * results memory has three slots, cuv::ResultBuffers) */
     if (!cuv::publish_oldest (route.deferred, 1))
       ok = false;
-    task.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, route.op.swap_results,
-        route.op.keep_results (f.self), route.context, f.stream, f.outbuf);
+    task.own_results = std::make_shared<cuv::PendingResults> (f.self, route.op.frame_finished, task.results, route.context,
+        f.stream, f.outbuf);
   }
   /* an analyser queued ahead publishes in frame order: a frame the host has waited for already
    * stays behind the one in flight too */
@@ -366,8 +368,7 @@ finish (CudaFrame &f, bool ok)
   for (const std::shared_ptr<cuv::PendingResults> &r : task.upstream_results)
     r->hold_in_flight ();
   /* the next frame may be processed before this one's results are published (queues_ahead) */
-  if (route.op.host_results && route.op.keep_results)
-    frame.kept = static_cast<int> (route.op.keep_results (f.self));
+  frame.own = task.results;
   frame.results = std::move (task.upstream_results);
   task.upstream_results.clear ();
   route.in_flight.push_back (std::move (frame));
@@ -384,7 +385,7 @@ cuv::process_cuda (GstCudaVisionFilter *self, Route &route, FrameTask &task, con
   const bool in_place = inbuf == outbuf;
   const bool in_dev = cuv::is_device_buffer (route, inbuf);
   const bool out_dev = in_place ? in_dev : cuv::is_device_buffer (route, outbuf);
-  CudaFrame f{self, route, task, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::output_written (route, self, in_place)};
+  CudaFrame f{self, route, task, state, inbuf, outbuf, in_place, in_dev, out_dev, cuv::output_written (route, self, task, in_place)};
   if (!in_dev) {
     warn_other_context (self, route, inbuf);
     /* read on the host, or by another context */

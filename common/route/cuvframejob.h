@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common/base/cuvcuda.h"
+#include "common/results/cuvframeresults.h"
 #include "kernels/base/image.h"
 
 namespace cuv {
@@ -30,6 +31,9 @@ struct FrameJob {
   /* transform_cpu: the bands to split the frame into (n-threads resolved: 1 or more), for
    * cuv::parallel_bands () (cuvcpupool.h) */
   int threads = 1;
+  /* an analyser's: this frame's results value (cuvframeresults.h), the element's own type, which
+   * the transform fills in; NULL for an element without results */
+  FrameResults *results = nullptr;
 };
 
 }  // namespace cuv

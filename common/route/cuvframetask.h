@@ -2,7 +2,8 @@
  * making, from GstBaseTransform's generate_output (cuv::Output::generate, which makes it) to the
  * push. The base class hands it down the frame's path (docs/design.md, "A frame's path"): the
  * backend's route fills in how the frame ended, and the output step reads it back in the same
- * call. Nothing of it outlives the frame: what a frame in flight keeps is the route's InFlight.
+ * call. Nothing of it outlives the frame: what a frame in flight keeps is the route's InFlight,
+ * and its results value goes on with it.
  * Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
@@ -11,6 +12,7 @@
 
 #include <memory>
 
+#include "common/results/cuvframeresults.h"
 #include "common/results/cuvresultsmeta.h"
 
 namespace cuv {
@@ -28,6 +30,10 @@ struct FrameTask {
    * buffer of ours it goes into (Output::input_of) */
   GstBuffer *shared_input = nullptr;
   GstBuffer *shared_input_output = nullptr;
+  /* Output::begin_results, before the output buffer is chosen: an analyser's results value for
+   * the frame (cuvframeresults.h), which the transform fills in and frame_finished publishes;
+   * the route's frame in flight or the results that follow the frame take it on */
+  std::shared_ptr<FrameResults> results;
 #if CUV_HAVE_CUDA
   /* the base class: the results the input carries from upstream analysers */
   Results upstream_results;

@@ -65,20 +65,20 @@ cuv::has_frame_in_flight (const Route &route)
 bool
 cuv::queues_ahead (const Route &route)
 {
-  return route.use_cuda && !route.op.temporal && (!route.op.host_results || route.op.keep_results);
+  return route.use_cuda && !route.op.temporal;
 }
 
 GstFlowReturn
-cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out, int *kept)
+cuv::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out, std::shared_ptr<FrameResults> *results)
 {
   *out = nullptr;
-  *kept = -1;
+  results->reset ();
 #if CUV_HAVE_CUDA
   if (route.in_flight.empty ())
     return GST_FLOW_OK;
   Route::InFlight f = std::move (route.in_flight.front ());
   route.in_flight.pop_front ();
-  *kept = f.kept;
+  *results = std::move (f.own);
   cuv::ContextGuard guard (route.context);
   GstFlowReturn ret = close_cuda_frame (self, route, f, guard.ok (), Wait::InFlight);
   if (f.inbuf)

@@ -24,17 +24,18 @@ GstFlowReturn close_cuda_frame (GstCudaVisionFilter *self, Route &route, const R
 /* Whether a frame is in flight. */
 bool has_frame_in_flight (const Route &route);
 /* Whether the element queues a frame before it waits for the one in flight (the base class's
- * generate_output): an element on the CUDA backend that keeps no previous frame (not temporal)
- * and either reads no results on the host or keeps what publishing a frame's results reads
- * (keep_results: an analyser's next launch then writes its results elsewhere). Its upload from
+ * generate_output): an element on the CUDA backend that keeps no previous frame (not temporal);
+ * an analyser publishes the frame in flight from the frame's own results value, and its next
+ * launch writes its results elsewhere (cuv::ResultBuffers::next_slot). Its upload from
  * system memory then runs on a second stream into the other of two staging buffers, while the
  * last frame's kernel and download run on the first: frame N+1 goes up the PCIe link while frame
  * N comes down. */
 bool queues_ahead (const Route &route);
 /* Waits for the oldest frame in flight and does what its frame leaves to do (the previous frame,
- * the memory's sync flag); gives its output buffer to @out (NULL when there was none) and what
- * the element kept of it to @kept (Route::InFlight::kept). Posts an element error on failure. */
-GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out, int *kept);
+ * the memory's sync flag); gives its output buffer to @out (NULL when there was none) and its
+ * results value to @results (Route::InFlight::own). Posts an element error on failure. */
+GstFlowReturn finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out,
+    std::shared_ptr<FrameResults> *results);
 /* At a flush or stop: waits for the frames in flight, and drops them. */
 void drop_in_flight (GstCudaVisionFilter *self, Route &route);
 

@@ -43,9 +43,9 @@ map_frame (GstCudaVisionFilter *self, GstVideoFrame *vf, const GstVideoInfo *inf
 }
 
 bool
-cuv::output_written (const Route &route, GstCudaVisionFilter *self, bool in_place)
+cuv::output_written (const Route &route, GstCudaVisionFilter *self, const FrameTask &task, bool in_place)
 {
-  return !in_place || !route.op.writes_frame || route.op.writes_frame (self);
+  return !in_place || !route.op.writes_frame || route.op.writes_frame (self, task.results.get ());
 }
 
 static GstMapFlags

@@ -8,13 +8,15 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "common/route/cuvframetask.h"
 #include "common/route/cuvroute.h"
 
 namespace cuv {
 
 /* Whether this frame's output is written, so mapped for writing: out of place always; in place
- * where the element writes the frame (its class's writes_frame says so per frame). */
-bool output_written (const Route &route, GstCudaVisionFilter *self, bool in_place);
+ * where the element writes the frame (its class's writes_frame says so per frame, from the
+ * task's results value). */
+bool output_written (const Route &route, GstCudaVisionFilter *self, const FrameTask &task, bool in_place);
 
 /* Both buffers of one frame mapped (map_frame), as device memory where @in_dev / @out_dev; in
  * place the output is the input's mapping, read-write when the element @writes. Unmapped when it

@@ -20,11 +20,21 @@ cuv::Output::~Output ()
   gst_clear_buffer (&ready_);
 }
 
+const cuv::FrameResults *
+cuv::Output::begin_results (GstCudaVisionFilter *self, const Route &route, GstBuffer *inbuf)
+{
+  if (!task_)
+    return nullptr;
+  if (route.op.begin_results)
+    task_->results = route.op.begin_results (self, inbuf);
+  return task_->results.get ();
+}
+
 void
-cuv::Output::finished (GstCudaVisionFilter *self, const Route &route, GstBuffer *outbuf)
+cuv::Output::finished (GstCudaVisionFilter *self, const Route &route, GstBuffer *outbuf, FrameResults *results)
 {
   if (route.op.frame_finished)
-    route.op.frame_finished (self, outbuf);
+    route.op.frame_finished (self, outbuf, results);
 }
 
 void
@@ -45,10 +55,8 @@ cuv::Output::frame_done (GstCudaVisionFilter *self, Route &route, FrameTask &tas
     route.deferred.push_back (std::move (task.own_results));
     return;
   }
-#else
-  (void) task;
 #endif
-  finished (self, route, outbuf);
+  finished (self, route, outbuf, task.results.get ());
 }
 
 bool
@@ -67,17 +75,12 @@ cuv::Output::publish_deferred (Route &route, bool all)
 GstFlowReturn
 cuv::Output::finish_in_flight (GstCudaVisionFilter *self, Route &route, GstBuffer **out)
 {
-  int kept;
-  GstFlowReturn ret = cuv::finish_in_flight (self, route, out, &kept);
-  if (ret != GST_FLOW_OK || !*out)
-    return ret;
-  /* queued ahead, the element has processed the next frame since: what it kept of this one is
+  /* queued ahead, the element may have processed the next frame since: the frame's own value is
    * what publishing reads */
-  if (kept >= 0)
-    route.op.swap_results (self, kept);
-  finished (self, route, *out);
-  if (kept >= 0)
-    route.op.swap_results (self, kept);
+  std::shared_ptr<FrameResults> results;
+  GstFlowReturn ret = cuv::finish_in_flight (self, route, out, &results);
+  if (ret == GST_FLOW_OK && *out)
+    finished (self, route, *out, results.get ());
   return ret;
 }
 

@@ -31,13 +31,17 @@ class Output {
   GstFlowReturn generate (GstCudaVisionFilter *self, Route &route, bool in_flight, Generate parent, GstBuffer **outbuf);
   /* Inside generate's call of GstBaseTransform's own: the task of the frame it makes (else NULL). */
   FrameTask *task () const { return task_; }
+  /* prepare_output_buffer, first: the frame's results value (route.op.begin_results, an
+   * analyser's), which the task owns; NULL without one. */
+  const FrameResults *begin_results (GstCudaVisionFilter *self, const Route &route, GstBuffer *inbuf);
   /* Streaming thread, before a serialized event or a drain query goes on: the frames in flight
    * are finished and pushed. */
   void drain (GstCudaVisionFilter *self, Route &route);
   /* At a flush and at stop: the frames in flight, and one finished after them, are dropped. */
   void drop (GstCudaVisionFilter *self, Route &route);
-  /* The element's last word on a frame whose work is complete (route.op.frame_finished). */
-  static void finished (GstCudaVisionFilter *self, const Route &route, GstBuffer *outbuf);
+  /* The element's last word on a frame whose work is complete (route.op.frame_finished), with the
+   * frame's results value. */
+  static void finished (GstCudaVisionFilter *self, const Route &route, GstBuffer *outbuf, FrameResults *results);
   /* After the route left no frame in flight (@task says how the frame ended): upstream analysers'
    * results on with @outbuf or onto it, and this element's own last word, or its results
    * following the frame (cuvresultsmeta.h), published by publish_deferred (). */

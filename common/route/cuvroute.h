@@ -21,6 +21,7 @@
 #include "common/route/cuvframe.h"
 #include "common/route/cuvframejob.h"
 #include "common/route/cuvprevious.h"
+#include "common/results/cuvframeresults.h"
 #include "common/results/cuvresultsmeta.h"
 #include "common/cuda/cuvstreampool.h"
 #include "common/route/cuvtemporal.h"
@@ -74,10 +75,9 @@ namespace cuv {
 struct Operation {
   GstFlowReturn (*transform_cpu) (GstCudaVisionFilter *self, const FrameJob *job) = nullptr;
   GstFlowReturn (*transform_cuda) (GstCudaVisionFilter *self, const FrameJob *job) = nullptr;
-  gboolean (*writes_frame) (GstCudaVisionFilter *self) = nullptr;
-  void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf) = nullptr;
-  guint (*keep_results) (GstCudaVisionFilter *self) = nullptr;
-  void (*swap_results) (GstCudaVisionFilter *self, guint kept) = nullptr;
+  gboolean (*writes_frame) (GstCudaVisionFilter *self, const FrameResults *results) = nullptr;
+  std::shared_ptr<FrameResults> (*begin_results) (GstCudaVisionFilter *self, GstBuffer *inbuf) = nullptr;
+  void (*frame_finished) (GstCudaVisionFilter *self, GstBuffer *outbuf, FrameResults *results) = nullptr;
   bool temporal = false;
   /* the element reads results on the host after each frame (the analysers): its stream is always
    * waited for before the push */
@@ -117,8 +117,8 @@ struct Route {
 #if CUV_HAVE_CUDA
   /* streaming thread: the frames whose work was queued on the GPU and not yet waited for, oldest
    * first (two at most, and only while queues_ahead () queues the next before the last is waited
-   * for: an analyser then publishes the older one's results from what it kept of it); their
-   * buffers' references are the route's until finish_in_flight () or drop_in_flight () */
+   * for); their buffers' references, and an analyser's results value of the frame, are the
+   * route's until finish_in_flight () or drop_in_flight () */
   struct InFlight {
     std::shared_ptr<CapsState> state;
     GstBuffer *inbuf = nullptr; /* NULL when in place */
@@ -129,7 +129,7 @@ struct Route {
     bool out_dev = false;
     bool hold = false; /* a temporal element keeps inbuf as its previous frame */
     Results results;   /* upstream analysers', put on outbuf after the wait */
-    int kept = -1;     /* an analyser's number for what it kept of the frame (op.keep_results) */
+    std::shared_ptr<FrameResults> own; /* the element's own results value, published after the wait */
   };
   std::deque<InFlight> in_flight;
   /* which of the stream's two done events the next frame in flight records */

@@ -190,7 +190,6 @@ for name in sorted((listed | faulted) - registered):
 BASE_CALLS = {"gst_cuda_vision_filter_class_add_templates", "gst_cuda_vision_filter_update_passthrough",
               "gst_cuda_vision_filter_stream_continues", "gst_cuda_vision_filter_drain_frames",
               "gst_cuda_vision_filter_get_type", "gst_cuda_vision_analyser_class_set_results",
-              "gst_cuda_vision_analyser_keep_results", "gst_cuda_vision_analyser_swap_results",
               "gst_cuda_vision_analyser_reset_interval", "gst_cuda_vision_analyser_get_type"}
 for f in sources:
     if f.startswith(("gst/", "examples/")):
