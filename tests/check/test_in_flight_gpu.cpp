@@ -77,7 +77,7 @@ run_with_messages (const std::string &launch, const char *name, std::vector<GstM
 }
 
 /* An analyser queues its next frame before it waits for the one in flight, which then publishes
- * from what the analyser kept of it (common/route/cuvinflight.h: queues_ahead): each frame still
+ * from its own results value (common/route/cuvinflight.h: queues_ahead): each frame still
  * leaves with its own meta and bytes, the CPU backend's, and its message, in order, equal to the
  * CPU backend's. The appsink keeps every buffer, so past eight frames cudamotionest's vectors
  * land in its fallback slots, which two frames then use at once. */
