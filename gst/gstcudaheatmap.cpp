@@ -47,13 +47,13 @@
 #include "gst/gstcudaheatmap.h"
 
 #include "gst/gstcudaheatmapmeta.h"
-#include "gst/gstcudavisiondifference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <iterator>
 
 #include "common/base/cuvcolor.h"
+#include "common/element/cuvframedifference.h"
 #include "common/element/cuvsettings.h"
 #include "common/base/cuvcuda.h"
 #include "common/base/cuvenum.h"

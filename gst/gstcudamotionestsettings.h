@@ -5,7 +5,7 @@
 
 #include <glib-object.h>
 
-#include "gst/gstcudavisionregions.h"
+#include "common/element/cuvanalyserregions.h"
 #include "kernels/motion/motion.h"
 
 typedef enum {
@@ -15,7 +15,7 @@ typedef enum {
 } GstCudaMotionestDraw;
 
 /* the properties' values, under the object lock; `regions` and `min-region-area` as every
- * analyser that attaches regions has them (gst/gstcudavisionregions.h) */
+ * analyser that attaches regions has them (common/element/cuvanalyserregions.h) */
 struct MotionSettings : cuv::RegionSettings {
   cuv::MotionBlock block = cuv::MotionBlock::Variable;
   guint range = 16;

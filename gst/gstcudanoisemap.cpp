@@ -50,12 +50,12 @@
 #include "gst/gstcudanoisemap.h"
 
 #include "gst/gstcudanoisemapmeta.h"
-#include "gst/gstcudavisiondifference.h"
-#include "gst/gstcudavisionregions.h"
 
 #include <algorithm>
 #include <vector>
 
+#include "common/element/cuvanalyserregions.h"
+#include "common/element/cuvframedifference.h"
 #include "common/element/cuvsettings.h"
 #include "common/base/cuvcolor.h"
 #include "common/base/cuvcpupool.h"
@@ -75,7 +75,8 @@ typedef enum {
 static GType gst_cuda_noisemap_mode_get_type (void);
 
 /* the properties' values, under the object lock (common/element/cuvsettings.h); `regions` and
- * `min-region-area` as every analyser that attaches regions has them (gst/gstcudavisionregions.h) */
+ * `min-region-area` as every analyser that attaches regions has them
+ * (common/element/cuvanalyserregions.h) */
 struct NoisemapSettings : cuv::RegionSettings {
   guint threshold = 20;
   GstCudaNoisemapMode mode = GST_CUDA_NOISEMAP_MODE_MAP;

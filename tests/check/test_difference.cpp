@@ -295,7 +295,7 @@ check_stats (const GstStructure *s, bool heatmap, const cuv::DiffStats &want, gu
 
 /* The CPU backend runs a frame in bands (n-threads) and adds their statistics: each frame's meta
  * and each interval's message hold the references' statistics of the whole frames, for both
- * elements (the difference analysis they share, gst/gstcudavisiondifference.h), on a frame of odd
+ * elements (the difference analysis they share, common/element/cuvframedifference.h), on a frame of odd
  * height whose bands end at rows of every parity of chroma row. */
 GST_START_TEST (test_cpu_bands_give_the_reference_statistics)
 {

@@ -4,7 +4,8 @@
  * memory the CUDA kernel's statistics come back through (common/results/cuvresults.h). What the
  * statistics mean, and the operation's parameters, are the element's. The statistics are the
  * frame's, in its results value (cuv::DifferenceResults); the element keeps one FrameDifference
- * for what spans frames. No element's file; not installed.
+ * for what spans frames. Two elements share it, so it is common/'s; element/'s, as it reports its
+ * errors on the element and takes the frame's job (cuvframejob.h, below). Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 

@@ -2,7 +2,8 @@
  * cudamotionest's moving blocks (docs/results.md, "Regions"): their two properties, which are the
  * same in both but for what the blurbs say the regions are, and the regions attached to a buffer
  * as GStreamer's metas (common/results/cuvanalytics.h). The regions themselves are the kernels'
- * (pixel_regions (), kernels/base/regions.h). No element's file; not installed.
+ * (pixel_regions (), kernels/base/regions.h). Two elements share it, so it is common/'s;
+ * element/'s, beside the property table it declares into (cuvsettings.h). Not installed.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
