@@ -76,7 +76,6 @@ struct GstCudaHeatmapImpl {
   HeatmapSettings settings;
 
   /* streaming thread only */
-  HeatmapSettings frame_settings;
   cuv::PixelLayout out_layout = cuv::PixelLayout::RGBA;
   cuv::YuvToRgb yuv{};
   guint64 pixels = 0;
@@ -112,27 +111,33 @@ GST_ELEMENT_REGISTER_DEFINE (cudaheatmap, "cudaheatmap", GST_RANK_NONE, GST_TYPE
 
 /* ---- per frame ---- */
 
-/* A frame's results value: its difference to the previous frame (the sum and the largest of d). */
-static const cuv::DifferenceResults *
+/* A frame's value: its difference to the previous frame (the sum and the largest of d), and the
+ * blend its transform paints with; its colour map and gain are in the colour table. */
+struct HeatmapFrame : cuv::DifferenceResults {
+  double blend = 1.0;
+};
+
+static const HeatmapFrame *
 frame_of (const cuv::FrameResults *results)
 {
-  return static_cast<const cuv::DifferenceResults *> (results);
+  return static_cast<const HeatmapFrame *> (results);
 }
 
 static cuv::FrameResults *
 gst_cuda_heatmap_new_results (GstCudaVisionAnalyser *)
 {
-  return new cuv::DifferenceResults ();
+  return new HeatmapFrame ();
 }
 
-/* Copies the settings for this frame and rebuilds the colour table when they changed it. */
+/* Copies the settings for this frame into its value and rebuilds the colour table when they
+ * changed it. */
 static void
 gst_cuda_heatmap_begin_frame (GstCudaVisionAnalyser *analyser, GstBuffer *, cuv::FrameResults *results)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (analyser)->impl;
   cuv::FrameDifference::begin_frame (results);
-  impl->frame_settings = cuv::snapshot (analyser, impl->settings);
-  const HeatmapSettings &f = impl->frame_settings;
+  const HeatmapSettings f = cuv::snapshot (analyser, impl->settings);
+  static_cast<HeatmapFrame *> (results)->blend = f.blend;
   if (impl->table_valid && impl->table_map == f.colormap && impl->table_gain == f.gain &&
       impl->table_layout == impl->out_layout)
     return;
@@ -159,16 +164,16 @@ gst_cuda_heatmap_colormap_get_type (void)
 }
 
 static cuv::HeatmapParams
-heatmap_params (GstCudaHeatmapImpl *impl, const uint32_t *table)
+heatmap_params (GstCudaHeatmapImpl *impl, const cuv::FrameJob &job, const uint32_t *table)
 {
-  return cuv::HeatmapParams{table, static_cast<int> (std::lrint (impl->frame_settings.blend * 256.0)), impl->yuv};
+  return cuv::HeatmapParams{table, static_cast<int> (std::lrint (frame_of (job.results)->blend * 256.0)), impl->yuv};
 }
 
 static GstFlowReturn
 gst_cuda_heatmap_transform_cpu (GstCudaVisionFilter *filter, const cuv::FrameJob *job)
 {
   GstCudaHeatmapImpl *impl = GST_CUDA_HEATMAP (filter)->impl;
-  cuv::FrameDifference::run_cpu (*job, cuv::heatmap_cpu, heatmap_params (impl, impl->table));
+  cuv::FrameDifference::run_cpu (*job, cuv::heatmap_cpu, heatmap_params (impl, *job, impl->table));
   return GST_FLOW_OK;
 }
 
@@ -191,7 +196,7 @@ gst_cuda_heatmap_transform_cuda (GstCudaVisionFilter *filter, const cuv::FrameJo
     impl->device_table_stale = false;
   }
   const auto *table = reinterpret_cast<const uint32_t *> (impl->device_table.data ());
-  if (!impl->difference.launch (filter, *job, cuv::heatmap_cuda, heatmap_params (impl, table)))
+  if (!impl->difference.launch (filter, *job, cuv::heatmap_cuda, heatmap_params (impl, *job, table)))
     return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
