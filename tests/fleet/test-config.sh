@@ -157,7 +157,7 @@ printf '[runner]\nusername=u\npassword-file=broker-pw\n[camera a]\n'"$cam"'usern
 rc=0; out=$(timeout 20 "$run" --check site/relative.conf 2>&1) || rc=$?
 [ $rc = 0 ] && echo "ok: relative password files are the config's folder's" || fail "relative password files: exit status $rc: $out"
 rejects host-file.conf "host-file.conf:2: [camera a] uri: a file:// URI names a file of this host, not of 'elsewhere'" '[camera a]\nuri=file://elsewhere/srv/a.mkv\npipeline=cudasobel\n'
-rejects hash-file.conf "hash-file.conf:2: [camera a] uri: not a file URI of a path: " '[camera a]\nuri=file:///srv/a.mkv#x\npipeline=cudasobel\n'
+rejects hash-file.conf "hash-file.conf:2: [camera a] uri: a '#' in a file URI starts a fragment, which names no file: percent-encode it as %23" '[camera a]\nuri=file:///srv/a.mkv#x\npipeline=cudasobel\n'
 rejects upper.conf "upper.conf:2: [camera a] uri: 'RTSP:': write the URI's scheme in lower case" '[camera a]\nuri=RTSP://127.0.0.1/a\npipeline=cudasobel\n'
 rejects no-host.conf "no-host.conf:2: [camera a] uri: no host in the URI (rtsp://HOST/...)" '[camera a]\nuri=rtsp:///a\npipeline=cudasobel\n'
 rejects data.conf "data.conf:2: [camera a] uri: a camera is not read from data: (" '[camera a]\nuri=data:video/mp4;base64,AAAA\npipeline=cudasobel\n'
