@@ -6,7 +6,7 @@
 set -eu
 pkgs="${CUV_EXTRA_PKGS:-} meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev libhwy-dev gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad gstreamer1.0-x python3-gst-1.0 python3-numpy python3-matplotlib
+  gstreamer1.0-plugins-bad gstreamer1.0-x python3-gst-1.0 python3-numpy python3-matplotlib python3-dev
   libmosquitto-dev libjson-glib-dev libmicrohttpd-dev libssl-dev
   mosquitto mosquitto-clients libgstrtspserver-1.0-dev gstreamer1.0-plugins-ugly gstreamer1.0-libav
   openssl curl prometheus python3-prometheus-client"

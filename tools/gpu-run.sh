@@ -102,7 +102,7 @@ PY
     "$bundle/gpu-tests" -j 3 --timeout 300 "$b" examples/python examples/frames \
       > "$out/python.log" 2>&1 || true
     tail -n 30 "$out/python.log"
-    PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} python3 -W ignore tests/bench/bench_python.py "$@" \
+    PYTHONPATH=$PWD/python:$PWD/$b/python${PYTHONPATH:+:$PYTHONPATH} python3 -W ignore tests/bench/bench_python.py "$@" \
       > "$out/bench_python.txt" 2>&1 || true
     cat "$out/bench_python.txt"
     ;;

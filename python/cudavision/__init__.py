@@ -16,8 +16,12 @@ view or a tensor still reads.
 """
 
 import ctypes
+import pkgutil
 import sys
 import weakref
+
+# uninstalled, the C++ part (_native) is the build's python/cudavision, on PYTHONPATH beside this one
+__path__ = pkgutil.extend_path(__path__, __name__)
 
 import gi
 
@@ -110,7 +114,12 @@ class _Mapping:
 
 # the mappings alive, one a buffer, shared by every frame of it: GStreamer counts a memory's maps
 # in 8 bits (the 257th concurrent map of one buffer would overflow it)
-_mappings = weakref.WeakValueDictionary()
+# (address, cuda) -> a weak reference that leaves the dict with its mapping
+_mappings = {}
+
+
+def _forget(key):
+    return lambda ref: _mappings.pop(key, None) if _mappings.get(key) is ref else None
 
 
 def _mapping(buffer, owner, writable, cuda):
@@ -118,7 +127,8 @@ def _mapping(buffer, owner, writable, cuda):
     open (it then reads what is written); a writable frame is refused while a read-only mapping is
     open, since mapping for writing could copy the memory and leave the read views behind, stale."""
     key = (buffer, cuda)  # the buffer's address: its own while the mapping holds it
-    mapping = _mappings.get(key)
+    ref = _mappings.get(key)
+    mapping = ref() if ref is not None else None
     if writable:
         _check_writable(buffer)
         if mapping is not None and not mapping.writable:
@@ -126,10 +136,10 @@ def _mapping(buffer, owner, writable, cuda):
                               "close them (and drop their views) before opening it writable")
     if mapping is None:
         try:
-            mapping = _cuda.CudaMapping(buffer, owner, writable) if cuda else _Mapping(buffer, owner, writable)
+            mapping = _cuda.cuda_mapping(buffer, owner, writable) if cuda else _Mapping(buffer, owner, writable)
         except _cuda.MapError as e:
             raise Unsupported(str(e)) from None
-        _mappings[key] = mapping
+        _mappings[key] = weakref.ref(mapping, _forget(key))
     return mapping
 
 
@@ -153,8 +163,8 @@ class CudaPlane:
     `cupy.from_dlpack (plane)`) or the CUDA array interface (`cupy.asarray (plane)`,
     `torch.as_tensor (plane, device="cuda")`); what it makes keeps the frame mapped."""
 
-    def __init__(self, mapping, offset, shape, strides, dtype, writable):
-        self._mapping = mapping
+    def __init__(self, mapping, offset, shape, strides, dtype, writable, geometry=None, index=0):
+        self._mapping, self._geometry, self._index = mapping, geometry, index
         self.address, self.offset, self.device = mapping.address, offset, mapping.device
         self.shape, self.strides, self.dtype, self.writable = shape, strides, dtype, writable
         self.ptr = mapping.address + offset
@@ -175,9 +185,13 @@ class CudaPlane:
             raise BufferError("cudavision hands frames on without a copy: copy the consumer's tensor instead")
         if stream == 0:
             raise BufferError("stream 0 is ambiguous in DLPack: pass 1 (the legacy default stream) or a stream")
-        if stream != -1:
-            self._mapping.order_after_writer(_cuda.CU_STREAM_LEGACY if stream is None else stream)
-        return _dlpack.capsule(self, max_version is not None and max_version[0] >= 1)
+        geometry = self._geometry
+        if geometry is not None:
+            layout = geometry.layouts[self._index] or geometry.dlpack_layout(self._index)
+        else:
+            layout = _dlpack.layout(self.shape, self.strides, self.dtype)
+        return self._mapping.export(self, self.offset, layout, _cuda.CU_STREAM_LEGACY if stream is None else stream,
+                                    max_version is not None and max_version[0] >= 1)
 
     @property
     def __cuda_array_interface__(self):
@@ -205,6 +219,12 @@ class _Geometry:
             self.planes.append((offsets[i], shape, step, dtype))
             self.extents.append(offsets[i] + (rows - 1) * strides[i] + cols * pixel)
         self.end = max(self.extents)
+        self.layouts = [None] * len(self.planes)  # DLPack's, packed at a plane's first capsule
+
+    def dlpack_layout(self, i):
+        _, shape, strides, dtype = self.planes[i]
+        self.layouts[i] = _dlpack.layout(shape, strides, dtype)
+        return self.layouts[i]
 
 
 class _Format:
@@ -321,8 +341,9 @@ class Frame:
                 planes = [np.ndarray(shape, dtype, whole, offset, strides)
                           for offset, shape, strides, dtype in self._geometry.planes]
             else:
-                planes = [CudaPlane(mapping, offset, shape, strides, dtype, writable)
-                          for offset, shape, strides, dtype in self._geometry.planes]
+                geometry = self._geometry
+                planes = [CudaPlane(mapping, offset, shape, strides, dtype, writable, geometry, i)
+                          for i, (offset, shape, strides, dtype) in enumerate(geometry.planes)]
             self._planes = planes
         return planes
 

@@ -151,6 +151,7 @@ def pulled(cudavision, Gst, fmt, size, element, frames):
 def child(args):
     """One run: the module from args.module_path, one format, printed as JSON."""
     sys.path.insert(0, args.module_path)
+    sys.path.append(os.path.abspath(os.path.join(args.build, "python")))  # the C++ part (python/meson.build)
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst
@@ -207,7 +208,7 @@ def main():
             env["LD_LIBRARY_PATH"] = tmp + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
 
         def one(fmt, path):
-            cmd = [sys.executable, __file__, "--child", fmt, "--module-path", path, "--size", args.size,
+            cmd = [sys.executable, __file__, "--child", fmt, "--module-path", path, "--build", args.build, "--size", args.size,
                    "--element", args.element, "--frames", str(args.frames)]
             cmd += ["--profile"] * args.profile + ["--cuda-route"] * args.cuda_route
             r = subprocess.run(cmd, env=env, capture_output=not args.profile, text=True)

@@ -6,5 +6,5 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/gst-python.sh"
-export PYTHONPATH=$1/python${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH=$1/python${CUV_PYTHON_BUILD:+:$CUV_PYTHON_BUILD}${PYTHONPATH:+:$PYTHONPATH}
 run_with_gst_python "numpy" "$here/test_cudavision_gpu.py"

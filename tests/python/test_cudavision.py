@@ -138,48 +138,6 @@ with cudavision.frame(buf, caps, writable=True) as f:
 del v, buf
 
 
-# DLPack capsules of CUDA planes (python/cudavision/_dlpack.py), made here over host bytes that no
-# consumer reads: what a capsule holds, and that both ends of its life let the plane go
-class FakePlane:
-    def __init__(self, offset, shape, strides, dtype):
-        self.data = np.zeros(4096, np.uint8)
-        self.address, self.offset, self.device, self.writable = self.data.ctypes.data, offset, 0, False
-        self.shape, self.strides, self.dtype = shape, strides, np.dtype(dtype)
-
-
-dl = cudavision._dlpack
-for versioned in (False, True):
-    plane = FakePlane(96, (6, 5, 2), (24, 4, 2), "<u2")
-    capsule = dl.capsule(plane, versioned)
-    address = next(iter(dl._exported))
-    managed = (dl.DLManagedTensorVersioned if versioned else dl.DLManagedTensor).from_address(address)
-    t = managed.dl_tensor
-    check(t.data == plane.address and t.byte_offset == 96 and t.device.device_type == 2 and t.ndim == 3
-          and list(t.shape[:3]) == [6, 5, 2] and list(t.strides[:3]) == [12, 2, 1]
-          and (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (1, 16, 1)
-          and (not versioned or (managed.version.major, managed.flags) == (1, 1)),
-          f"a {'versioned ' if versioned else ''}DLPack tensor: the plane's address, offset, shape, "
-          "strides in elements, uint16, read-only")
-    del capsule
-    gc.collect()
-    check(not dl._exported, "a capsule no consumer took lets its plane go")
-    # a consumer takes it: renames the capsule, later calls the deleter
-    capsule = dl.capsule(plane, versioned)
-    address = next(iter(dl._exported))
-    ctypes.pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    ctypes.pythonapi.PyCapsule_SetName(capsule, b"used_dltensor_versioned" if versioned else b"used_dltensor")
-    del capsule
-    gc.collect()
-    check(len(dl._exported) == 1, "a capsule a consumer took keeps its plane until the consumer deletes it")
-    managed = (dl.DLManagedTensorVersioned if versioned else dl.DLManagedTensor).from_address(address)
-    managed.deleter(address)
-    check(not dl._exported, "the consumer's delete lets the plane go")
-try:
-    dl.capsule(FakePlane(0, (3, 3), (7, 2), "<u2"), True)
-    check(False, "an odd stride of uint16: no error")
-except BufferError as e:
-    check("whole number" in str(e) and not dl._exported, f"an odd stride of uint16: {e}")
-
 # errors a user gets, never a crash
 def raises(what, fn, text):
     try:
@@ -325,19 +283,35 @@ check((refcount(hash(buf)), refcount(memory)) == counts, f"frames closed: the bu
 # mapped as system memory (GST_MAP_CUDA off), a stand-in for libcuda that says the memory is
 # context 0x1234's on device 3 and records what is asked of it, and, for GStreamer 1.24+'s frames
 # still in flight, a stand-in for libgstcuda's memory stream
-class FakeCuda:
-    def __init__(self):
-        self.calls, self.writer_done = [], False
+_c = ctypes.c_void_p
+# the driver's functions the C++ part calls, with their arguments (all return a CUresult)
+FAKE_SIGNATURES = {
+    "cuPointerGetAttributes": [ctypes.c_uint, _c, _c, ctypes.c_uint64], "cuDevicePrimaryCtxRetain": [_c, ctypes.c_int],
+    "cuCtxPushCurrent_v2": [_c], "cuCtxPopCurrent_v2": [_c], "cuCtxGetCurrent": [_c],
+    "cuEventCreate": [_c, ctypes.c_uint], "cuEventRecord": [_c, _c], "cuEventSynchronize": [_c],
+    "cuEventDestroy_v2": [_c], "cuStreamWaitEvent": [_c, _c, ctypes.c_uint], "cuStreamQuery": [_c],
+}
 
-    def __getattr__(self, name):
+
+class FakeCuda:
+    """The driver's functions as C callbacks that record each call, its arguments as numbers."""
+
+    def __init__(self):
+        self.calls, self.writer_done, self.callbacks = [], False, {}
+        for name, args in FAKE_SIGNATURES.items():
+            self.callbacks[name] = ctypes.CFUNCTYPE(ctypes.c_int, *args)(self._call(name))
+
+    def _call(self, name):
         def call(*args):
-            self.calls.append((name,) + tuple(a._obj.value if hasattr(a, "_obj") else
-                                              a.value if isinstance(a, ctypes.c_void_p) else a for a in args))
+            self.calls.append((name,) + tuple(0 if a is None else a for a in args))
             if name == "cuPointerGetAttributes":  # the context, then the device ordinal
-                ctypes.c_void_p.from_address(args[2][0]).value = 0x1234
-                ctypes.c_int.from_address(args[2][1]).value = 3
+                data = (_c * 2).from_address(args[2])
+                _c.from_address(data[0]).value = 0x1234
+                ctypes.c_int.from_address(data[1]).value = 3
             elif name in ("cuEventCreate", "cuDevicePrimaryCtxRetain"):
-                args[0]._obj.value = 0x77
+                _c.from_address(args[0]).value = 0x77
+            elif name in ("cuCtxGetCurrent", "cuCtxPopCurrent_v2"):
+                _c.from_address(args[0]).value = None
             elif name == "cuStreamQuery" and not self.writer_done:
                 return 600  # CUDA_ERROR_NOT_READY: work still pending on the stream
             return 0
@@ -345,18 +319,102 @@ class FakeCuda:
 
 
 class FakeLibraries:
+    """_cuda._Libraries' stand-in: the fake driver and, for a writer in flight, libgstcuda's memory
+    stream (1.24+)."""
+
     def __init__(self, writer):
         self.cuda, self.streams = FakeCuda(), []
-        self.memory_get_stream = self.stream = None
+        self.functions = {name: ctypes.cast(f, _c).value for name, f in self.cuda.callbacks.items()}
         if writer:
-            self.memory_get_stream = lambda memory: self.streams.append(memory) or 0x5000
-            self.stream_get_handle = lambda stream: 0xabc if stream == 0x5000 else None
+            stream = ctypes.CFUNCTYPE(_c, _c)
+            self.get_stream = stream(lambda memory: self.streams.append(memory) or 0x5000)
+            self.get_handle = stream(lambda stream: 0xabc if stream == 0x5000 else None)
+            self.functions["gst_cuda_memory_get_stream"] = ctypes.cast(self.get_stream, _c).value
+            self.functions["gst_cuda_stream_get_handle"] = ctypes.cast(self.get_handle, _c).value
+
+
+# dlpack.h's structures, as a consumer reads them
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", _c), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", _c), ("deleter", _c)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("manager_ctx", _c), ("deleter", _c),
+                ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+ctypes.pythonapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+ctypes.pythonapi.PyCapsule_GetPointer.restype = _c
 
 
 cuda_mod = cudavision._cuda
 saved = cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE, cuda_mod._libraries
-cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE = 0, b"SystemMemory"
+cuda_mod.GST_MAP_CUDA, cuda_mod._CUDA_MEMORY_TYPE = 0, "SystemMemory"
 try:
+    # DLPack capsules (python/cudavision/_native.cpp), made over host bytes that no consumer reads:
+    # what a capsule holds, and that both ends of its life let the plane go
+    cuda_mod._libraries = FakeLibraries(writer=False)
+    host, _, _ = made_frame("RGBA", 32, 32, 0, 3)
+    mapping = cuda_mod.cuda_mapping(hash(host), host, False)
+    layout = cudavision._dlpack.layout((6, 5, 2), (24, 4, 2), np.dtype("<u2"))
+
+    def managed_of(capsule, versioned):
+        name = b"dltensor_versioned" if versioned else b"dltensor"
+        address = ctypes.pythonapi.PyCapsule_GetPointer(capsule, name)
+        if versioned:
+            return DLManagedTensorVersioned.from_address(address), address
+        return DLManagedTensor.from_address(address), address
+
+    for versioned in (False, True):
+        plane = object()
+        refs = sys.getrefcount(plane)
+        capsule = mapping.export(plane, 96, layout, -1, versioned)
+        managed, address = managed_of(capsule, versioned)
+        t = managed.dl_tensor
+        check(t.data == mapping.address and t.byte_offset == 96 and t.device_type == 2 and t.device_id == 3 and
+              t.ndim == 3 and list(t.shape[:3]) == [6, 5, 2] and list(t.strides[:3]) == [12, 2, 1]
+              and (t.code, t.bits, t.lanes) == (1, 16, 1) and managed.manager_ctx == id(plane)
+              and (not versioned or (managed.major, managed.minor, managed.flags) == (1, 0, 1)),
+              f"a {'versioned ' if versioned else ''}DLPack tensor: the mapping's address, the plane's offset, shape, "
+              "strides in elements, uint16, read-only")
+        check(sys.getrefcount(plane) == refs + 1 and cudavision._native.exported() == 1, "a capsule holds its plane")
+        del capsule, managed, t
+        gc.collect()
+        check(sys.getrefcount(plane) == refs and cudavision._native.exported() == 0,
+              "a capsule no consumer took lets its plane go")
+        # a consumer takes it: renames the capsule, later calls the deleter
+        capsule = mapping.export(plane, 0, layout, -1, versioned)
+        managed, address = managed_of(capsule, versioned)
+        ctypes.pythonapi.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        ctypes.pythonapi.PyCapsule_SetName(capsule, b"used_dltensor_versioned" if versioned else b"used_dltensor")
+        del capsule
+        gc.collect()
+        check(sys.getrefcount(plane) == refs + 1 and cudavision._native.exported() == 1,
+              "a capsule a consumer took keeps its plane until the consumer deletes it")
+        ctypes.CFUNCTYPE(None, _c)(managed.deleter)(address)
+        check(sys.getrefcount(plane) == refs and cudavision._native.exported() == 0, "the consumer's delete lets the plane go")
+    try:
+        cudavision._dlpack.layout((3, 3), (7, 2), np.dtype("<u2"))
+        check(False, "an odd stride of uint16: no error")
+    except BufferError as e:
+        check("whole number" in str(e), f"an odd stride of uint16: {e}")
+    for bad, what in ((b"short", "a layout of the wrong size"),
+                      (cudavision._dlpack._LAYOUT.pack(4, 8, 1, 1, 1, 1, 1, 1), "a layout of 4 dimensions")):
+        try:
+            mapping.export(object(), 0, bad, -1, True)
+            check(False, f"{what}: no error")
+        except ValueError as e:
+            check(cudavision._native.exported() == 0, f"{what}: {e}")
+    del mapping, host
+    gc.collect()
+
     for fmt, w, h in (("NV12", 20, 12), ("P010_10LE", 18, 10), ("RGBA", 17, 9)):
         buf, _, planes = made_frame(fmt, w, h, 16, 13)
         caps = Gst.Caps.from_string(f"video/x-raw(memory:CUDAMemory),format={fmt},width={w},height={h}")
@@ -376,9 +434,10 @@ try:
                   f"{fmt} ({how}): CUDA planes over the frame's memory, with the meta's strides, on the driver's device")
             p = f.planes[-1]
             capsule = p.__dlpack__(stream=1, max_version=(1, 0))
-            managed = cudavision._dlpack.DLManagedTensorVersioned.from_address(next(reversed(cudavision._dlpack._exported)))
+            managed = DLManagedTensorVersioned.from_address(ctypes.pythonapi.PyCapsule_GetPointer(capsule, b"dltensor_versioned"))
             t = managed.dl_tensor
-            check(t.data == base and t.byte_offset == p.ptr - base and t.device.device_id == 3 and
+            check(t.data == base and t.byte_offset == p.ptr - base and t.device_type == 2 and t.device_id == 3 and
+                  (managed.major, managed.minor) == (1, 0) and (t.code, t.bits, t.lanes) == (1, p.dtype.itemsize * 8, 1) and
                   list(t.shape[:t.ndim]) == list(p.shape) and managed.flags == 1 and
                   list(t.strides[:t.ndim]) == [s // p.dtype.itemsize for s in p.strides],
                   f"{fmt} ({how}): the plane's DLPack tensor")
@@ -393,7 +452,7 @@ try:
             del f, p, capsule, managed, t
             gc.collect()
             check((refcount(hash(buf)), refcount(memory)) == counts and not cudavision._mappings and
-                  not cudavision._dlpack._exported, f"{fmt} ({how}): all let go, the buffer and its memory as they were")
+                  cudavision._native.exported() == 0, f"{fmt} ({how}): all let go, the buffer and its memory as they were")
     # GStreamer 1.24+: a frame whose memory says its writer's work may still be pending
     buf, _, planes = made_frame("NV12", 20, 12, 0, 14)
     caps = Gst.Caps.from_string("video/x-raw(memory:CUDAMemory),format=NV12,width=20,height=12")

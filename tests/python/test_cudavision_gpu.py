@@ -319,13 +319,13 @@ del f, pairs, pipeline
 gc.collect()
 check(np.array_equal(t.cpu().numpy(), want) and np.array_equal(cupy.asnumpy(c), want),
       "a tensor and a CuPy array read after their frame closed and the pipeline went to NULL and was dropped")
-check(len(cudavision._dlpack._exported) == 2, f"the two DLPack tensors alive: {len(cudavision._dlpack._exported)}")
+check(cudavision._native.exported() == 2, f"the two DLPack tensors alive: {cudavision._native.exported()}")
 del capsule
 gc.collect()
-check(len(cudavision._dlpack._exported) == 1, "a capsule never taken lets its tensor go")
+check(cudavision._native.exported() == 1, "a capsule never taken lets its tensor go")
 del t, c
 gc.collect()
-check(len(cudavision._dlpack._exported) == 0, "a tensor freed lets go of its frame")
+check(cudavision._native.exported() == 0, "a tensor freed lets go of its frame")
 
 
 def raises(what, fn, exc, text):
