@@ -12,7 +12,8 @@ in system memory and numpy does the same sums on the CPU; it says so. A pipeline
 with the element's message.
 
 Needs python3-gi with python3-gst-1.0, numpy, CuPy for the GPU, the plugin (GST_PLUGIN_PATH, else the
-source tree's build/ or CUDAVISION_BUILD=DIR) and the cudavision module (installed, else python/).
+source tree's build/ or CUDAVISION_BUILD=DIR) and the cudavision module (installed, else
+python/ and the build's python/).
 """
 import argparse
 import itertools
@@ -27,8 +28,9 @@ from gi.repository import Gst  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 try:
     import cudavision  # noqa: E402
-except ImportError:  # not installed: the source tree's python/
-    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+except ImportError:  # not installed: the source tree's python/, and the build's (its C++ part)
+    sys.path[:0] = [os.path.join(HERE, "..", "python"),
+                    os.path.join(os.environ.get("CUDAVISION_BUILD", os.path.join(HERE, "..", "build")), "python")]
     import cudavision  # noqa: E402
 import numpy  # noqa: E402
 

@@ -12,7 +12,7 @@ says so. A pipeline's error ends it with the element's message.
 
 Needs PyTorch (a CPU build is enough without CUDA), python3-gi with python3-gst-1.0, numpy, the
 plugin (GST_PLUGIN_PATH, else the source tree's build/ or CUDAVISION_BUILD=DIR) and the
-cudavision module (installed, else python/).
+cudavision module (installed, else python/ and the build's python/).
 """
 import argparse
 import itertools
@@ -28,8 +28,9 @@ from gi.repository import Gst  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 try:
     import cudavision  # noqa: E402
-except ImportError:  # not installed: the source tree's python/
-    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+except ImportError:  # not installed: the source tree's python/, and the build's (its C++ part)
+    sys.path[:0] = [os.path.join(HERE, "..", "python"),
+                    os.path.join(os.environ.get("CUDAVISION_BUILD", os.path.join(HERE, "..", "build")), "python")]
     import cudavision  # noqa: E402
 import torch  # noqa: E402
 

@@ -12,7 +12,10 @@ kernel a plane, no host wait a frame; one at the end). Timed from the first samp
 last one's sum done (after a warm-up run of each), the median of R runs, with the consumer's host
 time a frame (cudavision.frame to the sums queued). `fakesink` is the pipeline with no consumer,
 timed between its first and last buffers; the floor of the cudadownload path (torch, same run):
-a frame up from pageable memory plus one down into it.
+a frame up from pageable memory plus one down into it. Three rows have no kernel: the module alone
+(each plane's capsule made and dropped), and the frame into PyTorch and nothing more (a tensor a
+plane), from an appsink pulled by hand and through cudavision.frames, the reader docs/python.md
+gives first.
 """
 import argparse
 import statistics
@@ -68,7 +71,14 @@ def module_only(f, acc):
         p.__dlpack__(stream=1)  # the capsule, never taken, lets go at once
 
 
+def tensors_only(f, acc):
+    """The frame into PyTorch and nothing more: a tensor a plane, dropped (no kernel)."""
+    for p in f.planes:
+        torch.from_dlpack(p)
+
+
 APPSINK = "appsink name=sink sync=false max-buffers=4"
+READER = "appsink name=sink"  # cudavision.frames () sets its properties
 DOWNLOAD = "cudadownload ! video/x-raw ! " + APPSINK
 TORCH_DOWN = "torch: cudadownload, numpy, .to(cuda)"
 CUPY_DOWN = "CuPy: cudadownload, numpy, cupy.asarray"
@@ -79,6 +89,8 @@ MODES = {  # row: (the pipeline's end, the consumer, the row it is a ratio to)
     CUPY_DOWN: (DOWNLOAD, consume_cupy, CUPY_DOWN),
     "CuPy: zero-copy, a whole-plane sum (pitched: no CUB)": (APPSINK, consume_cai_whole, CUPY_DOWN),
     "cudavision.frame and its DLPack capsules alone": (APPSINK, module_only, None),
+    "torch: zero-copy, the tensors alone (no kernel)": (APPSINK, tensors_only, None),
+    "torch: zero-copy through cudavision.frames, the tensors alone": (READER, tensors_only, None),
     "fakesink (no consumer)": ("fakesink name=sink sync=false", None, None),
 }
 
@@ -98,6 +110,21 @@ def run(width, height, frames, tail, consume):
         if msg is None or msg.type != Gst.MessageType.EOS or len(stamps) != frames:
             raise SystemExit(f"the pipeline failed: {msg.parse_error() if msg else 'timeout'}")
         return (frames - 1) / (stamps[-1] - stamps[0]), 0, 0
+    if tail == READER:  # the reader as docs/python.md gives it: the pipeline's frames in a for loop
+        n, t0, host = 0, None, 0.0
+        with cudavision.frames(p) as reader:
+            for f in reader:
+                t = time.perf_counter()
+                t0 = t0 or t
+                consume(f, acc)
+                f.close()
+                host += time.perf_counter() - t
+                n += 1
+        torch.cuda.synchronize()
+        elapsed = time.perf_counter() - t0
+        if n != frames:
+            raise SystemExit(f"{n} of {frames} frames through the reader")
+        return (n - 1) / elapsed, host / n * 1e6, 0
     sink = p.get_by_name("sink")
     p.set_state(Gst.State.PLAYING)
     n, t0, host = 0, None, 0.0
@@ -166,7 +193,7 @@ def main():
                 fps, host, total = run(width, height, frames, tail, consume)
                 rates[mode].append(fps)
                 hosts[mode].append(host)
-                if consume not in (None, module_only):
+                if consume not in (None, module_only, tensors_only):
                     sums.setdefault(mode, total)
         if len({v for v in sums.values()}) != 1:
             raise SystemExit(f"the consumers summed different bytes: {sums}")

@@ -35,3 +35,21 @@ esac
 # an application built against the installed headers only
 ${CC:-cc} -Wall -Werror -o "$tmp/read_results" "$here/read_results.c" $(pkg-config --cflags --libs gst-cudavision-1.0)
 "$tmp/read_results"
+
+# the Python module, whole: every file its package imports, and its C++ part, which loads from the
+# installed files alone (the extension is built for Python's stable ABI: any python3 loads it)
+init=$(find "$tmp" -path '*/cudavision/__init__.py' | head -n 1)
+[ -n "$init" ] || { echo "FAIL: no cudavision/__init__.py installed"; exit 1; }
+pydir=$(dirname "$init")
+for f in __init__.py _cuda.py _dlpack.py _reader.py _results.py _native.abi3.so; do
+  [ -f "$pydir/$f" ] || { echo "FAIL: the cudavision module installed without $f"; exit 1; }
+done
+for py in python3 /usr/bin/python3 ""; do
+  [ -n "$py" ] || { echo "(no python3 with PyGObject and numpy: the installed module's files checked, not imported)"; break; }
+  "$py" -c 'import gi, numpy; gi.require_version("Gst", "1.0"); gi.require_version("GstVideo", "1.0")' 2>/dev/null || continue
+  PYTHONPATH=$(dirname "$pydir") "$py" -c "
+import cudavision, cudavision._native as n
+assert cudavision.__file__.startswith('$pydir') and n.__file__.startswith('$pydir'), (cudavision.__file__, n.__file__)
+print('the installed module imports, with its C++ part:', n.__file__)" || { echo "FAIL: the installed module does not import"; exit 1; }
+  break
+done
