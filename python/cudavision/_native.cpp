@@ -173,7 +173,11 @@ mapping_init (PyObject *self_, PyObject *args, PyObject *)
     return -1;
   }
   int flags = GST_MAP_READ | (cuda ? kMapCuda : 0) | (writable ? GST_MAP_WRITE : 0);
-  if (!gst_memory_map (memory, &self->info, (GstMapFlags) flags)) {
+  gboolean mapped;
+  Py_BEGIN_ALLOW_THREADS  /* a map may wait for the memory's stream */
+  mapped = gst_memory_map (memory, &self->info, (GstMapFlags) flags);
+  Py_END_ALLOW_THREADS
+  if (!mapped) {
     PyErr_SetString (map_error, "the CUDA memory could not be mapped");
     return -1;
   }
@@ -209,12 +213,16 @@ mapping_dealloc (PyObject *self_)
   if (self->weakrefs)
     PyObject_ClearWeakRefs (self_);
   if (self->mapped && !finalizing) {
+    /* without the GIL, as ctypes calls: freeing the memory waits for the stream it was written on
+     * (libgstcuda 1.24+), whose work may wait for a Python thread */
+    Py_BEGIN_ALLOW_THREADS
     if (self->event)
       driver.event_destroy (self->event);
     gst_memory_unmap (self->memory, &self->info);
     gst_mini_object_unref (GST_MINI_OBJECT_CAST (self->memory));
     if (self->buffer_ref)
       gst_buffer_unref (self->buffer_ref);
+    Py_END_ALLOW_THREADS
   }
   Py_XDECREF (self->owner);
   auto *type = Py_TYPE (self_);
@@ -330,7 +338,13 @@ mapping_finish_on_host (PyObject *self_, PyObject *)
   CUevent event;
   if (!writer_event (self, &event))
     return nullptr;
-  if (event && !check (driver.event_synchronize (event), "waiting for the frame's writer"))
+  CUresult result = 0;
+  if (event) {
+    Py_BEGIN_ALLOW_THREADS  /* the writer may wait for a Python thread */
+    result = driver.event_synchronize (event);
+    Py_END_ALLOW_THREADS
+  }
+  if (!check (result, "waiting for the frame's writer"))
     return nullptr;
   self->writer = 0;
   Py_RETURN_NONE;
