@@ -524,6 +524,17 @@ check(m["nothing"] is None and m["big"] == 2 ** 64 - 1 and m["below"] == -3 and 
       f"{[m[k] for k in ('nothing', 'big', 'below', 'small', 'raw')]}")
 check(all(type(m[k]) is type(plain.get_value(k)) and m[k] == plain.get_value(k) for k in ("element", "big", "below", "small")),
       "numbers and strings as PyGObject gives them")
+# metas of others around ours (a video meta, a custom meta of another name): ours only, of a
+# buffer or of a sample; a sample without a buffer is refused
+Gst.meta_register_custom("OtherMeta", [], None)
+among = Gst.Buffer.new_allocate(None, 64, None)
+GstVideo.buffer_add_video_meta(among, GstVideo.VideoFrameFlags.NONE, GstVideo.VideoFormat.GRAY8, 8, 8)
+for name in ("OtherMeta", "CudaHistogramMeta", "OtherMeta"):
+    among.add_custom_meta(name)
+check(cudavision.results(among) == cudavision.results(Gst.Sample.new(among, None, None, None)) ==
+      {"cudahistogram": {"type": "cudahistogram"}}, f"ours among metas of others: {cudavision.results(among)}")
+type_error("results () of a sample without a buffer", lambda: cudavision.results(Gst.Sample.new(None, None, None, None)),
+           "not NoneType")
 
 # the reader: a pipeline's frames as an iterator, with results, timestamps and their source; the
 # pipeline's error as an exception; nothing left running once the loop ends or breaks
