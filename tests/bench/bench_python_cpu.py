@@ -14,11 +14,14 @@ The measures of a format, each run of them in a process of its own:
   consumer as an application runs it; the median of the module's time around each frame, and
   of the time spent waiting in pull-sample (the pipeline's).
 - reader: the same pipeline through `cudavision.frames ()` (docs/python.md, "Reading frames"),
-  `next ()` + planes + close a frame, the median (pull-sample's wait in it, the reader's own
-  pull); "with results", the frame made once with two metas of ours (`cudahistogram !
-  cudamotionest` before imagefreeze, which repeats the buffer and its metas at no cost) and
-  `f.results` read too; and `fakesink`: the same pipeline's own time a frame (N frames timed
-  against 2N, so that its start and stop cancel), the rate the reader is held to.
+  `next ()` + planes + close a frame, the median, with the reader's own pulls in it, and the
+  median of the same less the time in those pulls (the appsink's try_pull_sample timed where
+  PyGObject's class gives it to the reader: the reader's own Python, apart from the wait for the
+  pipeline's thread, which a busy machine stretches); "with results", the frame made once with
+  two metas of ours (`cudahistogram ! cudamotionest` before imagefreeze, which repeats the buffer
+  and its metas at no cost) and `f.results` read too; and `fakesink`: the same pipeline's own
+  time a frame (N frames timed against 2N, so that its start and stop cancel), the rate the
+  reader is held to.
 
 R runs of each (alternated with --compare's), the median printed with every run's figure.
 --compare REV times the module of git revision REV (python/cudavision as committed there) against
@@ -164,30 +167,48 @@ def reader(cudavision, Gst, fmt, size, element, frames, with_results=False, prof
         text = f"videotestsrc num-buffers=1 ! {caps(fmt, size)} ! {METAS} ! imagefreeze num-buffers={frames} ! appsink"
     else:
         text = f"videotestsrc num-buffers=1 ! {caps(fmt, size)} ! imagefreeze num-buffers={frames} ! {element} ! appsink"
-    times = []
+    from gi.repository import GstApp
+    times, own, waits = [], [], []
+    # the appsink's pull timed where the reader calls it through PyGObject (the wait for the
+    # pipeline's thread, which a busy machine stretches), so that the reader's own time is had
+    # apart: next () less its pulls
+    plain_pull = GstApp.AppSink.try_pull_sample
+
+    def timed_pull(sink, timeout):
+        t = time.perf_counter()
+        sample = plain_pull(sink, timeout)
+        waits.append(time.perf_counter() - t)
+        return sample
+
     if profile:
         import cProfile
         import pstats
         pr = cProfile.Profile()
         pr.enable()
-    with cudavision.frames(text) as frames_of:
-        it = iter(frames_of)
-        while True:
-            t = time.perf_counter()
-            f = next(it, None)
-            if f is None:
-                break
-            touch(f)
-            if with_results and len(f.results) != 2:
-                raise SystemExit(f"{fmt}: results {sorted(f.results)}, not h and m")
-            f.close()
-            times.append(time.perf_counter() - t)
+    GstApp.AppSink.try_pull_sample = timed_pull
+    try:
+        with cudavision.frames(text) as frames_of:
+            it = iter(frames_of)
+            while True:
+                del waits[:]
+                t = time.perf_counter()
+                f = next(it, None)
+                if f is None:
+                    break
+                touch(f)
+                if with_results and len(f.results) != 2:
+                    raise SystemExit(f"{fmt}: results {sorted(f.results)}, not h and m")
+                f.close()
+                times.append(time.perf_counter() - t)
+                own.append(times[-1] - sum(waits) if waits else float("nan"))
+    finally:
+        GstApp.AppSink.try_pull_sample = plain_pull
     if profile:
         pr.disable()
         pstats.Stats(pr).sort_stats("tottime").print_stats(25)
     if len(times) != frames:
         raise SystemExit(f"{fmt}: the reader gave {len(times)} of {frames} frames")
-    return statistics.median(times[10:]) * 1e6
+    return statistics.median(times[10:]) * 1e6, statistics.median(own[10:]) * 1e6
 
 
 def fakesink(Gst, fmt, size, element, frames):
@@ -223,8 +244,8 @@ def child(args):
     elif not args.cuda_route:
         out.update(pulled(cudavision, Gst, args.child, args.size, args.element, min(args.frames, 300)))
         read = min(args.frames, READ)
-        out["reader"] = reader(cudavision, Gst, args.child, args.size, args.element, read)
-        out["results"] = reader(cudavision, Gst, args.child, args.size, args.element, read, True)
+        out["reader"], out["own"] = reader(cudavision, Gst, args.child, args.size, args.element, read)
+        out["results"], out["results-own"] = reader(cudavision, Gst, args.child, args.size, args.element, read, True)
         out["fakesink"] = fakesink(Gst, args.child, args.size, args.element, 10 * read)
     import numpy
     out["versions"] = (f"GStreamer {Gst.version_string().split()[-1]}, numpy {numpy.__version__}, "
@@ -302,12 +323,13 @@ def main():
                     print("|---|---|---:|")
                 else:
                     print("| format | module | held: frame + planes + close, us a frame | pulled: the same, us | "
-                          "pulled: pull-sample, us | reader: next () + planes + close, us | reader, with results, us "
-                          "| fakesink, us a frame |")
-                    print("|---|---|---:|---:|---:|---:|---:|---:|")
+                          "pulled: pull-sample, us | reader: next () + planes + close, us | reader less its pulls, us "
+                          "| reader with results, us | the same less its pulls, us | fakesink, us a frame |")
+                    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
             for name, runs in got.items():
                 cells = []
-                for key in ("held",) if args.cuda_route else ("held", "pulled", "pull", "reader", "results", "fakesink"):
+                for key in ("held",) if args.cuda_route else ("held", "pulled", "pull", "reader", "own", "results",
+                                                                   "results-own", "fakesink"):
                     values = [r[key] for r in runs]
                     cells.append(f"{statistics.median(values):.1f} ({', '.join(f'{v:.1f}' for v in values)})")
                 print(f"| {fmt} | {name} | " + " | ".join(cells) + " |", flush=True)
