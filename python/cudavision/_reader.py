@@ -1,5 +1,7 @@
 """cudavision.frames: a pipeline's frames as an iterator (docs/python.md, "Reading frames")."""
 
+import ctypes
+import functools
 import os
 
 import gi
@@ -8,8 +10,35 @@ gi.require_version("Gst", "1.0")
 gi.require_version("GstApp", "1.0")
 from gi.repository import GLib, Gst, GstApp  # noqa: E402, F401 (GstApp: the appsink's methods)
 
+# the package's own, defined before it imports this module (cudavision/__init__.py, at its end)
+from . import Frame, Unsupported, frame  # noqa: E402
+from ._results import results  # noqa: E402
+
 # how long one pull waits before the bus is looked at again (nanoseconds)
 _POLL_NS = 50 * Gst.MSECOND
+_ERROR = Gst.MessageType.ERROR
+
+# Whether the bus holds a message, asked of libgstreamer (ctypes) at every pull: a look without
+# PyGObject, which costs a third of a microsecond a call and a flags' OR a microsecond more; the
+# bus is popped only where something is there (docs/python.md, "Reading frames").
+_libgst = ctypes.CDLL("libgstreamer-1.0.so.0")
+_have_pending = _libgst.gst_bus_have_pending
+_have_pending.argtypes, _have_pending.restype = [ctypes.c_void_p], ctypes.c_int
+
+
+class _ReaderFrame(Frame):
+    """A Frame of the reader: its `results` and `buffer` made at their first read, from the sample
+    it keeps, rather than at every pull (a loop that reads neither, as one that hands each frame to
+    PyTorch, makes neither); the values are the same whenever they are read, a pulled buffer's
+    metas being fixed."""
+
+    @functools.cached_property
+    def results(self):
+        return results(self._reader_sample)
+
+    @functools.cached_property
+    def buffer(self):
+        return self._reader_sample.get_buffer()
 
 
 class PipelineError(RuntimeError):
@@ -44,14 +73,15 @@ class Frames:
     """The frames of a pipeline, pulled from its appsinks in turn: an iterator and a context
     manager. Each item is a read-only `Frame` (cudavision.frame) with its `results` (every meta of
     ours, cudavision.results), `source` (the appsink's name) and `buffer` (the Gst.Buffer, for
-    metas of others). The pipeline plays from the first item; its ERROR raises `PipelineError`,
-    its end (EOS on every appsink) ends the loop, and leaving the loop (break, an exception, the
-    end, close ()) sets it to NULL.
+    metas of others), results and buffer made at their first read. The pipeline plays from the
+    first item; its ERROR raises `PipelineError`, its end (EOS on every appsink) ends the loop, and
+    leaving the loop (break, an exception, the end, close ()) sets it to NULL.
 
-    The bus is emptied at every pull: the types in @messages (a Gst.MessageType mask, e.g.
-    ELEMENT | WARNING) are kept, in the bus's order, in `messages`, a list that the caller reads
-    and empties as it likes (those posted after the last frame are in it once the loop has ended);
-    the others are dropped, so that none piles up (an analyser posts one a frame by default)."""
+    The bus is emptied at every pull (looked at first through libgstreamer, popped where it holds
+    a message): the types in @messages (a Gst.MessageType mask, e.g. ELEMENT | WARNING) are kept,
+    in the bus's order, in `messages`, a list that the caller reads and empties as it likes (those
+    posted after the last frame are in it once the loop has ended); the others are dropped, so
+    that none piles up (an analyser posts one a frame by default)."""
 
     def __init__(self, source, rgb=False, max_buffers=4, messages=0):
         Gst.init(None)
@@ -77,10 +107,14 @@ class Frames:
             sink.set_property("max-buffers", max_buffers)
             sink.set_property("drop", False)
         self.bus = self.pipeline.get_bus()
+        self._bus = hash(self.bus)  # the GstBus' address (PyGObject's hash of a GObject)
         self.messages = []
         self._kept = Gst.MessageType(int(messages))
+        self._popped = _ERROR | self._kept
         self._playing = False
-        self._ended = set()
+        # the appsinks not at their end yet, with their names: a sink's name is fixed once it is in
+        # a bin, so it is asked once
+        self._live = [(sink, sink.get_name()) for sink in self.sinks]
 
     def _elements(self):
         it = self.pipeline.iterate_recurse()
@@ -98,10 +132,10 @@ class Frames:
     def _check_bus(self):
         """Raises the pipeline's ERROR and keeps the messages asked for; pop_filtered drops the rest."""
         while True:
-            msg = self.bus.pop_filtered(Gst.MessageType.ERROR | self._kept)
+            msg = self.bus.pop_filtered(self._popped)
             if msg is None:
                 return
-            if msg.type == Gst.MessageType.ERROR:
+            if msg.type == _ERROR:
                 err, debug = msg.parse_error()
                 self.close()
                 raise PipelineError(err.message, msg.src.get_name() if msg.src else None, debug)
@@ -112,7 +146,6 @@ class Frames:
         return self
 
     def __next__(self):
-        from . import Unsupported, frame, results
         if not self._playing:
             self._playing = True
             if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
@@ -120,12 +153,13 @@ class Frames:
                 self.close()
                 raise PipelineError("the pipeline could not start")
         while True:
-            self._check_bus()
-            live = [s for s in self.sinks if s not in self._ended]
+            if _have_pending(self._bus):
+                self._check_bus()
+            live = self._live
             if not live:
                 self.close()
                 raise StopIteration
-            for sink in live:
+            for sink, name in live:
                 sample = sink.try_pull_sample(_POLL_NS // len(live))
                 if sample is not None:
                     try:
@@ -133,10 +167,11 @@ class Frames:
                     except Unsupported as e:
                         self.close()
                         raise Unsupported(f"{e} (frames (..., rgb=True) converts to RGBA)") from None
-                    f.results, f.source, f.buffer = results(sample), sink.get_name(), sample.get_buffer()
+                    f.__class__ = _ReaderFrame  # its results and buffer made when read
+                    f._reader_sample, f.source = sample, name
                     return f
                 if sink.is_eos():
-                    self._ended.add(sink)
+                    self._live = [entry for entry in self._live if entry[0] is not sink]
 
     def close(self):
         """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after."""
@@ -149,7 +184,7 @@ class Frames:
                     break
                 self.messages.append(msg)
             self.pipeline.set_state(Gst.State.NULL)
-        self._ended = set(self.sinks)
+        self._live = []
 
     def __enter__(self):
         return self

@@ -53,6 +53,47 @@ _gobject.g_bytes_get_type.restype = ctypes.c_size_t
 _BYTES = _gobject.g_bytes_get_type()
 _gst = _cuda.gst
 _GType, _Pointer, _String = ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+_Buffer, _Sample = Gst.Buffer, Gst.Sample
+
+
+class _Meta(ctypes.Structure):  # gst/gstmeta.h
+    _fields_ = [("flags", ctypes.c_int), ("info", _Pointer)]
+
+
+class _MetaInfo(ctypes.Structure):  # gst/gstmeta.h, its first fields
+    _fields_ = [("api", _GType), ("type", _GType)]
+
+
+_INFO_AT = _Meta.info.offset
+# a GstMetaInfo's address -> the name of the meta of ours it describes, or None (another meta's): a
+# meta's info is registered once and kept for the process, so each is looked at once (its type's
+# name, a custom meta's or not) rather than at every meta of every frame
+_ours = {}
+
+
+def _ours_of(info):
+    name = None
+    if _gst.gst_meta_info_is_custom(info):
+        name = _cuda.gobject.g_type_name(_MetaInfo.from_address(info).type)
+        name = name.decode() if name else None
+    name = name if name in METAS else None
+    _ours[info] = name
+    return name
+
+
+def _metas(buffer):
+    """[(name, GstStructure address)] of our metas on the buffer at @buffer (its address), in the
+    buffer's order: one call a meta, and none more for a meta not ours (a GstVideoMeta's)."""
+    out, state = [], _Pointer()
+    at = ctypes.byref(state)
+    while True:
+        meta = _gst.gst_buffer_iterate_meta(buffer, at)
+        if not meta:
+            return out
+        info = _Pointer.from_address(meta + _INFO_AT).value
+        name = _ours[info] if info in _ours else _ours_of(info)
+        if name is not None:
+            out.append((name, _gst.gst_custom_meta_get_structure(meta)))
 
 
 def _by_pygobject(meta, field, value):
@@ -99,12 +140,17 @@ def results(buffer):
     the histogram's counts as a uint64 array and the motion vectors as a rows x columns array of
     MOTION_VECTOR (read-only, over a copy of the meta's bytes). Two analysers of one type on a
     frame each have their own. Elements whose meta is not there are left out."""
-    if isinstance(buffer, Gst.Sample):
-        buffer = buffer.get_buffer()
-    if not isinstance(buffer, Gst.Buffer):
+    if isinstance(buffer, _Sample):
+        # its buffer by address, no wrapper made; the sample holds it while this reads
+        address = _gst.gst_sample_get_buffer(hash(buffer))
+        if not address:
+            raise TypeError("results () takes a Gst.Buffer or a Gst.Sample, not NoneType (a sample without a buffer)")
+    elif isinstance(buffer, _Buffer):
+        address = hash(buffer)
+    else:
         raise TypeError(f"results () takes a Gst.Buffer or a Gst.Sample, not {type(buffer).__name__}")
     out = {}
-    for meta, s in _cuda.custom_metas(buffer, METAS):
+    for meta, s in _metas(address):
         r = _fields(meta, s)
         for field, typed in _TYPED.get(meta, ()):
             if isinstance(r.get(field), bytes):

@@ -6,18 +6,27 @@ timed apart from the pipeline that made the frames. No GPU needed.
     /usr/bin/python3 tests/bench/bench_python_cpu.py [--build DIR] [--formats NV12,RGBA] [--size 1920x1080]
         [--element "cudaenhance backend=cpu"] [--frames N] [--runs R] [--compare REV] [--profile] [--cuda-route]
 
-Two measures a format, each a run in a process of its own:
+The measures of a format, each run of them in a process of its own:
 - held: `videotestsrc ! FORMAT,SIZE ! ELEMENT ! appsink` makes 8 samples, the pipeline stops, and
   frame + planes + close runs over them in turn N times (us a frame). Only
   the module runs: the figure the docs quote. Timed by blocks of 100 frames, the median block.
 - pulled: `videotestsrc num-buffers=1 ! imagefreeze num-buffers=N ! ELEMENT ! appsink`, the
   consumer as an application runs it; the median of the module's time around each frame, and
   of the time spent waiting in pull-sample (the pipeline's).
+- reader: the same pipeline through `cudavision.frames ()` (docs/python.md, "Reading frames"),
+  `next ()` + planes + close a frame, the median, with the reader's own pulls in it, and the
+  median of the same less the time in those pulls (the appsink's try_pull_sample timed where
+  PyGObject's class gives it to the reader: the reader's own Python, apart from the wait for the
+  pipeline's thread, which a busy machine stretches); "with results", the frame made once with
+  two metas of ours (`cudahistogram ! cudamotionest` before imagefreeze, which repeats the buffer
+  and its metas at no cost) and `f.results` read too; and `fakesink`: the same pipeline's own
+  time a frame (N frames timed against 2N, so that its start and stop cancel), the rate the
+  reader is held to.
 
 R runs of each (alternated with --compare's), the median printed with every run's figure.
 --compare REV times the module of git revision REV (python/cudavision as committed there) against
 the working tree's in the same run, alternated. --profile prints cProfile's top functions of the
-held loop (the working tree's module) instead.
+held loop and of the reader's two loops (the working tree's module) instead.
 --cuda-route times the route of a frame in CUDA memory instead (the held loop only), on this
 machine: the same samples under CUDA caps, the module told that system memory is CUDA memory and
 mapped as such (GST_MAP_CUDA off), libcuda a stub that answers at once (compiled here with cc), and
@@ -38,6 +47,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 HELD = 8  # samples the held loop goes round
+READ = 2000  # frames of the reader's loops (at most)
 BLOCK = 100  # frames the held loop times at once: the median block, not the mean, so that another
 # process taking the CPU for a while does not count
 
@@ -148,6 +158,75 @@ def pulled(cudavision, Gst, fmt, size, element, frames):
     return {"pulled": statistics.median(module[10:]) * 1e6, "pull": statistics.median(pull[10:]) * 1e6}
 
 
+# what "reader, with results" puts on the one frame imagefreeze repeats: two metas of ours
+METAS = "cudahistogram backend=cpu name=h ! cudamotionest backend=cpu name=m"
+
+
+def reader(cudavision, Gst, fmt, size, element, frames, with_results=False, profile=False):
+    if with_results:
+        text = f"videotestsrc num-buffers=1 ! {caps(fmt, size)} ! {METAS} ! imagefreeze num-buffers={frames} ! appsink"
+    else:
+        text = f"videotestsrc num-buffers=1 ! {caps(fmt, size)} ! imagefreeze num-buffers={frames} ! {element} ! appsink"
+    from gi.repository import GstApp
+    times, own, waits = [], [], []
+    # the appsink's pull timed where the reader calls it through PyGObject (the wait for the
+    # pipeline's thread, which a busy machine stretches), so that the reader's own time is had
+    # apart: next () less its pulls
+    plain_pull = GstApp.AppSink.try_pull_sample
+
+    def timed_pull(sink, timeout):
+        t = time.perf_counter()
+        sample = plain_pull(sink, timeout)
+        waits.append(time.perf_counter() - t)
+        return sample
+
+    if profile:
+        import cProfile
+        import pstats
+        pr = cProfile.Profile()
+        pr.enable()
+    GstApp.AppSink.try_pull_sample = timed_pull
+    try:
+        with cudavision.frames(text) as frames_of:
+            it = iter(frames_of)
+            while True:
+                del waits[:]
+                t = time.perf_counter()
+                f = next(it, None)
+                if f is None:
+                    break
+                touch(f)
+                if with_results and len(f.results) != 2:
+                    raise SystemExit(f"{fmt}: results {sorted(f.results)}, not h and m")
+                f.close()
+                times.append(time.perf_counter() - t)
+                own.append(times[-1] - sum(waits) if waits else float("nan"))
+    finally:
+        GstApp.AppSink.try_pull_sample = plain_pull
+    if profile:
+        pr.disable()
+        pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+    if len(times) != frames:
+        raise SystemExit(f"{fmt}: the reader gave {len(times)} of {frames} frames")
+    return statistics.median(times[10:]) * 1e6, statistics.median(own[10:]) * 1e6
+
+
+def fakesink(Gst, fmt, size, element, frames):
+    """The pipeline's own time a frame: @frames more of them timed apart from its start and stop."""
+    def run(n):
+        p = Gst.parse_launch(f"videotestsrc num-buffers=1 ! {caps(fmt, size)} ! imagefreeze num-buffers={n} ! "
+                             f"{element} ! fakesink sync=false")
+        t = time.perf_counter()
+        p.set_state(Gst.State.PLAYING)
+        msg = p.get_bus().timed_pop_filtered(60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+        t = time.perf_counter() - t
+        p.set_state(Gst.State.NULL)
+        if msg is None or msg.type != Gst.MessageType.EOS:
+            raise SystemExit(f"{fmt}: the fakesink pipeline did not end")
+        return t
+    return (run(2 * frames) - run(frames)) / frames * 1e6
+
+
 def child(args):
     """One run: the module from args.module_path, one format, printed as JSON."""
     sys.path.insert(0, args.module_path)
@@ -160,8 +239,15 @@ def child(args):
     if not cudavision.__file__.startswith(args.module_path):
         raise SystemExit(f"cudavision from {cudavision.__file__}, not {args.module_path}")
     out = held(cudavision, Gst, args.child, args.size, args.element, args.frames, args.profile, args.cuda_route)
-    if not args.profile and not args.cuda_route:
+    if args.profile:
+        for with_results in (False, True):
+            reader(cudavision, Gst, args.child, args.size, args.element, min(args.frames, READ), with_results, True)
+    elif not args.cuda_route:
         out.update(pulled(cudavision, Gst, args.child, args.size, args.element, min(args.frames, 300)))
+        read = min(args.frames, READ)
+        out["reader"], out["own"] = reader(cudavision, Gst, args.child, args.size, args.element, read)
+        out["results"], out["results-own"] = reader(cudavision, Gst, args.child, args.size, args.element, read, True)
+        out["fakesink"] = fakesink(Gst, args.child, args.size, args.element, 10 * read)
     import numpy
     out["versions"] = (f"GStreamer {Gst.version_string().split()[-1]}, numpy {numpy.__version__}, "
                        f"Python {sys.version.split()[0]}")
@@ -229,7 +315,8 @@ def main():
             if not header:
                 header = True
                 print(f"# {args.size} through `{args.element}`, held loop {args.frames} frames"
-                      + (", the CUDA route emulated" if args.cuda_route else f", pulled {min(args.frames, 300)}")
+                      + (", the CUDA route emulated" if args.cuda_route else
+                         f", pulled {min(args.frames, 300)}, the reader {min(args.frames, READ)}")
                       + f"; median of {args.runs} runs (each run's in brackets), alternated; "
                       + got["tree"][0]["versions"])
                 if args.cuda_route:
@@ -237,11 +324,13 @@ def main():
                     print("|---|---|---:|")
                 else:
                     print("| format | module | held: frame + planes + close, us a frame | pulled: the same, us | "
-                          "pulled: pull-sample, us |")
-                    print("|---|---|---:|---:|---:|")
+                          "pulled: pull-sample, us | reader: next () + planes + close, us | reader less its pulls, us "
+                          "| reader with results, us | the same less its pulls, us | fakesink, us a frame |")
+                    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
             for name, runs in got.items():
                 cells = []
-                for key in ("held",) if args.cuda_route else ("held", "pulled", "pull"):
+                for key in ("held",) if args.cuda_route else ("held", "pulled", "pull", "reader", "own", "results",
+                                                                   "results-own", "fakesink"):
                     values = [r[key] for r in runs]
                     cells.append(f"{statistics.median(values):.1f} ({', '.join(f'{v:.1f}' for v in values)})")
                 print(f"| {fmt} | {name} | " + " | ".join(cells) + " |", flush=True)

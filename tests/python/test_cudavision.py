@@ -583,6 +583,17 @@ check(m["nothing"] is None and m["big"] == 2 ** 64 - 1 and m["below"] == -3 and 
       f"{[m[k] for k in ('nothing', 'big', 'below', 'small', 'raw')]}")
 check(all(type(m[k]) is type(plain.get_value(k)) and m[k] == plain.get_value(k) for k in ("element", "big", "below", "small")),
       "numbers and strings as PyGObject gives them")
+# metas of others around ours (a video meta, a custom meta of another name): ours only, of a
+# buffer or of a sample; a sample without a buffer is refused
+Gst.meta_register_custom("OtherMeta", [], None)
+among = Gst.Buffer.new_allocate(None, 64, None)
+GstVideo.buffer_add_video_meta(among, GstVideo.VideoFrameFlags.NONE, GstVideo.VideoFormat.GRAY8, 8, 8)
+for name in ("OtherMeta", "CudaHistogramMeta", "OtherMeta"):
+    among.add_custom_meta(name)
+check(cudavision.results(among) == cudavision.results(Gst.Sample.new(among, None, None, None)) ==
+      {"cudahistogram": {"type": "cudahistogram"}}, f"ours among metas of others: {cudavision.results(among)}")
+type_error("results () of a sample without a buffer", lambda: cudavision.results(Gst.Sample.new(None, None, None, None)),
+           "not NoneType")
 
 # the reader: a pipeline's frames as an iterator, with results, timestamps and their source; the
 # pipeline's error as an exception; nothing left running once the loop ends or breaks
@@ -640,6 +651,42 @@ for f in cudavision.frames("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA
                            "videotestsrc num-buffers=7 ! video/x-raw,format=GRAY8,width=16,height=16 ! appsink name=right"):
     counts[f.source] = counts.get(f.source, 0) + 1
 check(counts == {"left": 5, "right": 7}, f"two sources in one loop, each frame tagged by its appsink: {counts}")
+# an error after frames have flowed (identity fails on its 20th buffer, which it can take only
+# once the loop has pulled 14 at least: the appsink holds 4 and one waiting): the frames before
+# it, then the error, naming its element, and the pipeline stopped (the bus is looked at before
+# each pull, not only at the start)
+seen = []
+reader = cudavision.frames("videotestsrc num-buffers=50 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                           "identity name=broken error-after=20")
+try:
+    for f in reader:
+        seen.append(f.pts)
+    check(False, f"an error mid-stream: no error after {len(seen)} frames")
+except cudavision.PipelineError as e:
+    check(e.element == "broken" and 14 <= len(seen) < 20 and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
+          f"an error mid-stream: {len(seen)} frames, then {e}, the pipeline stopped")
+# a break outside `with` leaves the pipeline playing: the next loop over the reader goes on from there
+reader = cudavision.frames("videotestsrc num-buffers=6 ! video/x-raw,format=GRAY8,width=16,height=16 ! appsink name=only")
+first = []
+for f in reader:
+    first.append(f.pts)
+    if len(first) == 2:
+        break
+state = reader.pipeline.get_state(0)[1]
+rest = [(f.pts, f.source) for f in reader]
+check(state == Gst.State.PLAYING and first + [pts for pts, _ in rest] == [i * Gst.SECOND // 30 for i in range(6)] and
+      all(source == "only" for _, source in rest) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
+      f"a break outside `with`, then a second loop: {first} then {rest}")
+# a frame's results and buffer, made when read (docs/python.md, "Reading frames"): those of its
+# buffer, the same object at each read, read after the loop and the pipeline's end too
+with cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                       "cudahistogram backend=cpu name=h") as reader:
+    taken = list(reader)
+check(all(isinstance(f, cudavision.Frame) and isinstance(f.buffer, Gst.Buffer) and f.buffer is f.buffer and
+          f.results is f.results and f.buffer.pts == f.pts and
+          f.results["h"]["pixels"] == cudavision.results(f.buffer)["h"]["pixels"] == 256 and
+          np.array_equal(f.results["h"]["histogram"], cudavision.results(f.buffer)["h"]["histogram"]) for f in taken),
+      "a reader's frame: its results and buffer when read, after the loop, as results () of its buffer gives them")
 # the bus: emptied as the loop pulls (no message piles up), those asked for kept in order, an
 # interval's last (posted at EOS, after the last frame) among them once the loop ended; the
 # frame's buffer for metas of others
