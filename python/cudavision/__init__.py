@@ -17,6 +17,7 @@ view or a tensor still reads.
 
 import ctypes
 import pkgutil
+import struct
 import sys
 import weakref
 
@@ -31,6 +32,11 @@ import numpy as np  # noqa: E402
 from gi.repository import Gst, GstVideo  # noqa: E402
 
 from . import _cuda, _dlpack  # noqa: E402
+
+try:  # the C++ part: a frame's fields read in one call (frames in CUDA memory need it; _cuda.py)
+    from . import _native as _c_part  # noqa: E402
+except ImportError:
+    _c_part = None
 from ._results import MOTION_VECTOR, results  # noqa: E402
 
 __all__ = ["CudaPlane", "Frame", "Frames", "PipelineError", "Unsupported", "frame", "frames", "results",
@@ -67,7 +73,23 @@ _TIMES_AT = _cuda.Buffer.pts.offset
 # a GstVideoMeta's fields from its format to its strides: what a frame's planes depend on
 _META_AT = _cuda.VideoMeta.format.offset
 _META_SIZE = _cuda.VideoMeta.stride.offset + ctypes.sizeof(ctypes.c_int * 4) - _META_AT
-_video_meta_api = None  # GST_VIDEO_META_API_TYPE, registered by the first frame's caps
+_video_meta_api = None  # GST_VIDEO_META_API_TYPE, registered by the first frame (GStreamer is initialised then)
+_META_FIELDS = struct.Struct("=iiIII4Q4i")  # those fields, packed: format, id, width, height, planes, offsets, strides
+assert _META_FIELDS.size == _META_SIZE and (_c_part is None or _c_part.META_SIZE == _META_SIZE)
+
+
+def _read_buffer(buffer):
+    """(pts, duration, the video meta's fields or None) of the buffer at @buffer, through ctypes
+    where the C++ part is not built."""
+    pts, _, duration = _TIMES.from_address(buffer + _TIMES_AT)
+    meta = _gst.gst_buffer_get_meta(buffer, _video_meta_api)
+    return (pts if pts != _CLOCK_TIME_NONE else None, duration if duration != _CLOCK_TIME_NONE else None,
+            ctypes.string_at(meta + _META_AT, _META_SIZE) if meta else None)
+
+
+if _c_part is not None:
+    def _read_buffer(buffer):  # noqa: F811: the C++ part's, one call
+        return _c_part.read_buffer(buffer, _video_meta_api)
 
 
 def _check_writable(buffer):
@@ -259,22 +281,22 @@ class _Format:
         return Unsupported(f"plane {i} (offset {offset}, stride {stride}) does not fit the "
                            f"{self.format} {self.width}x{self.height} frame in the buffer's memory")
 
-    def geometry(self, buffer):
-        """The planes of the buffer at @buffer: as its video meta says, else as the caps say."""
-        meta = _gst.gst_buffer_get_meta(buffer, _video_meta_api)
-        if not meta:
+    def geometry(self, fields):
+        """The planes of a buffer whose video meta's @fields (bytes, or None: no video meta) say
+        where they lie, else as the caps say."""
+        if fields is None:
             return self.plain
-        fields = ctypes.string_at(meta + _META_AT, _META_SIZE)
         geometry = self.by_meta.get(fields)
         if geometry is None:
-            meta = _cuda.VideoMeta.from_address(meta)
-            if meta.format != self.format_id:
-                raise Unsupported(f"the buffer's video meta says {GstVideo.VideoFormat.to_string(meta.format)}, "
+            meta = _META_FIELDS.unpack(fields)
+            (format_id, _, width, height, n_planes), offsets, strides = meta[:5], meta[5:9], meta[9:]
+            if format_id != self.format_id:
+                raise Unsupported(f"the buffer's video meta says {GstVideo.VideoFormat.to_string(format_id)}, "
                                   f"the caps {self.format}")
-            if meta.width < self.width or meta.height < self.height or meta.n_planes != len(self.layout):
-                raise Unsupported(f"the buffer's video meta ({meta.width}x{meta.height}, {meta.n_planes} planes) "
+            if width < self.width or height < self.height or n_planes != len(self.layout):
+                raise Unsupported(f"the buffer's video meta ({width}x{height}, {n_planes} planes) "
                                   f"does not hold the caps' {self.width}x{self.height} frame")
-            geometry = _Geometry(self, tuple(meta.offset), tuple(meta.stride))
+            geometry = _Geometry(self, offsets, strides)
             if len(self.by_meta) >= 16:
                 self.by_meta.clear()
             self.by_meta[fields] = geometry
@@ -311,15 +333,16 @@ class Frame:
         if not isinstance(caps, _Caps):
             raise TypeError(f"caps are a Gst.Caps, not {type(caps).__name__}" +
                             (" (Gst.Caps.from_string (text) makes them)" if isinstance(caps, str) else ""))
-        self._open(hash(buffer), buffer, _parse(caps), writable)
+        fmt = _parse(caps)
+        address = hash(buffer)
+        self._open(address, buffer, fmt, writable, *_read_buffer(address))
 
-    def _open(self, buffer, owner, fmt, writable):
-        """Maps the buffer at @buffer (its address; @owner: its wrapper, or None) as @fmt says."""
+    def _open(self, buffer, owner, fmt, writable, pts, duration, fields):
+        """Maps the buffer at @buffer (its address; @owner: its wrapper, or None) as @fmt says, with
+        its @pts, @duration and video meta's @fields (_read_buffer)."""
         self.format, self.width, self.height = fmt.format, fmt.width, fmt.height
-        pts, _, duration = _TIMES.from_address(buffer + _TIMES_AT)
-        self.pts = pts if pts != _CLOCK_TIME_NONE else None
-        self.duration = duration if duration != _CLOCK_TIME_NONE else None
-        geometry = fmt.geometry(buffer)
+        self.pts, self.duration = pts, duration
+        geometry = fmt.geometry(fields)
         mapping = _mapping(buffer, owner, writable, fmt.cuda)
         if geometry.end > mapping.size:
             i = next(i for i, end in enumerate(geometry.extents) if end > mapping.size)
@@ -378,16 +401,29 @@ class Frame:
         self.close()
 
 
+def _read_sample(sample):
+    """(buffer, caps, pts, duration, video meta's fields) of the sample at @sample, the first two by
+    address; None where it lacks either."""
+    global _video_meta_api
+    if _video_meta_api is None:
+        _video_meta_api = _cuda.video.gst_video_meta_api_get_type()
+    if _c_part is not None:
+        return _c_part.read_sample(sample, _video_meta_api)
+    address, caps_address = _gst.gst_sample_get_buffer(sample), _gst.gst_sample_get_caps(sample)
+    if not (address and caps_address):
+        return None
+    return (address, caps_address) + _read_buffer(address)
+
+
 def frame(buffer, caps=None, writable=False):
     """A Frame of @buffer with @caps, or of a Gst.Sample (its buffer and caps: no other caps)."""
     if type(buffer) is _Sample and caps is None and not writable:
         # an appsink's sample, to read: its buffer and caps by their addresses, no wrappers made
-        sample = hash(buffer)
-        address, caps_address = _gst.gst_sample_get_buffer(sample), _gst.gst_sample_get_caps(sample)
-        if address and caps_address:
-            fmt = _formats.get(caps_address) or _parse(buffer.get_caps())
+        read = _read_sample(hash(buffer))
+        if read is not None:
+            fmt = _formats.get(read[1]) or _parse(buffer.get_caps())
             f = Frame.__new__(Frame)
-            f._open(address, None, fmt, False)
+            f._open(read[0], None, fmt, False, *read[2:])
             return f
     if isinstance(buffer, _Sample):
         own = buffer.get_caps()

@@ -16,6 +16,7 @@
 #include <structmember.h>
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -577,6 +578,72 @@ PyType_Spec mapping_spec = {
   "cudavision._native.CudaMapping", sizeof (Mapping), 0, Py_TPFLAGS_DEFAULT, mapping_slots,
 };
 
+/* ---- a buffer's frame fields -------------------------------------------------------------- */
+
+/* GstVideoMeta's fields from its format to its strides: what a frame's planes depend on, compared
+ * as bytes by the module (its geometry cache's key) */
+constexpr size_t kMetaAt = offsetof (GstVideoMeta, format);
+constexpr size_t kMetaSize = offsetof (GstVideoMeta, stride) + sizeof (GstVideoMeta::stride) - kMetaAt;
+
+PyObject *
+clock_time (GstClockTime t)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (t))
+    Py_RETURN_NONE;
+  return PyLong_FromUnsignedLongLong (t);
+}
+
+/* (pts, duration, video meta's fields or None) of @buffer */
+PyObject *
+buffer_fields (GstBuffer *buffer, GType meta_api)
+{
+  GstMeta *meta = gst_buffer_get_meta (buffer, meta_api);
+  PyObject *fields = meta ? PyBytes_FromStringAndSize ((const char *) meta + kMetaAt, kMetaSize) : Py_None;
+  if (!meta)
+    Py_INCREF (fields);
+  PyObject *pts = clock_time (GST_BUFFER_PTS (buffer)), *duration = clock_time (GST_BUFFER_DURATION (buffer));
+  PyObject *out = fields && pts && duration ? PyTuple_Pack (3, pts, duration, fields) : nullptr;
+  Py_XDECREF (fields);
+  Py_XDECREF (pts);
+  Py_XDECREF (duration);
+  return out;
+}
+
+/* read_buffer (buffer, meta_api): (pts, duration, the video meta's fields or None) of the buffer
+ * at @buffer; @meta_api: GST_VIDEO_META_API_TYPE */
+PyObject *
+module_read_buffer (PyObject *, PyObject *args)
+{
+  unsigned long long buffer, api;
+  if (!PyArg_ParseTuple (args, "KK", &buffer, &api))
+    return nullptr;
+  return buffer_fields ((GstBuffer *) (uintptr_t) buffer, (GType) api);
+}
+
+/* read_sample (sample, meta_api): (buffer, caps, pts, duration, fields) of the sample at @sample,
+ * the first two as addresses (the sample's, alive while it is); None where it lacks either */
+PyObject *
+module_read_sample (PyObject *, PyObject *args)
+{
+  unsigned long long sample, api;
+  if (!PyArg_ParseTuple (args, "KK", &sample, &api))
+    return nullptr;
+  GstBuffer *buffer = gst_sample_get_buffer ((GstSample *) (uintptr_t) sample);
+  GstCaps *caps = gst_sample_get_caps ((GstSample *) (uintptr_t) sample);
+  if (!buffer || !caps)
+    Py_RETURN_NONE;
+  PyObject *fields = buffer_fields (buffer, (GType) api);
+  if (!fields)
+    return nullptr;
+  PyObject *b = PyLong_FromUnsignedLongLong ((uintptr_t) buffer), *c = PyLong_FromUnsignedLongLong ((uintptr_t) caps);
+  PyObject *out = b && c ? Py_BuildValue ("(OOOOO)", b, c, PyTuple_GetItem (fields, 0), PyTuple_GetItem (fields, 1),
+      PyTuple_GetItem (fields, 2)) : nullptr;
+  Py_XDECREF (b);
+  Py_XDECREF (c);
+  Py_DECREF (fields);
+  return out;
+}
+
 /* ---- the module ------------------------------------------------------------------------- */
 
 /* bind (functions, error, why): the driver's and libgstcuda's functions by name, a dict of
@@ -648,6 +715,10 @@ PyMethodDef module_methods[] = {
   { "bind", module_bind, METH_VARARGS,
     "bind (functions, error, why): the CUDA driver's functions (and libgstcuda's) by address, the error a mapping "
     "raises, and why no driver is bound (functions None)" },
+  { "read_buffer", module_read_buffer, METH_VARARGS,
+    "read_buffer (buffer, meta_api): (pts, duration, the video meta's fields or None) of the buffer at @buffer" },
+  { "read_sample", module_read_sample, METH_VARARGS,
+    "read_sample (sample, meta_api): (buffer, caps, pts, duration, fields) of the sample at @sample, or None" },
   { "exported", module_exported, METH_NOARGS, "exported (): the DLPack tensors handed out and not yet deleted" },
   { nullptr, nullptr, 0, nullptr },
 };
@@ -655,6 +726,8 @@ PyMethodDef module_methods[] = {
 int
 module_exec (PyObject *module)
 {
+  if (PyModule_AddIntConstant (module, "META_SIZE", kMetaSize) < 0)
+    return -1;
   PyObject *type = PyType_FromSpec (&mapping_spec);
   if (!type || PyModule_AddObject (module, "CudaMapping", type) < 0) {
     Py_XDECREF (type);

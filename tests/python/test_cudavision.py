@@ -769,5 +769,31 @@ p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=Tru
 check(p.returncode == 0 and p.stdout.strip() == "end" and "CRITICAL" not in p.stderr,
       f"no critical, a clean exit with views alive: exit {p.returncode}, {p.stdout.strip()!r} {p.stderr[-300:]!r}")
 
+# the source's python/ alone, without the build's C++ part: frames in system memory as ever (their
+# fields read through ctypes), a frame in CUDA memory refused with what to do
+script = """
+import sys, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+import cudavision
+assert cudavision._c_part is None, cudavision._c_part
+buf = Gst.Buffer.new_wrapped(bytes(range(64)))
+buf.pts, buf.duration = 7, 3
+caps = Gst.Caps.from_string("video/x-raw,format=GRAY8,width=8,height=8")
+with cudavision.frame(Gst.Sample.new(buf, caps, None, None)) as f:
+    assert f.array[1, 2] == 10 and (f.pts, f.duration) == (7, 3), (f.array, f.pts)
+try:
+    cudavision.frame(buf, Gst.Caps.from_string("video/x-raw(memory:CUDAMemory),format=GRAY8,width=8,height=8"))
+    sys.exit("CUDA caps: no error")
+except cudavision.Unsupported as e:
+    assert "C++ part" in str(e), e
+print("end")
+"""
+p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                   env=dict(os.environ, PYTHONPATH=os.path.dirname(cudavision.__path__[0])))
+check(p.returncode == 0 and p.stdout.strip() == "end",
+      f"without the C++ part: system memory read, CUDA memory refused: exit {p.returncode}, {p.stderr[-300:]!r}")
+
 print(f"{len(failures)} failed")
 sys.exit(1 if failures else 0)
