@@ -18,10 +18,13 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 #include <pthread.h>
 
 namespace {
@@ -124,8 +127,115 @@ struct Mapping {
   int device;
   uintptr_t writer;  /* the writer's stream while its work may be pending, else 0 */
   CUevent event;  /* the writer's end, recorded once a mapping */
+  GObject *gst_context;  /* the memory's GstCudaContext (GST_MAP_CUDA mappings), alive while the memory is */
+  struct EventPool *pool;  /* where the event came from and goes back to, or null: destroyed with the mapping */
   Ordered ordered[kOrdered];
   int n_ordered;
+};
+
+/* ---- events, pooled by GStreamer context --------------------------------------------------- */
+
+/* A GstCudaContext's events that no mapping holds, for the next frames' writers: an event made,
+ * recorded and destroyed a frame costs two driver calls more, and making one needs the context
+ * current (two more). An event belongs to its CUDA context and dies with it, so the pool is tied
+ * to the GstCudaContext: a weak reference empties it at the context's dispose, before its
+ * finalize destroys the CUDA context. A mapping holds the memory, which holds the context, so
+ * while a mapping takes or gives back an event its context is alive. */
+struct EventPool {
+  std::mutex lock;
+  std::vector<CUevent> free;
+  bool alive = true;
+  std::atomic<int> refs { 1 };  /* the context's, and one a mapping holding an event of it */
+};
+constexpr size_t kPoolMost = 16;  /* events kept a context; more go back to the driver */
+bool record_needs_context;  /* the driver refused a record without the event's context current */
+/* what counters () tells: events made, and writers' ends recorded with a pooled event */
+unsigned long long events_made, pooled_records;
+GQuark pool_quark;
+
+void
+pool_unref (EventPool *pool)
+{
+  if (--pool->refs == 0)
+    delete pool;
+}
+
+/* the GstCudaContext's dispose: its events go back to the driver while the CUDA context lives */
+void
+pool_context_gone (gpointer data, GObject *)
+{
+  auto *pool = (EventPool *) data;
+  {
+    std::lock_guard<std::mutex> hold (pool->lock);
+    pool->alive = false;
+    for (CUevent e : pool->free)
+      driver.event_destroy (e);
+    pool->free.clear ();
+  }
+  pool_unref (pool);
+}
+
+EventPool *
+pool_of (GObject *context)
+{
+  auto *pool = (EventPool *) g_object_get_qdata (context, pool_quark);
+  if (!pool) {
+    pool = new EventPool;
+    g_object_set_qdata (context, pool_quark, pool);
+    g_object_weak_ref (context, pool_context_gone, pool);
+  }
+  return pool;
+}
+
+CUevent
+pool_take (EventPool *pool)
+{
+  std::lock_guard<std::mutex> hold (pool->lock);
+  if (pool->free.empty ())
+    return nullptr;
+  CUevent e = pool->free.back ();
+  pool->free.pop_back ();
+  return e;
+}
+
+/* @event back to @pool (the context alive: a mapping of it holds its memory), or to the driver
+ * where the pool is full */
+void
+pool_give (EventPool *pool, CUevent event)
+{
+  bool kept = false;
+  {
+    std::lock_guard<std::mutex> hold (pool->lock);
+    if (pool->alive && pool->free.size () < kPoolMost) {
+      pool->free.push_back (event);
+      kept = true;
+    }
+  }
+  if (!kept)
+    driver.event_destroy (event);
+}
+
+/* the mapping's event back to its pool, or to the driver */
+void
+release_event (Mapping *self)
+{
+  if (!self->event)
+    return;
+  if (self->pool) {
+    pool_give (self->pool, self->event);
+    pool_unref (self->pool);
+    self->pool = nullptr;
+  } else {
+    driver.event_destroy (self->event);
+  }
+  self->event = nullptr;
+}
+
+/* The memory's GstCudaContext: gst/cuda/gstcudamemory.h's GstCudaMemory begins with its GstMemory
+ * and the context (public fields), read here so that the C++ part needs no CUDA header. */
+struct CudaMemoryHead {
+  GstMemory mem;
+  GObject *context;
 };
 
 PyObject *
@@ -193,6 +303,8 @@ mapping_init (PyObject *self_, PyObject *args, PyObject *)
   self->writable = writable;
   self->address = (uintptr_t) self->info.data;
   self->size = self->info.size;
+  if (cuda && G_IS_OBJECT (((CudaMemoryHead *) memory)->context))
+    self->gst_context = ((CudaMemoryHead *) memory)->context;
   int attributes[2] = { kAttributeContext, kAttributeDeviceOrdinal };
   void *data[2] = { &self->context, &self->device };
   if (!check (driver.pointer_get_attributes (2, attributes, data, self->address),
@@ -217,8 +329,7 @@ mapping_dealloc (PyObject *self_)
     /* without the GIL, as ctypes calls: freeing the memory waits for the stream it was written on
      * (libgstcuda 1.24+), whose work may wait for a Python thread */
     Py_BEGIN_ALLOW_THREADS
-    if (self->event)
-      driver.event_destroy (self->event);
+    release_event (self);
     gst_memory_unmap (self->memory, &self->info);
     gst_mini_object_unref (GST_MINI_OBJECT_CAST (self->memory));
     if (self->buffer_ref)
@@ -250,14 +361,35 @@ writer_event (Mapping *self, CUevent *out)
     self->writer = 0;
     return true;
   }
-  if (!check (driver.ctx_push (self->context), "making the frame's CUDA context current"))
+  /* on a stream of its own, the event comes from the context's pool and goes back there after
+   * the frame, and is recorded without the frame's context current where the driver allows it */
+  EventPool *pool = named && self->gst_context ? pool_of (self->gst_context) : nullptr;
+  CUevent event = pool ? pool_take (pool) : nullptr;
+  if (event && state == kNotReady && !record_needs_context) {
+    if (driver.event_record (event, (CUstream) self->writer) == 0) {
+      pooled_records++;
+      pool->refs++;
+      self->pool = pool;
+      self->event = *out = event;
+      return true;
+    }
+    record_needs_context = true;
+  }
+  if (!check (driver.ctx_push (self->context), "making the frame's CUDA context current")) {
+    if (event)
+      pool_give (pool, event);
     return false;
+  }
   bool ok = true;
   if (state != kNotReady && driver.stream_query ((CUstream) self->writer) == 0) {
     self->writer = 0;
+    if (event)
+      pool_give (pool, event);
   } else {
-    CUevent event = nullptr;
-    ok = check (driver.event_create (&event, kEventDisableTiming), "creating a CUDA event");
+    if (event)
+      pooled_records++;
+    else if ((ok = check (driver.event_create (&event, kEventDisableTiming), "creating a CUDA event")))
+      events_made++;
     if (ok) {
       CUresult result = driver.event_record (event, (CUstream) self->writer);
       if (result != 0) {
@@ -265,6 +397,10 @@ writer_event (Mapping *self, CUevent *out)
         ok = check (result, "recording the frame's end on its stream");
       } else {
         self->event = *out = event;
+        if (pool) {
+          pool->refs++;
+          self->pool = pool;
+        }
       }
     }
   }
@@ -698,6 +834,13 @@ module_bind (PyObject *, PyObject *args)
 }
 
 PyObject *
+module_counters (PyObject *, PyObject *)
+{
+  return Py_BuildValue ("{sKsKsO}", "events_made", events_made, "pooled_records", pooled_records,
+      "record_needs_context", record_needs_context ? Py_True : Py_False);
+}
+
+PyObject *
 module_exported (PyObject *, PyObject *)
 {
   return PyLong_FromSsize_t (exported);
@@ -719,6 +862,8 @@ PyMethodDef module_methods[] = {
     "read_buffer (buffer, meta_api): (pts, duration, the video meta's fields or None) of the buffer at @buffer" },
   { "read_sample", module_read_sample, METH_VARARGS,
     "read_sample (sample, meta_api): (buffer, caps, pts, duration, fields) of the sample at @sample, or None" },
+  { "counters", module_counters, METH_NOARGS,
+    "counters (): events made, writers' ends recorded with a pooled event, whether a record needs the context current" },
   { "exported", module_exported, METH_NOARGS, "exported (): the DLPack tensors handed out and not yet deleted" },
   { nullptr, nullptr, 0, nullptr },
 };
@@ -726,6 +871,7 @@ PyMethodDef module_methods[] = {
 int
 module_exec (PyObject *module)
 {
+  pool_quark = g_quark_from_static_string ("cudavision-event-pool");
   if (PyModule_AddIntConstant (module, "META_SIZE", kMetaSize) < 0)
     return -1;
   PyObject *type = PyType_FromSpec (&mapping_spec);

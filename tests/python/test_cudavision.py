@@ -790,8 +790,11 @@ except cudavision.Unsupported as e:
     assert "C++ part" in str(e), e
 print("end")
 """
+source = os.path.dirname(cudavision.__path__[0])
+others = [d for d in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+          if d and not os.path.isdir(os.path.join(d, "cudavision"))]  # PyGObject's, where it is on the path
 p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                   env=dict(os.environ, PYTHONPATH=os.path.dirname(cudavision.__path__[0])))
+                   env=dict(os.environ, PYTHONPATH=os.pathsep.join([source] + others)))
 check(p.returncode == 0 and p.stdout.strip() == "end",
       f"without the C++ part: system memory read, CUDA memory refused: exit {p.returncode}, {p.stderr[-300:]!r}")
 

@@ -220,8 +220,14 @@ del samples
 # that cudaenhance wrote it on (its pool's), a write map of it there (as any element writing it
 # makes one) sets GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, and the held writer is queued on that very
 # stream; the module must find the writer from the memory alone
-libs = cudavision._cuda._libs()
-if libs.memory_get_stream is None:
+try:  # libgstcuda's own word on the memory's stream (1.24+), asked here apart from the module
+    gstcuda = ctypes.CDLL("libgstcuda-1.0.so.0")
+    memory_get_stream, stream_get_handle = gstcuda.gst_cuda_memory_get_stream, gstcuda.gst_cuda_stream_get_handle
+    memory_get_stream.argtypes, memory_get_stream.restype = [ctypes.c_void_p], ctypes.c_void_p
+    stream_get_handle.argtypes, stream_get_handle.restype = [ctypes.c_void_p], ctypes.c_void_p
+except AttributeError:
+    memory_get_stream = None
+if memory_get_stream is None:
     print("      (GStreamer before 1.24: no stream on CUDA memory, the real-memory case is 1.24+)")
 else:
     gstlib = cudavision._cuda.gst
@@ -240,8 +246,8 @@ else:
             y_ptr, y_rows, y_pitch, context = f.planes[0].ptr, f.planes[0].shape[0], f.planes[0].strides[0], \
                 f._mapping.context
         memory = gstlib.gst_buffer_peek_memory(hash(sample.get_buffer()), 0)
-        stream = libs.memory_get_stream(memory)
-        handle = libs.stream_get_handle(stream) if stream else None
+        stream = memory_get_stream(memory)
+        handle = stream_get_handle(stream) if stream else None
         check(bool(handle), f"real 1.24 memory, {way}: the frame's memory carries its writer's stream")
         if not handle:
             continue
@@ -285,6 +291,31 @@ else:
         cu.cuMemFreeHost(flag)
     pipeline.set_state(Gst.State.NULL)
     del samples
+
+# 1.24+: the writer's end is an event of its context's pool (python/cudavision/_native.cpp), made
+# once and recorded again for later frames: 300 frames make no more events than the pool keeps,
+# and each frame's tensor still reads what the writer wrote (its sum equals the download's)
+if memory_get_stream is not None:
+    before = cudavision._native.counters()
+    sums, n = [], 0
+    desc = ("videotestsrc num-buffers=300 pattern=ball ! video/x-raw,format=NV12,width=1920,height=1080 ! "
+            "cudaupload ! cudaenhance contrast=1.4 ! tee name=t ! queue ! appsink name=gpu "
+            "t. ! queue ! cudadownload ! video/x-raw ! appsink name=cpu")
+    got = {"gpu": [], "cpu": []}
+    for f in cudavision.frames(desc):
+        if f.source == "gpu":
+            got["gpu"].append((f.pts, torch.from_dlpack(f.planes[0])[:, :1920].sum(dtype=torch.int64)))
+        else:
+            got["cpu"].append((f.pts, int(f.planes[0][:, :1920].sum(dtype=np.int64))))
+        f.close()
+    torch.cuda.synchronize()
+    after = cudavision._native.counters()
+    made = after["events_made"] - before["events_made"]
+    pooled = after["pooled_records"] - before["pooled_records"]
+    same = dict((p, int(t.item())) for p, t in got["gpu"]) == dict(got["cpu"]) and len(got["gpu"]) == 300
+    check(same and made <= 20,
+          f"300 frames: {made} events made, {pooled} writers' ends recorded with a pooled event "
+          f"(without the context current: {not after['record_needs_context']}), every frame's sum the download's")
 
 # cudamotionest's vectors and cudaheatmap's map (RGBA out of NV12 in), taken as above
 def map_and_vectors(g, c):
