@@ -729,20 +729,20 @@ clock_time (GstClockTime t)
   return PyLong_FromUnsignedLongLong (t);
 }
 
-/* (pts, duration, video meta's fields or None) of @buffer */
-PyObject *
-buffer_fields (GstBuffer *buffer, GType meta_api)
+/* @buffer's pts, duration and video meta's fields (bytes, or None), as new references */
+bool
+buffer_fields (GstBuffer *buffer, GType meta_api, PyObject **pts, PyObject **duration, PyObject **fields)
 {
   GstMeta *meta = gst_buffer_get_meta (buffer, meta_api);
-  PyObject *fields = meta ? PyBytes_FromStringAndSize ((const char *) meta + kMetaAt, kMetaSize) : Py_None;
-  if (!meta)
-    Py_INCREF (fields);
-  PyObject *pts = clock_time (GST_BUFFER_PTS (buffer)), *duration = clock_time (GST_BUFFER_DURATION (buffer));
-  PyObject *out = fields && pts && duration ? PyTuple_Pack (3, pts, duration, fields) : nullptr;
-  Py_XDECREF (fields);
-  Py_XDECREF (pts);
-  Py_XDECREF (duration);
-  return out;
+  *fields = meta ? PyBytes_FromStringAndSize ((const char *) meta + kMetaAt, kMetaSize) : (Py_INCREF (Py_None), Py_None);
+  *pts = clock_time (GST_BUFFER_PTS (buffer));
+  *duration = clock_time (GST_BUFFER_DURATION (buffer));
+  if (*fields && *pts && *duration)
+    return true;
+  Py_XDECREF (*fields);
+  Py_XDECREF (*pts);
+  Py_XDECREF (*duration);
+  return false;
 }
 
 /* read_buffer (buffer, meta_api): (pts, duration, the video meta's fields or None) of the buffer
@@ -751,9 +751,11 @@ PyObject *
 module_read_buffer (PyObject *, PyObject *args)
 {
   unsigned long long buffer, api;
-  if (!PyArg_ParseTuple (args, "KK", &buffer, &api))
+  PyObject *pts, *duration, *fields;
+  if (!PyArg_ParseTuple (args, "KK", &buffer, &api) ||
+      !buffer_fields ((GstBuffer *) (uintptr_t) buffer, (GType) api, &pts, &duration, &fields))
     return nullptr;
-  return buffer_fields ((GstBuffer *) (uintptr_t) buffer, (GType) api);
+  return Py_BuildValue ("(NNN)", pts, duration, fields);
 }
 
 /* read_sample (sample, meta_api): (buffer, caps, pts, duration, fields) of the sample at @sample,
@@ -766,18 +768,13 @@ module_read_sample (PyObject *, PyObject *args)
     return nullptr;
   GstBuffer *buffer = gst_sample_get_buffer ((GstSample *) (uintptr_t) sample);
   GstCaps *caps = gst_sample_get_caps ((GstSample *) (uintptr_t) sample);
+  PyObject *pts, *duration, *fields;
   if (!buffer || !caps)
     Py_RETURN_NONE;
-  PyObject *fields = buffer_fields (buffer, (GType) api);
-  if (!fields)
+  if (!buffer_fields (buffer, (GType) api, &pts, &duration, &fields))
     return nullptr;
-  PyObject *b = PyLong_FromUnsignedLongLong ((uintptr_t) buffer), *c = PyLong_FromUnsignedLongLong ((uintptr_t) caps);
-  PyObject *out = b && c ? Py_BuildValue ("(OOOOO)", b, c, PyTuple_GetItem (fields, 0), PyTuple_GetItem (fields, 1),
-      PyTuple_GetItem (fields, 2)) : nullptr;
-  Py_XDECREF (b);
-  Py_XDECREF (c);
-  Py_DECREF (fields);
-  return out;
+  return Py_BuildValue ("(KKNNN)", (unsigned long long) (uintptr_t) buffer, (unsigned long long) (uintptr_t) caps,
+      pts, duration, fields);
 }
 
 /* ---- the module ------------------------------------------------------------------------- */
