@@ -19,6 +19,7 @@ import ctypes
 import pkgutil
 import struct
 import sys
+import threading
 import weakref
 
 # uninstalled, the C++ part (_native) is the build's python/cudavision, on PYTHONPATH beside this one
@@ -79,11 +80,12 @@ assert _META_FIELDS.size == _META_SIZE and (_c_part is None or _c_part.META_SIZE
 
 
 def _read_buffer(buffer):
-    """(pts, duration, the video meta's fields or None) of the buffer at @buffer, through ctypes
-    where the C++ part is not built."""
+    """(memory, pts, duration, the video meta's fields or None) of the buffer at @buffer, its one
+    memory by address (0: it holds several), through ctypes where the C++ part is not built."""
     pts, _, duration = _TIMES.from_address(buffer + _TIMES_AT)
     meta = _gst.gst_buffer_get_meta(buffer, _video_meta_api)
-    return (pts if pts != _CLOCK_TIME_NONE else None, duration if duration != _CLOCK_TIME_NONE else None,
+    memory = _gst.gst_buffer_peek_memory(buffer, 0) if _gst.gst_buffer_n_memory(buffer) == 1 else 0
+    return (memory, pts if pts != _CLOCK_TIME_NONE else None, duration if duration != _CLOCK_TIME_NONE else None,
             ctypes.string_at(meta + _META_AT, _META_SIZE) if meta else None)
 
 
@@ -106,20 +108,24 @@ def _check_writable(buffer):
 
 
 class _Mapping:
-    """The buffer at @buffer (its address) mapped for reading (or writing): unmapped when nothing
-    refers to it any more. @owner is the buffer's PyGObject wrapper, which keeps it alive; where
-    there is none (None: a sample's buffer), the mapping holds a reference of its own."""
+    """A frame's bytes in system memory mapped for reading (or writing), unmapped when nothing
+    refers to it any more: the buffer's one @memory (its address), referenced by the mapping, or,
+    where the buffer at @buffer holds several (@memory 0), the buffer, which its wrapper @owner
+    keeps alive, else (None: a sample's buffer) a reference of the mapping's own."""
 
     device = None  # system memory
 
-    def __init__(self, buffer, owner, writable):
-        self.buffer, self.owner, self.writable = buffer, owner, writable
+    def __init__(self, buffer, owner, writable, memory):
+        self.writable, self.memory = writable, memory
+        self.buffer, self.owner = (None, None) if memory else (buffer, owner)
         info = _cuda.MapInfo()
         flags = _cuda.MAP_READ | (_cuda.MAP_WRITE if writable else 0)
-        if not _gst.gst_buffer_map(buffer, ctypes.byref(info), flags):
+        mapped = (_gst.gst_memory_map(memory, ctypes.byref(info), flags) if memory else
+                  _gst.gst_buffer_map(buffer, ctypes.byref(info), flags))
+        if not mapped:
             raise Unsupported("the buffer could not be mapped")
-        if owner is None:
-            _gst.gst_mini_object_ref(buffer)
+        if memory or owner is None:
+            _gst.gst_mini_object_ref(memory or buffer)
         self.info = info
         self.address, self.size = info.data or 0, info.size
 
@@ -129,40 +135,56 @@ class _Mapping:
         info = getattr(self, "info", None)
         if info is not None and not sys.is_finalizing():
             self.info = None
-            _gst.gst_buffer_unmap(self.buffer, ctypes.byref(info))
-            if self.owner is None:
-                _gst.gst_mini_object_unref(self.buffer)
+            if self.memory:
+                _gst.gst_memory_unmap(self.memory, ctypes.byref(info))
+                _gst.gst_mini_object_unref(self.memory)
+            else:
+                _gst.gst_buffer_unmap(self.buffer, ctypes.byref(info))
+                if self.owner is None:
+                    _gst.gst_mini_object_unref(self.buffer)
 
 
-# the mappings alive, one a buffer, shared by every frame of it: GStreamer counts a memory's maps
-# in 8 bits (the 257th concurrent map of one buffer would overflow it)
-# (address, cuda) -> a weak reference that leaves the dict with its mapping
+# the mappings alive, one a memory (or a buffer of several memories), shared by every frame of
+# it, of every buffer that holds it: GStreamer counts a memory's maps in 8 bits (the 257th
+# concurrent map of one memory would overflow it and leave its lock state wrong; buffers that
+# share a memory are common: imagefreeze's, a tee's copies); (address, cuda) -> a weak reference
+# that leaves the dict with its mapping. The lock makes a writable frame's checks and its mapping
+# one step for the threads of the process.
 _mappings = {}
+_mappings_lock = threading.Lock()
 
 
 def _forget(key):
     return lambda ref: _mappings.pop(key, None) if _mappings.get(key) is ref else None
 
 
-def _mapping(buffer, owner, writable, cuda):
-    """The one mapping of the buffer at @buffer: a frame to read shares a writable mapping that is
-    open (it then reads what is written); a writable frame is refused while a read-only mapping is
-    open, since mapping for writing could copy the memory and leave the read views behind, stale."""
-    key = (buffer, cuda)  # the buffer's address: its own while the mapping holds it
-    ref = _mappings.get(key)
-    mapping = ref() if ref is not None else None
-    if writable:
-        _check_writable(buffer)
-        if mapping is not None and not mapping.writable:
-            raise Unsupported("a read-only frame of this buffer, or a view or tensor made of one, is still open: "
-                              "close them (and drop their views) before opening it writable")
-    if mapping is None:
-        try:
-            mapping = _cuda.cuda_mapping(buffer, owner, writable) if cuda else _Mapping(buffer, owner, writable)
-        except _cuda.MapError as e:
-            raise Unsupported(str(e)) from None
-        _mappings[key] = weakref.ref(mapping, _forget(key))
-    return mapping
+def _mapping(buffer, owner, writable, cuda, memory):
+    """The one mapping of the memory at @memory (or, where that is 0, of the buffer at @buffer): a
+    frame to read shares a writable mapping that is open (it then reads what is written); a
+    writable frame is refused while a read-only mapping is open, since mapping for writing could
+    copy the memory and leave the read views behind, stale."""
+    key = (memory or buffer, cuda)  # its address: its own while the mapping holds it
+    with _mappings_lock:
+        ref = _mappings.get(key)
+        mapping = ref() if ref is not None else None
+        if writable:
+            _check_writable(buffer)  # a memory's writability is its sharing, not its references (ours)
+            if mapping is not None and not mapping.writable:
+                raise Unsupported("a read-only frame of this buffer, or a view or tensor made of one, is still open: "
+                                  "close them (and drop their views) before opening it writable")
+        if mapping is None:
+            try:
+                if cuda:
+                    if not memory:
+                        raise _cuda.MapError(f"the buffer holds {_gst.gst_buffer_n_memory(buffer)} memories: "
+                                             "a CUDA frame is viewed in one")
+                    mapping = _cuda.cuda_mapping(buffer, writable)
+                else:
+                    mapping = _Mapping(buffer, owner, writable, memory)
+            except _cuda.MapError as e:
+                raise Unsupported(str(e)) from None
+            _mappings[key] = weakref.ref(mapping, _forget(key))
+        return mapping
 
 
 class _PlaneView:
@@ -268,7 +290,10 @@ class _Format:
         if self.format not in _LAYOUTS:
             raise Unsupported(f"format {self.format} is not one cudavision knows ({', '.join(_LAYOUTS)})")
         features = caps.get_features(0)
-        self.caps = caps  # kept, so that their address (the key of _formats) stays theirs
+        # kept, so that their address (the key of _formats) stays theirs, with a reference of
+        # libgstreamer's: caps that others hold are not writable (GStreamer refuses set_value on
+        # them, loudly), so what was worked out of them cannot go stale
+        self.caps, self._caps_ref = caps, _gst.gst_mini_object_ref(hash(caps))
         self.format_id, self.width, self.height = int(info.finfo.format), info.width, info.height
         self.cuda = features is not None and features.contains(_CUDA_MEMORY)
         self.layout = _LAYOUTS[self.format]
@@ -276,6 +301,11 @@ class _Format:
         self.by_meta = {}  # a video meta's fields (bytes) -> _Geometry
         if _video_meta_api is None:
             _video_meta_api = _cuda.video.gst_video_meta_api_get_type()
+
+    def __del__(self):
+        ref = getattr(self, "_caps_ref", None)
+        if ref and not sys.is_finalizing():
+            _gst.gst_mini_object_unref(ref)
 
     def no_fit(self, i, offset, stride):
         return Unsupported(f"plane {i} (offset {offset}, stride {stride}) does not fit the "
@@ -337,13 +367,13 @@ class Frame:
         address = hash(buffer)
         self._open(address, buffer, fmt, writable, *_read_buffer(address))
 
-    def _open(self, buffer, owner, fmt, writable, pts, duration, fields):
+    def _open(self, buffer, owner, fmt, writable, memory, pts, duration, fields):
         """Maps the buffer at @buffer (its address; @owner: its wrapper, or None) as @fmt says, with
-        its @pts, @duration and video meta's @fields (_read_buffer)."""
+        its one @memory, @pts, @duration and video meta's @fields (_read_buffer)."""
         self.format, self.width, self.height = fmt.format, fmt.width, fmt.height
         self.pts, self.duration = pts, duration
         geometry = fmt.geometry(fields)
-        mapping = _mapping(buffer, owner, writable, fmt.cuda)
+        mapping = _mapping(buffer, owner, writable, fmt.cuda, memory)
         if geometry.end > mapping.size:
             i = next(i for i, end in enumerate(geometry.extents) if end > mapping.size)
             mapping = None  # not kept by the exception's traceback
@@ -402,8 +432,8 @@ class Frame:
 
 
 def _read_sample(sample):
-    """(buffer, caps, pts, duration, video meta's fields) of the sample at @sample, the first two by
-    address; None where it lacks either."""
+    """(buffer, caps, memory, pts, duration, video meta's fields) of the sample at @sample, the
+    first three by address; None where it lacks a buffer or caps."""
     global _video_meta_api
     if _video_meta_api is None:
         _video_meta_api = _cuda.video.gst_video_meta_api_get_type()
@@ -430,6 +460,8 @@ def frame(buffer, caps=None, writable=False):
         if caps is not None and not (isinstance(caps, _Caps) and own is not None and caps.is_equal(own)):
             raise TypeError("a Gst.Sample brings its own caps: frame (sample), or frame (sample.get_buffer (), caps)")
         buffer, caps = buffer.get_buffer(), own
+        if buffer is None:
+            raise TypeError("the Gst.Sample holds no buffer")
     return Frame(buffer, caps, writable)
 
 

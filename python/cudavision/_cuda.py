@@ -176,11 +176,10 @@ def _libs():
     return _libraries
 
 
-def cuda_mapping(buffer, owner, writable):
+def cuda_mapping(buffer, writable):
     """The one CUDA memory of the buffer at @buffer (its address) mapped for the device
     (GST_MAP_CUDA), read or also written; mapped (and the memory referenced) until nothing refers
-    to the mapping any more. @owner is the buffer's PyGObject wrapper, which keeps it alive; where
-    there is none (None), the mapping holds a reference of its own. See _native.cpp."""
+    to the mapping any more. See _native.cpp."""
     if _bound is None or _bound is not _libraries:
         _native()
-    return _CudaMapping(buffer, owner, writable, GST_MAP_CUDA != 0, _CUDA_MEMORY_TYPE)
+    return _CudaMapping(buffer, writable, GST_MAP_CUDA != 0, _CUDA_MEMORY_TYPE)

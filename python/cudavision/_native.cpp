@@ -116,8 +116,6 @@ constexpr int kOrdered = 8;
 struct Mapping {
   PyObject_HEAD
   PyObject *weakrefs;
-  PyObject *owner;  /* the buffer's PyGObject wrapper, or None */
-  GstBuffer *buffer_ref;  /* the buffer's own reference where no wrapper holds it */
   GstMemory *memory;
   GstMapInfo info;
   bool mapped;
@@ -245,18 +243,18 @@ memory_type_of (GstMemory *memory)
   return PyUnicode_FromString (type ? type : "unknown");
 }
 
-/* Mapping (buffer, owner, writable, cuda, mem_type): the one CUDA memory of the buffer at @buffer
- * (its address) mapped for the device (GST_MAP_CUDA, or plainly where @cuda is false: the tests'
- * system memory), read or also written; @mem_type the allocator's memory type it must have */
+/* CudaMapping (buffer, writable, cuda, mem_type): the one CUDA memory of the buffer at @buffer (its
+ * address) mapped for the device (GST_MAP_CUDA, or plainly where @cuda is false: the tests' system
+ * memory), read or also written, and referenced: the mapping is the memory's, whatever buffers
+ * share it (the module keys it by the memory's address); @mem_type the allocator's memory type */
 int
 mapping_init (PyObject *self_, PyObject *args, PyObject *)
 {
   auto *self = (Mapping *) self_;
   unsigned long long address;
-  PyObject *owner;
   int writable, cuda;
   const char *mem_type;
-  if (!PyArg_ParseTuple (args, "KOpps", &address, &owner, &writable, &cuda, &mem_type))
+  if (!PyArg_ParseTuple (args, "Kpps", &address, &writable, &cuda, &mem_type))
     return -1;
   if (self->mapped) {
     PyErr_SetString (PyExc_RuntimeError, "a mapping is made once");
@@ -292,14 +290,10 @@ mapping_init (PyObject *self_, PyObject *args, PyObject *)
     PyErr_SetString (map_error, "the CUDA memory could not be mapped");
     return -1;
   }
-  /* a reference of the mapping's own, dropped with the map; and the buffer's where no wrapper
-   * holds it, so that its address (the key of the module's mappings) stays its own */
+  /* a reference of the mapping's own, dropped with the map, so that the memory's address (the
+   * key of the module's mappings) stays its own */
   self->mapped = true;
   self->memory = (GstMemory *) gst_mini_object_ref (GST_MINI_OBJECT_CAST (memory));
-  Py_INCREF (owner);
-  self->owner = owner;
-  if (owner == Py_None)
-    self->buffer_ref = gst_buffer_ref (buffer);
   self->writable = writable;
   self->address = (uintptr_t) self->info.data;
   self->size = self->info.size;
@@ -332,11 +326,8 @@ mapping_dealloc (PyObject *self_)
     release_event (self);
     gst_memory_unmap (self->memory, &self->info);
     gst_mini_object_unref (GST_MINI_OBJECT_CAST (self->memory));
-    if (self->buffer_ref)
-      gst_buffer_unref (self->buffer_ref);
     Py_END_ALLOW_THREADS
   }
-  Py_XDECREF (self->owner);
   auto *type = Py_TYPE (self_);
   auto free_ = (freefunc) PyType_GetSlot (type, Py_tp_free);
   free_ (self_);
@@ -681,7 +672,6 @@ PyMethodDef mapping_methods[] = {
 };
 
 PyMemberDef mapping_members[] = {
-  { "owner", T_OBJECT, offsetof (Mapping, owner), READONLY, "the buffer's wrapper, or None" },
   { "writable", T_INT, offsetof (Mapping, writable), READONLY, "mapped for writing too" },
   { "address", T_ULONGLONG, offsetof (Mapping, address), READONLY, "the memory's device address" },
   { "size", T_ULONGLONG, offsetof (Mapping, size), READONLY, "the mapped bytes" },
@@ -699,8 +689,8 @@ PyGetSetDef mapping_getset[] = {
 };
 
 PyType_Slot mapping_slots[] = {
-  { Py_tp_doc, (void *) "CudaMapping (buffer, owner, writable, cuda, mem_type): the one CUDA memory of the buffer "
-    "at @buffer (its address) mapped for the device until nothing refers to this object" },
+  { Py_tp_doc, (void *) "CudaMapping (buffer, writable, cuda, mem_type): the one CUDA memory of the buffer at "
+    "@buffer (its address) mapped for the device, and referenced, until nothing refers to this object" },
   { Py_tp_init, (void *) mapping_init },
   { Py_tp_new, (void *) PyType_GenericNew },
   { Py_tp_dealloc, (void *) mapping_dealloc },
@@ -729,6 +719,14 @@ clock_time (GstClockTime t)
   return PyLong_FromUnsignedLongLong (t);
 }
 
+/* @buffer's one memory (its address: what the module keys a mapping by), or 0 where it holds
+ * several (a mapping then merges them, and is the buffer's) */
+unsigned long long
+one_memory (GstBuffer *buffer)
+{
+  return gst_buffer_n_memory (buffer) == 1 ? (uintptr_t) gst_buffer_peek_memory (buffer, 0) : 0;
+}
+
 /* @buffer's pts, duration and video meta's fields (bytes, or None), as new references */
 bool
 buffer_fields (GstBuffer *buffer, GType meta_api, PyObject **pts, PyObject **duration, PyObject **fields)
@@ -745,8 +743,8 @@ buffer_fields (GstBuffer *buffer, GType meta_api, PyObject **pts, PyObject **dur
   return false;
 }
 
-/* read_buffer (buffer, meta_api): (pts, duration, the video meta's fields or None) of the buffer
- * at @buffer; @meta_api: GST_VIDEO_META_API_TYPE */
+/* read_buffer (buffer, meta_api): (memory, pts, duration, the video meta's fields or None) of the
+ * buffer at @buffer, its memory by address (0: several); @meta_api: GST_VIDEO_META_API_TYPE */
 PyObject *
 module_read_buffer (PyObject *, PyObject *args)
 {
@@ -755,11 +753,12 @@ module_read_buffer (PyObject *, PyObject *args)
   if (!PyArg_ParseTuple (args, "KK", &buffer, &api) ||
       !buffer_fields ((GstBuffer *) (uintptr_t) buffer, (GType) api, &pts, &duration, &fields))
     return nullptr;
-  return Py_BuildValue ("(NNN)", pts, duration, fields);
+  return Py_BuildValue ("(KNNN)", one_memory ((GstBuffer *) (uintptr_t) buffer), pts, duration, fields);
 }
 
-/* read_sample (sample, meta_api): (buffer, caps, pts, duration, fields) of the sample at @sample,
- * the first two as addresses (the sample's, alive while it is); None where it lacks either */
+/* read_sample (sample, meta_api): (buffer, caps, memory, pts, duration, fields) of the sample at
+ * @sample, the first three as addresses (the sample's, alive while it is); None where it lacks a
+ * buffer or caps */
 PyObject *
 module_read_sample (PyObject *, PyObject *args)
 {
@@ -773,8 +772,8 @@ module_read_sample (PyObject *, PyObject *args)
     Py_RETURN_NONE;
   if (!buffer_fields (buffer, (GType) api, &pts, &duration, &fields))
     return nullptr;
-  return Py_BuildValue ("(KKNNN)", (unsigned long long) (uintptr_t) buffer, (unsigned long long) (uintptr_t) caps,
-      pts, duration, fields);
+  return Py_BuildValue ("(KKKNNN)", (unsigned long long) (uintptr_t) buffer, (unsigned long long) (uintptr_t) caps,
+      one_memory (buffer), pts, duration, fields);
 }
 
 /* ---- the module ------------------------------------------------------------------------- */
@@ -856,9 +855,9 @@ PyMethodDef module_methods[] = {
     "bind (functions, error, why): the CUDA driver's functions (and libgstcuda's) by address, the error a mapping "
     "raises, and why no driver is bound (functions None)" },
   { "read_buffer", module_read_buffer, METH_VARARGS,
-    "read_buffer (buffer, meta_api): (pts, duration, the video meta's fields or None) of the buffer at @buffer" },
+    "read_buffer (buffer, meta_api): (memory, pts, duration, the video meta's fields or None) of the buffer at @buffer" },
   { "read_sample", module_read_sample, METH_VARARGS,
-    "read_sample (sample, meta_api): (buffer, caps, pts, duration, fields) of the sample at @sample, or None" },
+    "read_sample (sample, meta_api): (buffer, caps, memory, pts, duration, fields) of the sample at @sample, or None" },
   { "counters", module_counters, METH_NOARGS,
     "counters (): events made, writers' ends recorded with a pooled event, whether a record needs the context current" },
   { "exported", module_exported, METH_NOARGS, "exported (): the DLPack tensors handed out and not yet deleted" },

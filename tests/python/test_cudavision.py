@@ -8,6 +8,8 @@ import gc
 import os
 import sys
 import tempfile
+import threading
+import time
 
 import gi
 
@@ -214,6 +216,62 @@ del frames
 gc.collect()
 check(len(cudavision._mappings) == 0, "the mapping goes with the last frame")
 
+# ... and one a memory: buffers that share one (imagefreeze's, a region's copies) share its mapping,
+# so that 300 of them open at once map it once and leave its lock state as it was
+buf, caps, planes = made_frame("RGBA", 16, 8, 0, 3)
+memory = hash(buf.peek_memory(0))
+lockstate = cudavision._cuda.MiniObject.from_address(memory).lockstate
+copies = [buf.copy_region(Gst.BufferCopyFlags.MEMORY | Gst.BufferCopyFlags.META, 0, buf.get_size()) for _ in range(300)]
+frames = [cudavision.frame(c, caps) for c in copies]
+check(len({hash(c) for c in copies}) == 300 and len(cudavision._mappings) == 1 and
+      all(np.array_equal(f.array, planes[0]) for f in frames),
+      f"300 buffers of one memory open at once: {len(cudavision._mappings)} mapping")
+del frames, copies
+gc.collect()
+after = cudavision._cuda.MiniObject.from_address(memory).lockstate
+with cudavision.frame(buf, caps, writable=True) as f:
+    f.array[0, 0, 0] = 7
+check(after == lockstate and not cudavision._mappings and buf.extract_dup(0, 1) == bytes([7]),
+      f"the memory's lock state as it was ({after:#x}, {lockstate:#x}), and it is writable again")
+
+# caps a frame was read with are held: not writable, so what was worked out of them cannot go stale
+caps = Gst.Caps.from_string("video/x-raw,format=GRAY8,width=8,height=4")
+with cudavision.frame(Gst.Buffer.new_wrapped(bytes(32)), caps) as f:
+    pass
+check(not cudavision._cuda.gst.gst_mini_object_is_writable(hash(caps)), "the caps a frame was read with are held")
+
+# a writable frame and read-only frames of one buffer in threads: each writable frame is checked
+# and mapped in one step, so the write never lands in a copy of the memory (GStreamer copies
+# memory mapped for writing while a read mapping is open)
+mine = Gst.Buffer.new_allocate(None, 64 * 48, None)
+caps = Gst.Caps.from_string("video/x-raw,format=GRAY8,width=64,height=48")
+memory, counts, errors = hash(mine.peek_memory(0)), {"w": 0, "refused": 0, "r": 0}, []
+stop = time.monotonic() + 1.0
+
+
+def threaded(write):
+    while time.monotonic() < stop:
+        try:
+            with cudavision.frame(mine, caps, writable=write) as f:
+                if write:
+                    f.array[:] = 9
+                int(f.array[0, 0])
+                counts["w" if write else "r"] += 1
+        except cudavision.Unsupported:
+            counts["refused"] += 1
+        except Exception as e:  # noqa: BLE001: any other is the failure
+            errors.append(repr(e))
+
+
+threads = [threading.Thread(target=threaded, args=(w,)) for w in (True, True, False, False)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+check(not errors and counts["w"] and counts["r"] and hash(mine.peek_memory(0)) == memory and mine.n_memory() == 1,
+      f"writable and read-only frames in four threads: {counts}, the memory the buffer's own, {errors[:2]}")
+
+
 # a sample's frame reads its buffer and caps by their addresses (no PyGObject wrappers): the same
 # planes, for every format, with the meta's strides; what a caps' video meta says is remembered by
 # its fields, so that two buffers of one caps with other strides each get their own
@@ -240,7 +298,7 @@ raises("CUDA caps on system memory, through a sample", lambda: cudavision.frame(
     None, None)), "the caps say CUDA memory but the buffer's memory is SystemMemory")
 type_error("a sample without caps", lambda: cudavision.frame(Gst.Sample.new(small, None, None, None)),
            "needs the buffer's caps")
-type_error("a sample without a buffer", lambda: cudavision.frame(Gst.Sample.new(None, caps, None, None)), "not NoneType")
+type_error("a sample without a buffer", lambda: cudavision.frame(Gst.Sample.new(None, caps, None, None)), "holds no buffer")
 
 
 def refcount(address):
@@ -258,7 +316,8 @@ with cudavision.frame(sample) as f:
 with cudavision.frame(buf, caps) as f:
     f.planes
 del f
-check(refcount(hash(buf)) > counts[0] and len(cudavision._mappings) == 1, f"a view keeps its buffer: {during} from {counts}")
+check(refcount(memory) > counts[1] and len(cudavision._mappings) == 1,
+      f"a view keeps its memory, mapped once for both frames: {during} from {counts}")
 del sample, buf
 gc.collect()
 check(np.array_equal(view, planes[2]), "a view of a sample's frame read after the sample and the buffer were dropped")
@@ -362,7 +421,7 @@ try:
     # what a capsule holds, and that both ends of its life let the plane go
     cuda_mod._libraries = FakeLibraries(writer=False)
     host, _, _ = made_frame("RGBA", 32, 32, 0, 3)
-    mapping = cuda_mod.cuda_mapping(hash(host), host, False)
+    mapping = cuda_mod.cuda_mapping(hash(host), False)
     layout = cudavision._dlpack.layout((6, 5, 2), (24, 4, 2), np.dtype("<u2"))
 
     def managed_of(capsule, versioned):
@@ -447,8 +506,8 @@ try:
             check([c[0] for c in cuda_mod._libraries.cuda.calls] == ["cuPointerGetAttributes"],
                   f"{fmt} ({how}): no writer in flight, nothing asked of the driver but the frame's context and device")
             f.close()
-            check(len(cudavision._mappings) == 1 and (how == "buffer" or refcount(hash(buf)) > counts[0]),
-                  f"{fmt} ({how}): a capsule keeps the frame mapped")
+            check(len(cudavision._mappings) == 1 and refcount(memory) > counts[1],
+                  f"{fmt} ({how}): a capsule keeps the frame's memory mapped")
             del f, p, capsule, managed, t
             gc.collect()
             check((refcount(hash(buf)), refcount(memory)) == counts and not cudavision._mappings and
