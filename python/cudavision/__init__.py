@@ -187,13 +187,31 @@ def _mapping(buffer, owner, writable, cuda, memory):
         return mapping
 
 
+class _BufferRef:
+    """A reference to the buffer at @buffer (its address), dropped with this object, through ctypes
+    where the C++ part is not built (its BufferRef otherwise). A frame's views and tensors hold it,
+    so that the buffer goes back to its pool only once nothing reads its memory: a pool reuses a
+    buffer whose memory is not shared, whatever references the memory itself has (a mapping's)."""
+
+    def __init__(self, buffer):
+        self.buffer = _gst.gst_mini_object_ref(buffer)
+
+    def __del__(self):
+        if not sys.is_finalizing():
+            _gst.gst_mini_object_unref(self.buffer)
+
+
+if _c_part is not None:
+    _BufferRef = _c_part.BufferRef  # noqa: F811
+
+
 class _PlaneView:
     """numpy's view of a mapping's bytes: its __array_interface__ points into the mapping, which
     numpy keeps alive (the array's base is this object) for as long as the array or a view of it
-    lives."""
+    lives, with the frame's buffer (@hold)."""
 
-    def __init__(self, mapping, offset, shape, strides, dtype, writable):
-        self.mapping = mapping
+    def __init__(self, mapping, hold, offset, shape, strides, dtype, writable):
+        self.mapping, self.hold = mapping, hold
         self.__array_interface__ = {
             "version": 3, "shape": shape, "strides": strides, "typestr": dtype.str,
             "data": (mapping.address + offset, not writable),
@@ -207,8 +225,8 @@ class CudaPlane:
     `cupy.from_dlpack (plane)`) or the CUDA array interface (`cupy.asarray (plane)`,
     `torch.as_tensor (plane, device="cuda")`); what it makes keeps the frame mapped."""
 
-    def __init__(self, mapping, offset, shape, strides, dtype, writable, geometry=None, index=0):
-        self._mapping, self._geometry, self._index = mapping, geometry, index
+    def __init__(self, mapping, offset, shape, strides, dtype, writable, geometry=None, index=0, hold=None):
+        self._mapping, self._geometry, self._index, self._hold = mapping, geometry, index, hold
         self.address, self.offset, self.device = mapping.address, offset, mapping.device
         self.shape, self.strides, self.dtype, self.writable = shape, strides, dtype, writable
         self.ptr = mapping.address + offset
@@ -379,6 +397,8 @@ class Frame:
             mapping = None  # not kept by the exception's traceback
             raise fmt.no_fit(i, geometry.planes[i][0], geometry.planes[i][2][0])
         self._mapping, self._geometry, self._writable, self._planes = mapping, geometry, writable, None
+        # the buffer, held by the frame and what is made of it: its wrapper, or a reference of ours
+        self._hold = owner if owner is not None else _BufferRef(buffer)
         self.device = mapping.device
 
     @property
@@ -390,12 +410,13 @@ class Frame:
                 raise ValueError("the frame is closed: take its planes before close () (or inside `with`)")
             writable = self._writable
             if self.device is None:
-                whole = np.asarray(_PlaneView(mapping, 0, (mapping.size,), None, _U8, writable))
+                whole = np.asarray(_PlaneView(mapping, self._hold, 0, (mapping.size,), None, _U8, writable))
                 planes = [np.ndarray(shape, dtype, whole, offset, strides)
                           for offset, shape, strides, dtype in self._geometry.planes]
             else:
                 geometry = self._geometry
-                planes = [CudaPlane(mapping, offset, shape, strides, dtype, writable, geometry, i)
+                hold = self._hold
+                planes = [CudaPlane(mapping, offset, shape, strides, dtype, writable, geometry, i, hold)
                           for i, (offset, shape, strides, dtype) in enumerate(geometry.planes)]
             self._planes = planes
         return planes
@@ -405,8 +426,9 @@ class Frame:
         return self.planes[0]
 
     def close(self):
-        """Drops this frame's hold on the mapping; views and tensors still alive keep it mapped."""
-        self._planes, self._mapping = None, None
+        """Drops this frame's hold on the mapping and the buffer; views and tensors still alive keep
+        them."""
+        self._planes, self._mapping, self._hold = None, None, None
 
     def __array__(self, dtype=None, copy=None):
         """numpy's view of the first plane (system memory); a frame in CUDA memory goes to the GPU

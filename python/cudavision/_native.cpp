@@ -24,6 +24,7 @@
 #include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 #include <vector>
 #include <pthread.h>
 
@@ -478,6 +479,57 @@ mapping_finish_on_host (PyObject *self_, PyObject *)
   Py_RETURN_NONE;
 }
 
+/* ---- a frame's buffer, held ---------------------------------------------------------------- */
+
+/* BufferRef (buffer): a reference to the buffer at @buffer, dropped with this object. A frame's
+ * views and tensors hold it, so that the buffer goes back to its pool only once nothing reads its
+ * memory (a pool reuses a buffer whose memory is not shared, however many references the memory
+ * itself has: a mapping's alone would not keep upstream from writing into it). */
+struct BufferRef {
+  PyObject_HEAD
+  GstBuffer *buffer;
+};
+
+int
+buffer_ref_init (PyObject *self, PyObject *args, PyObject *)
+{
+  unsigned long long address;
+  if (!PyArg_ParseTuple (args, "K", &address))
+    return -1;
+  if (((BufferRef *) self)->buffer || !address) {
+    PyErr_SetString (PyExc_ValueError, "a BufferRef holds one buffer");
+    return -1;
+  }
+  ((BufferRef *) self)->buffer = gst_buffer_ref ((GstBuffer *) (uintptr_t) address);
+  return 0;
+}
+
+void
+buffer_ref_dealloc (PyObject *self)
+{
+  GstBuffer *buffer = ((BufferRef *) self)->buffer;
+  if (buffer && !finalizing) {
+    Py_BEGIN_ALLOW_THREADS  /* the last reference frees the buffer's memory, which may wait (above) */
+    gst_buffer_unref (buffer);
+    Py_END_ALLOW_THREADS
+  }
+  auto *type = Py_TYPE (self);
+  ((freefunc) PyType_GetSlot (type, Py_tp_free)) (self);
+  Py_DECREF (type);
+}
+
+PyType_Slot buffer_ref_slots[] = {
+  { Py_tp_doc, (void *) "BufferRef (buffer): a reference to the buffer at @buffer, dropped with this object" },
+  { Py_tp_init, (void *) buffer_ref_init },
+  { Py_tp_new, (void *) PyType_GenericNew },
+  { Py_tp_dealloc, (void *) buffer_ref_dealloc },
+  { 0, nullptr },
+};
+
+PyType_Spec buffer_ref_spec = {
+  "cudavision._native.BufferRef", sizeof (BufferRef), 0, Py_TPFLAGS_DEFAULT, buffer_ref_slots,
+};
+
 /* ---- DLPack (dlpack.h v1.0, and the unversioned tensor of older consumers) --------------- */
 
 struct DLDevice {
@@ -870,10 +922,12 @@ module_exec (PyObject *module)
   pool_quark = g_quark_from_static_string ("cudavision-event-pool");
   if (PyModule_AddIntConstant (module, "META_SIZE", kMetaSize) < 0)
     return -1;
-  PyObject *type = PyType_FromSpec (&mapping_spec);
-  if (!type || PyModule_AddObject (module, "CudaMapping", type) < 0) {
-    Py_XDECREF (type);
-    return -1;
+  for (auto [spec, name] : { std::pair { &mapping_spec, "CudaMapping" }, std::pair { &buffer_ref_spec, "BufferRef" } }) {
+    PyObject *type = PyType_FromSpec (spec);
+    if (!type || PyModule_AddObject (module, name, type) < 0) {
+      Py_XDECREF (type);
+      return -1;
+    }
   }
   return 0;
 }

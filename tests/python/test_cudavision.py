@@ -316,8 +316,9 @@ with cudavision.frame(sample) as f:
 with cudavision.frame(buf, caps) as f:
     f.planes
 del f
-check(refcount(memory) > counts[1] and len(cudavision._mappings) == 1,
-      f"a view keeps its memory, mapped once for both frames: {during} from {counts}")
+check(refcount(hash(buf)) > counts[0] and refcount(memory) > counts[1] and len(cudavision._mappings) == 1,
+      f"a view keeps its buffer (a pool reuses a buffer, not a memory) and its memory, mapped once for both "
+      f"frames: {during} from {counts}")
 del sample, buf
 gc.collect()
 check(np.array_equal(view, planes[2]), "a view of a sample's frame read after the sample and the buffer were dropped")
@@ -506,8 +507,9 @@ try:
             check([c[0] for c in cuda_mod._libraries.cuda.calls] == ["cuPointerGetAttributes"],
                   f"{fmt} ({how}): no writer in flight, nothing asked of the driver but the frame's context and device")
             f.close()
-            check(len(cudavision._mappings) == 1 and refcount(memory) > counts[1],
-                  f"{fmt} ({how}): a capsule keeps the frame's memory mapped")
+            check(len(cudavision._mappings) == 1 and refcount(memory) > counts[1] and
+                  (how == "buffer" or refcount(hash(buf)) > counts[0]),
+                  f"{fmt} ({how}): a capsule keeps the frame's buffer, and its memory mapped")
             del f, p, capsule, managed, t
             gc.collect()
             check((refcount(hash(buf)), refcount(memory)) == counts and not cudavision._mappings and
@@ -731,7 +733,7 @@ for f in reader:
     first.append(f.pts)
     if len(first) == 2:
         break
-state = reader.pipeline.get_state(0)[1]
+state = reader.pipeline.get_state(5 * Gst.SECOND)[1]  # the pipeline's own state comes last (its children's first)
 rest = [(f.pts, f.source) for f in reader]
 check(state == Gst.State.PLAYING and first + [pts for pts, _ in rest] == [i * Gst.SECOND // 30 for i in range(6)] and
       all(source == "only" for _, source in rest) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
