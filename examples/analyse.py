@@ -19,8 +19,9 @@ GStreamer's object detections (GstAnalytics), as any analytics-aware application
 this plugin's own metas.
 
 Needs python3-gi, python3-numpy and python3-matplotlib (tools/deps.sh installs them), the plugin
-on GST_PLUGIN_PATH and the cudavision module (installed, else python/). Results reference:
-docs/results.md; this script: docs/python.md.
+(GST_PLUGIN_PATH, else the source tree's build/ or CUDAVISION_BUILD=DIR) and the cudavision module
+(installed, else python/ and the build's python/). Results reference: docs/results.md; this
+script: docs/python.md.
 """
 import argparse
 import json
@@ -32,11 +33,9 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
-try:
-    import cudavision  # noqa: E402
-except ImportError:  # not installed: the source tree's python/
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-    import cudavision  # noqa: E402
+import cuvlib  # noqa: E402  the module and the plugin: installed, else the build's (examples/cuvlib.py)
+
+cudavision = cuvlib.import_cudavision()
 
 try:  # GStreamer's analytics metadata and its Python overrides (1.24+)
     gi.require_version("GstAnalytics", "1.0")
@@ -135,7 +134,7 @@ def plain(value):
 
 
 def run(source="test", frames=60, width=320, height=240):
-    Gst.init(None)
+    cuvlib.init_gst("cudahistogram")  # and the build's plugin where it is not installed nor on GST_PLUGIN_PATH
     analysis = Analysis(min(frames // 2, 30))
     seen = {"frames": 0, "heat": 0, "noise": 0}
     # the element messages and warnings are kept in video.messages, in the bus's order

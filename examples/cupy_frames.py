@@ -25,13 +25,9 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-try:
-    import cudavision  # noqa: E402
-except ImportError:  # not installed: the source tree's python/, and the build's (its C++ part)
-    sys.path[:0] = [os.path.join(HERE, "..", "python"),
-                    os.path.join(os.environ.get("CUDAVISION_BUILD", os.path.join(HERE, "..", "build")), "python")]
-    import cudavision  # noqa: E402
+import cuvlib  # noqa: E402  the module and the plugin: installed, else the build's (examples/cuvlib.py)
+
+cudavision = cuvlib.import_cudavision()
 import numpy  # noqa: E402
 
 try:
@@ -59,10 +55,7 @@ def main():
     ap.add_argument("--size", default="1280x720")
     args = ap.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
-    Gst.init(None)
-    if Gst.ElementFactory.find("cudaheatmap") is None:  # not on GST_PLUGIN_PATH: the source tree's build
-        build = os.environ.get("CUDAVISION_BUILD", os.path.join(HERE, "..", "build"))
-        Gst.Registry.get().scan_path(os.path.join(build, "gst"))
+    cuvlib.init_gst("cudaheatmap")  # and the build's plugin where it is not installed nor on GST_PLUGIN_PATH
     # CUDA memory from cudaupload on, when CuPy can read it; else the frames stay in system memory
     upload = "cudaupload ! " if cupy is not None and Gst.ElementFactory.find("cudaupload") else ""
 

@@ -8,8 +8,9 @@ cudanoisemap (mode=overlay: the frame with its changed pixels painted red), whic
 CudaNoisemapMeta on every buffer. cudavision.frames() gives each frame in RGBA with its results;
 when the changed-ratio is above --threshold and the last snapshot is at least --gap seconds of
 stream old, the frame is written to --out as a PNG. Runs until the source ends or Ctrl-C; a
-pipeline's error ends it with the element's message. Needs python3-gst-1.0, numpy, the plugin on
-GST_PLUGIN_PATH and the cudavision module (installed, else python/).
+pipeline's error ends it with the element's message. Needs python3-gst-1.0, numpy, the plugin
+(GST_PLUGIN_PATH, else the source tree's build/ or CUDAVISION_BUILD=DIR) and the cudavision module
+(installed, else python/ and the build's python/).
 """
 import argparse
 import os
@@ -22,11 +23,9 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
-try:
-    import cudavision  # noqa: E402
-except ImportError:  # not installed: the source tree's python/
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-    import cudavision  # noqa: E402
+import cuvlib  # noqa: E402  the module and the plugin: installed, else the build's (examples/cuvlib.py)
+
+cudavision = cuvlib.import_cudavision()
 import numpy  # noqa: E402
 
 TEST_SCENE = ("videotestsrc pattern=ball motion=sweep num-buffers={frames} "
@@ -89,7 +88,7 @@ def main(argv=None):
     parser.add_argument("--out", default="snapshots", help="directory for the PNGs (default snapshots/)")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    Gst.init(None)
+    cuvlib.init_gst("cudanoisemap")  # and the build's plugin where it is not installed nor on GST_PLUGIN_PATH
     saved = run(args)
     print(f"{len(saved)} snapshots in {args.out}/")
     return 0

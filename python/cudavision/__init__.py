@@ -101,10 +101,11 @@ def _check_writable(buffer):
     memory, so that the write would land in a copy."""
     if not _gst.gst_mini_object_is_writable(buffer):
         raise Unsupported("the buffer is not writable: others hold it (an appsink's sample or a probe's buffer "
-                          "always is, from Python); map a copy of your own, buffer.copy_deep ()")
+                          "always is, from Python, and so is a buffer after PyGObject's buffer.copy (), which gives "
+                          "the same buffer with one more reference); map a copy of your own, buffer.copy_deep ()")
     if not _gst.gst_buffer_is_all_memory_writable(buffer):
-        raise Unsupported("the buffer's memory is not writable: another buffer shares it (buffer.copy () shares "
-                          "memory); map a copy of your own, buffer.copy_deep ()")
+        raise Unsupported("the buffer's memory is not writable: another buffer shares it (a shallow copy, as "
+                          "gst_buffer_copy () or copy_region () makes); map a copy of your own, buffer.copy_deep ()")
 
 
 class _Mapping:

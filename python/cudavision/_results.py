@@ -139,7 +139,9 @@ def results(buffer):
     them; "element" is that name) and its element type under "type": numbers as Python numbers,
     the histogram's counts as a uint64 array and the motion vectors as a rows x columns array of
     MOTION_VECTOR (read-only, over a copy of the meta's bytes). Two analysers of one type on a
-    frame each have their own. Elements whose meta is not there are left out."""
+    frame each have their own. Two metas of one element name (analysers of one name in different
+    bins) are both kept: the first on the buffer under the name, a later one under "name#2",
+    "name#3", ... ("type" tells them apart). Elements whose meta is not there are left out."""
     if isinstance(buffer, _Sample):
         # its buffer by address, no wrapper made; the sample holds it while this reads
         address = _gst.gst_sample_get_buffer(hash(buffer))
@@ -156,5 +158,10 @@ def results(buffer):
             if isinstance(r.get(field), bytes):
                 r[field] = typed(r[field], r)
         r["type"] = METAS[meta]
-        out[r.get("element") or METAS[meta]] = r
+        key = name = r.get("element") or METAS[meta]
+        n = 1
+        while key in out:  # a name already given: numbered, never one meta over another
+            n += 1
+            key = f"{name}#{n}"
+        out[key] = r
     return out

@@ -44,7 +44,12 @@ for p in python3 /usr/bin/python3; do
   "$p" -c 'import gi; gi.require_version("Gst", "1.0"); from gi.repository import Gst' 2>/dev/null && { py=$p; break; }
 done
 if [ -n "$py" ]; then
-  out=$(GST_PLUGIN_PATH=$CUDAVISION_BUILD/gst "$py" "$ex/snapshots.py" --frames 90 --out "$tmp/snaps" 2>&1) ||
+  # as README pastes it: the plugin and the module's C++ part from CUDAVISION_BUILD alone, nothing on
+  # GST_PLUGIN_PATH; in a registry of its own, so that the shared one keeps the plugin for the
+  # other tests (a registry without it makes them scan again)
+  cp "${GST_REGISTRY_1_0:-}" "$tmp/registry.bin" 2>/dev/null || true
+  out=$(env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 GST_REGISTRY_1_0="$tmp/registry.bin" GST_REGISTRY="$tmp/registry.bin" \
+    "$py" "$ex/snapshots.py" --frames 90 --out "$tmp/snaps" 2>&1) ||
     { echo "$out"; fail "snapshots.py"; }
   echo "$out" | grep -v "No usable CUDA"
   [ "$(ls "$tmp"/snaps/*.png | wc -l)" -ge 2 ] || fail "snapshots.py saved fewer than 2 PNGs of 3 s of a moving ball"

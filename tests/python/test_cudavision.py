@@ -618,6 +618,32 @@ check(all(set(f.results) == {"whole", "corner", "again"} and f.results["whole"][
           all(v["element"] == k for k, v in f.results.items()) for f in twice),
       f"three cudahistograms on one frame, each its own results: {[sorted(f.results) for f in twice]}")
 
+# analysers of one name in different bins (a name is unique within its bin only) on one frame:
+# each kept, the first on the buffer under the name, a later one under "name#2", "name#3", with its
+# type; a numbered key never takes the place of a name given (metas of a buffer of our own: "h",
+# "h", an element named "h#2", then two without an element field)
+alike = list(cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=RGBA,width=32,height=16 ! "
+                               "cudahistogram backend=cpu name=a ! ( cudamotionest backend=cpu name=a ) ! "
+                               "( cudanoisemap backend=cpu name=a )"))
+check(len(alike) == 3 and all(
+          set(f.results) == {"a", "a#2", "a#3"} and all(v["element"] == "a" for v in f.results.values()) and
+          {v["type"] for v in f.results.values()} == {"cudahistogram", "cudamotionest", "cudanoisemap"} for f in alike),
+      f"three analysers named a in different bins: a, a#2, a#3, each with its type: "
+      f"{[{k: v['type'] for k, v in f.results.items()} for f in alike]}")
+numbered = Gst.Buffer.new()
+for _ in range(5):
+    numbered.add_custom_meta("CudaHistogramMeta")
+for (_, at), (element, pixels) in zip(cudavision._cuda.custom_metas(numbered, ("CudaHistogramMeta",)),
+                                      (("h", 1), ("h", 2), ("h#2", 3), (None, 4), (None, 5))):
+    fields = Gst.Structure.from_string(f"x, pixels=(int){pixels}" + (f', element=(string)"{element}"' if element else ""))[0]
+    for n in range(fields.n_fields()):
+        field = fields.nth_field_name(n).encode()
+        value = cudavision._cuda.gst.gst_structure_get_value(hash(fields), field)
+        cudavision._cuda.gst.gst_structure_set_value(at, field, value)
+got = {k: v["pixels"] for k, v in cudavision.results(numbered).items()}
+check(got == {"h": 1, "h#2": 2, "h#2#2": 3, "cudahistogram": 4, "cudahistogram#2": 5},
+      f"five metas of names given twice, in the buffer's order, none lost: {got}")
+
 # a field of a type the module does not read itself: PyGObject's value of it; a bytes field it
 # does not type: bytes; a field missing: left out (fields set through libgstreamer, on a meta of a
 # buffer of our own, as an element sets them)
