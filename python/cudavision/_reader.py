@@ -3,6 +3,7 @@
 import ctypes
 import functools
 import os
+import threading
 
 import gi
 
@@ -24,6 +25,23 @@ _ERROR = Gst.MessageType.ERROR
 _libgst = ctypes.CDLL("libgstreamer-1.0.so.0")
 _have_pending = _libgst.gst_bus_have_pending
 _have_pending.argtypes, _have_pending.restype = [ctypes.c_void_p], ctypes.c_int
+
+
+def _to_null(element, _data=None):
+    """Gst.Element.call_async's function: @element to NULL, on a thread of GStreamer's pool."""
+    element.set_state(Gst.State.NULL)
+
+
+def _stop(pipeline):
+    """Sets @pipeline to NULL: at once, or, from a thread that Python's threading did not start (a
+    GStreamer streaming thread: a pad probe, or the cyclic GC run inside one, dropping or closing a
+    reader), through Gst.Element.call_async, GStreamer's own way to change a state from a
+    streaming thread: there the state change would join the thread's own task, and GStreamer
+    aborts. The pipeline then stops shortly after (docs/python.md, "Reading frames")."""
+    if isinstance(threading.current_thread(), threading._DummyThread):
+        pipeline.call_async(_to_null, None)
+    else:
+        pipeline.set_state(Gst.State.NULL)
 
 
 class _ReaderFrame(Frame):
@@ -174,7 +192,8 @@ class Frames:
                     self._live = [entry for entry in self._live if entry[0] is not sink]
 
     def close(self):
-        """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after."""
+        """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after;
+        from a streaming thread (a pad probe), shortly after (_stop)."""
         if self.pipeline is not None:
             # the messages asked for, posted since the last pull (an interval's last at EOS):
             # NULL flushes the bus
@@ -183,7 +202,7 @@ class Frames:
                 if msg is None:
                     break
                 self.messages.append(msg)
-            self.pipeline.set_state(Gst.State.NULL)
+            _stop(self.pipeline)
         self._live = []
 
     def __enter__(self):
@@ -193,9 +212,10 @@ class Frames:
         self.close()
 
     def __del__(self):
+        # on whichever thread drops the last reference: a streaming thread's too (_stop)
         pipeline = getattr(self, "pipeline", None)
         if pipeline is not None:
-            pipeline.set_state(Gst.State.NULL)
+            _stop(pipeline)
 
 
 def frames(source, rgb=False, max_buffers=4, messages=0):

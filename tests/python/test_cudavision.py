@@ -731,6 +731,58 @@ for bad in (None, 3):
     except TypeError as e:
         check("frames ()" in str(e), f"frames ({bad!r}): {e}")
 
+# a reader dropped or closed in a pad probe (a streaming thread of its pipeline, which cannot set
+# its own pipeline to NULL: GStreamer aborts; its warning made fatal here, so that every run says
+# it), 20 times over, each in a process of its own, and the cyclic GC collecting a reader there:
+# the pipeline NULL shortly after, the process alive (docs/python.md, "Reading frames")
+script = """
+import gc, sys, threading, time, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+import cudavision
+mode = sys.argv[1]
+pipeline = Gst.parse_launch("videotestsrc is-live=true ! video/x-raw,format=GRAY8,width=16,height=16,framerate=300/1 ! "
+                            "identity name=i ! tee name=t t. ! queue leaky=downstream max-size-buffers=2 ! appsink "
+                            "t. ! queue ! fakesink")
+app, armed, done = {"reader": cudavision.frames(pipeline)}, [], threading.Event()
+def probe(pad, info):
+    if armed and not done.is_set():
+        done.set()
+        if mode == "drop":
+            app.clear()               # the reader's last reference
+        elif mode == "gc":
+            gc.collect()              # the cyclic GC, as it may run at any allocation
+        else:
+            app["reader"].close()
+    return Gst.PadProbeReturn.OK
+pipeline.get_by_name("i").get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, probe)
+for i, f in enumerate(app["reader"]):
+    if i == 3:
+        break                         # outside `with`: it plays on
+del f
+if mode == "gc":
+    app["reader"].cycle = app["reader"]
+    gc.disable()
+    app.clear()
+armed.append(True)
+done.wait(5)
+end = time.monotonic() + 5
+while pipeline.get_state(0)[1] != Gst.State.NULL and time.monotonic() < end:
+    time.sleep(0.005)
+print(mode, pipeline.get_state(0)[1].value_nick)
+"""
+
+import subprocess  # noqa: E402
+
+modes = ["drop"] * 20 + ["gc", "close"]
+runs = [subprocess.Popen([sys.executable, "-c", script, mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, G_DEBUG="fatal-warnings")) for mode in modes]
+ended = [(mode, run.communicate(timeout=60), run.returncode) for mode, run in zip(modes, runs)]
+bad = [(mode, code, err[-200:]) for mode, (out, err), code in ended if code != 0 or out.strip() != f"{mode} null"]
+check(not bad, f"a reader dropped (20 times), collected or closed in a pad probe: the pipeline NULL shortly after, "
+      f"{len(bad)} of {len(modes)} runs failed {bad[:2]}")
+
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
 # (a class attribute, a cycle) end it cleanly
