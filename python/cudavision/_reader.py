@@ -44,6 +44,14 @@ def _stop(pipeline):
         pipeline.set_state(Gst.State.NULL)
 
 
+def _adds_pads(element):
+    """Whether @element may add a source pad as it plays (a sometimes pad: decodebin's, a
+    demuxer's), which a description (gst-launch's delayed link) or its application links then: an
+    appsink not linked yet may be linked to it."""
+    return any(template.direction == Gst.PadDirection.SRC and template.presence == Gst.PadPresence.SOMETIMES
+               for template in element.get_pad_template_list())
+
+
 class _ReaderFrame(Frame):
     """A Frame of the reader: its `results` and `buffer` made at their first read, from the sample
     it keeps, rather than at every pull (a loop that reads neither, as one that hands each frame to
@@ -116,9 +124,16 @@ class Frames:
                 raise PipelineError(e.message + hint) from None
         else:
             raise TypeError(f"frames () takes a pipeline's text, a URI or a Gst.Pipeline, not {type(source).__name__}")
-        self.sinks = [e for e in self._elements() if e.get_factory() and e.get_factory().get_name() == "appsink"]
+        elements = self._elements()
+        self.sinks = [e for e in elements if e.get_factory() and e.get_factory().get_name() == "appsink"]
         if not self.sinks:
             raise TypeError("the pipeline has no appsink to take frames from (add '! appsink' at its end)")
+        unlinked = [sink.get_name() for sink in self.sinks if not sink.get_static_pad("sink").is_linked()]
+        if unlinked and not any(map(_adds_pads, elements)):
+            # nothing reaches it, and it never ends: the loop would wait for it forever
+            one = len(unlinked) == 1
+            raise TypeError(f"{', '.join(unlinked)} {'is' if one else 'are'} not linked: no frame would reach "
+                            f"{'it' if one else 'them'} (link {'it' if one else 'them'}, or leave {'it' if one else 'them'} out)")
         for sink in self.sinks:
             # the pipeline waits for the loop (no frame dropped), a few frames ahead
             sink.set_property("sync", False)

@@ -782,6 +782,13 @@ ended = [(mode, run.communicate(timeout=60), run.returncode) for mode, run in zi
 bad = [(mode, code, err[-200:]) for mode, (out, err), code in ended if code != 0 or out.strip() != f"{mode} null"]
 check(not bad, f"a reader dropped (20 times), collected or closed in a pad probe: the pipeline NULL shortly after, "
       f"{len(bad)} of {len(modes)} runs failed {bad[:2]}")
+# an appsink that is not linked (a chain of its own) is refused at once, named, rather than waited
+# for forever; one that an element which adds pads as it plays (decodebin) links then is taken
+type_error("an appsink not linked", lambda: cudavision.frames(
+    "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA ! fakesink  appsink name=alone"), "alone is not linked")
+got = [f.format for f in cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                                           "decodebin ! appsink")]
+check(got == ["GRAY8"] * 3, f"an appsink that decodebin links as it plays: taken ({got})")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
