@@ -78,14 +78,18 @@ class PipelineError(RuntimeError):
 
 def _description(source, rgb):
     """A gst-launch description for @source: a pipeline's text as it is, or a URI (anything with
-    "://" and no "!", or the path of a file that exists) decoded by uridecodebin; an appsink added
-    where the text has none."""
+    "://" and no "!", or the path of a file that exists, whatever its characters) decoded by
+    uridecodebin; an appsink added where the text has none."""
     text = source.strip()
-    if "!" not in text and "://" not in text and os.path.isfile(text):
-        text = Gst.filename_to_uri(os.path.abspath(text))
-    if "://" in text and "!" not in text:
+    uri = None
+    if os.path.isfile(text):
+        # a file's path first: a "!" in its name is the name's, not a link (its URI keeps it)
+        uri = Gst.filename_to_uri(os.path.abspath(text))
+    elif "://" in text and "!" not in text:
+        uri = text
+    if uri is not None:
         # its video only: streams the caps do not take are not exposed
-        text = f'uridecodebin uri="{text}" expose-all-streams=false caps="video/x-raw(ANY)"'
+        text = f'uridecodebin uri="{uri}" expose-all-streams=false caps="video/x-raw(ANY)"'
         if not rgb:
             text += " ! videoconvert"
     if rgb:

@@ -789,6 +789,19 @@ type_error("an appsink not linked", lambda: cudavision.frames(
 got = [f.format for f in cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
                                            "decodebin ! appsink")]
 check(got == ["GRAY8"] * 3, f"an appsink that decodebin links as it plays: taken ({got})")
+# a file's path with a "!" in its name: the file, decoded, not a description
+with tempfile.TemporaryDirectory() as tmp:
+    clip = os.path.join(tmp, "wow!.mkv")
+    made = Gst.parse_launch(f'videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=32,height=16,framerate=30/1 ! '
+                            f'matroskamux ! filesink location="{clip}"')
+    made.set_state(Gst.State.PLAYING)
+    made.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    made.set_state(Gst.State.NULL)
+    try:
+        got = [(f.format, f.width) for f in cudavision.frames(clip)]
+    except cudavision.PipelineError as e:
+        got = e
+    check(got == [("I420", 32)] * 3, f"a file's path with a '!': its frames ({got})")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
