@@ -3,6 +3,7 @@
 import ctypes
 import functools
 import os
+import re
 import threading
 
 import gi
@@ -25,6 +26,9 @@ _ERROR = Gst.MessageType.ERROR
 _libgst = ctypes.CDLL("libgstreamer-1.0.so.0")
 _have_pending = _libgst.gst_bus_have_pending
 _have_pending.argtypes, _have_pending.restype = [ctypes.c_void_p], ctypes.c_int
+
+# an appsink in a description: the element's name as a word, not a part of another (name=notappsink)
+_APPSINK = re.compile(r"(?:^|[\s!])appsink(?=$|[\s!])")
 
 
 def _to_null(element, _data=None):
@@ -92,9 +96,14 @@ def _description(source, rgb):
         text = f'uridecodebin uri="{uri}" expose-all-streams=false caps="video/x-raw(ANY)"'
         if not rgb:
             text += " ! videoconvert"
+    elif rgb and _APPSINK.search(text):
+        # the conversion would follow it ("could not link appsink0 to videoconvert0")
+        raise TypeError("rgb=True converts to RGBA before the appsink the reader adds, and the description has "
+                        "an appsink of its own: leave it out (the reader adds one), or convert in the description "
+                        "(... ! videoconvert ! video/x-raw,format=RGBA ! appsink) without rgb=True")
     if rgb:
         text += " ! videoconvert ! video/x-raw,format=RGBA"
-    if "appsink" not in text.split("!")[-1]:
+    if not _APPSINK.search(text.split("!")[-1]):
         text += " ! appsink"
     return text
 
@@ -116,6 +125,10 @@ class Frames:
     def __init__(self, source, rgb=False, max_buffers=4, messages=0):
         Gst.init(None)
         if isinstance(source, Gst.Pipeline):
+            if rgb:
+                raise TypeError("rgb=True converts to RGBA before the appsink the reader adds to a description, "
+                                "and a Gst.Pipeline has its own: convert in it (videoconvert ! "
+                                "video/x-raw,format=RGBA before its appsink) without rgb=True")
             self.pipeline = source
         elif isinstance(source, str):
             try:

@@ -802,6 +802,16 @@ with tempfile.TemporaryDirectory() as tmp:
     except cudavision.PipelineError as e:
         got = e
     check(got == [("I420", 32)] * 3, f"a file's path with a '!': its frames ({got})")
+# rgb=True converts before the appsink the reader adds: a description's own appsink, or a
+# Gst.Pipeline's, is refused with what to do; "appsink" within another word is no appsink
+type_error("rgb=True and an appsink of the description's", lambda: cudavision.frames(
+    "videotestsrc num-buffers=3 ! appsink", rgb=True), "leave it out (the reader adds one)")
+type_error("rgb=True and a Gst.Pipeline", lambda: cudavision.frames(
+    Gst.parse_launch("videotestsrc num-buffers=3 ! appsink"), rgb=True), "convert in it")
+got = [[f.format for f in cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                                            "identity name=notappsink", rgb=rgb)] for rgb in (False, True)]
+check(got == [["GRAY8"] * 3, ["RGBA"] * 3], f"a description ending in an element named notappsink: the appsink added, "
+      f"rgb=True taken ({got})")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
