@@ -13,7 +13,7 @@ gi.require_version("GstApp", "1.0")
 from gi.repository import GLib, Gst, GstApp  # noqa: E402, F401 (GstApp: the appsink's methods)
 
 # the package's own, defined before it imports this module (cudavision/__init__.py, at its end)
-from . import Frame, Unsupported, frame  # noqa: E402
+from . import _LAYOUTS, Frame, Unsupported, frame  # noqa: E402
 from ._results import results  # noqa: E402
 
 # how long one pull waits before the bus is looked at again (nanoseconds)
@@ -29,6 +29,14 @@ _have_pending.argtypes, _have_pending.restype = [ctypes.c_void_p], ctypes.c_int
 
 # an appsink in a description: the element's name as a word, not a part of another (name=notappsink)
 _APPSINK = re.compile(r"(?:^|[\s!])appsink(?=$|[\s!])")
+
+# The appsink the reader adds takes the formats the module reads, in CUDA memory (first, as our
+# elements list theirs) and in system memory, so that negotiation picks one it can read rather than
+# what upstream likes best (videotestsrc's ABGR64_LE); an appsink of the user's own is left as it is.
+_FORMATS = ", ".join(_LAYOUTS)
+_ADDED = f' ! appsink caps="video/x-raw(memory:CUDAMemory),format={{{_FORMATS}}}; video/x-raw,format={{{_FORMATS}}}"'
+_NOT_READABLE = (f" (the appsink the reader adds takes video frames in the formats cudavision reads, {_FORMATS}: "
+                 "convert the video to one in the description (videoconvert), or with frames (..., rgb=True))")
 
 
 def _to_null(element, _data=None):
@@ -81,9 +89,10 @@ class PipelineError(RuntimeError):
 
 
 def _description(source, rgb):
-    """A gst-launch description for @source: a pipeline's text as it is, or a URI (anything with
-    "://" and no "!", or the path of a file that exists, whatever its characters) decoded by
-    uridecodebin; an appsink added where the text has none."""
+    """(a gst-launch description for @source, whether an appsink is to be added at its end): a
+    pipeline's text as it is, or a URI (anything with "://" and no "!", or the path of a file that
+    exists, whatever its characters) decoded by uridecodebin; an appsink to add where the text
+    ends in none."""
     text = source.strip()
     uri = None
     if os.path.isfile(text):
@@ -103,9 +112,22 @@ def _description(source, rgb):
                         "(... ! videoconvert ! video/x-raw,format=RGBA ! appsink) without rgb=True")
     if rgb:
         text += " ! videoconvert ! video/x-raw,format=RGBA"
-    if not _APPSINK.search(text.split("!")[-1]):
-        text += " ! appsink"
-    return text
+    return text, not _APPSINK.search(text.split("!")[-1])
+
+
+def _link_hint(text, message):
+    """What to do where @text (a description) did not link to the appsink the reader adds: the
+    text linked to a plain appsink says whether its caps (the formats the module reads) are why."""
+    if not message.startswith("could not link"):
+        return ""
+    try:
+        Gst.parse_launch(text + " ! appsink")
+    except GLib.Error as e:
+        # the text's own: its caps, that its elements refuse (GStreamer says so), or a sink at its end
+        if "can't handle caps" in e.message:
+            return ""
+        return " (the description ends in a sink: end it in appsink, or leave the sink out)"
+    return _NOT_READABLE
 
 
 class Frames:
@@ -124,6 +146,7 @@ class Frames:
 
     def __init__(self, source, rgb=False, max_buffers=4, messages=0):
         Gst.init(None)
+        self._added = False  # whether the reader added the appsink (_ADDED)
         if isinstance(source, Gst.Pipeline):
             if rgb:
                 raise TypeError("rgb=True converts to RGBA before the appsink the reader adds to a description, "
@@ -131,14 +154,11 @@ class Frames:
                                 "video/x-raw,format=RGBA before its appsink) without rgb=True")
             self.pipeline = source
         elif isinstance(source, str):
+            text, self._added = _description(source, rgb)
             try:
-                self.pipeline = Gst.parse_launch(_description(source, rgb))
+                self.pipeline = Gst.parse_launch(text + _ADDED if self._added else text)
             except GLib.Error as e:
-                hint = ""
-                if "could not link" in e.message and "appsink" in e.message:
-                    # the appsink added at the end met a sink of the user's own
-                    hint = " (the description ends in a sink: end it in appsink, or leave the sink out)"
-                raise PipelineError(e.message + hint) from None
+                raise PipelineError(e.message + (_link_hint(text, e.message) if self._added else "")) from None
         else:
             raise TypeError(f"frames () takes a pipeline's text, a URI or a Gst.Pipeline, not {type(source).__name__}")
         elements = self._elements()
@@ -148,9 +168,9 @@ class Frames:
         unlinked = [sink.get_name() for sink in self.sinks if not sink.get_static_pad("sink").is_linked()]
         if unlinked and not any(map(_adds_pads, elements)):
             # nothing reaches it, and it never ends: the loop would wait for it forever
-            one = len(unlinked) == 1
-            raise TypeError(f"{', '.join(unlinked)} {'is' if one else 'are'} not linked: no frame would reach "
-                            f"{'it' if one else 'them'} (link {'it' if one else 'them'}, or leave {'it' if one else 'them'} out)")
+            are, it = ("is", "it") if len(unlinked) == 1 else ("are", "them")
+            raise TypeError(f"{', '.join(unlinked)} {are} not linked: no frame would reach {it} (link {it}, "
+                            f"or leave {it} out)")
         for sink in self.sinks:
             # the pipeline waits for the loop (no frame dropped), a few frames ahead
             sink.set_property("sync", False)
@@ -188,7 +208,11 @@ class Frames:
             if msg.type == _ERROR:
                 err, debug = msg.parse_error()
                 self.close()
-                raise PipelineError(err.message, msg.src.get_name() if msg.src else None, debug)
+                # caps that the appsink added refuses: not negotiated, or not linked where decodebin's
+                # pad could not link to it
+                refused = self._added and ("not-negotiated" in (debug or "") or "not-linked" in (debug or ""))
+                hint = _NOT_READABLE if refused else ""
+                raise PipelineError(err.message + hint, msg.src.get_name() if msg.src else None, debug)
             if msg.type & self._kept:
                 self.messages.append(msg)
 

@@ -629,7 +629,7 @@ try:
 except cudavision.PipelineError as e:
     check("ends in a sink" in str(e), f"a description that ends in a sink: the error says so: {e}")
 try:
-    with cudavision.frames("videotestsrc num-buffers=2 ! video/x-raw,format=AYUV,width=8,height=8") as reader:
+    with cudavision.frames("videotestsrc num-buffers=2 ! video/x-raw,format=AYUV,width=8,height=8 ! appsink") as reader:
         next(reader)
     check(False, "a format the module does not know, through frames (): no error")
 except cudavision.Unsupported as e:
@@ -812,6 +812,33 @@ got = [[f.format for f in cudavision.frames("videotestsrc num-buffers=3 ! video/
                                             "identity name=notappsink", rgb=rgb)] for rgb in (False, True)]
 check(got == [["GRAY8"] * 3, ["RGBA"] * 3], f"a description ending in an element named notappsink: the appsink added, "
       f"rgb=True taken ({got})")
+# the appsink the reader adds takes the formats the module reads, in CUDA or system memory, so that
+# negotiation picks one (videotestsrc alone: not its ABGR64_LE); a format fixed before it that is
+# none of them is refused with what to do; an appsink of the description's own is left as it is
+with cudavision.frames("videotestsrc num-buffers=3") as reader:
+    try:
+        got = [f.format for f in reader]
+    except cudavision.Unsupported as e:
+        got = e
+    added = reader.sinks[0].get_property("caps")
+added = added and [(list(added.get_structure(i).get_value("format").array), added.get_features(i).to_string())
+                   for i in range(added.get_size())]
+check(isinstance(got, list) and len(got) == 3 and got[0] in cudavision._LAYOUTS and
+      added == [(list(cudavision._LAYOUTS), "memory:CUDAMemory"), (list(cudavision._LAYOUTS), "memory:SystemMemory")],
+      f"frames (videotestsrc): a format the module reads, through the appsink it adds ({got}, {added})")
+try:
+    cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=AYUV,width=8,height=8")
+    check(False, "a format fixed before the appsink the reader adds, none of those it reads: no error")
+except cudavision.PipelineError as e:
+    check("formats cudavision reads, RGBA" in str(e) and "rgb=True" in str(e),
+          f"a format fixed before the appsink the reader adds, none of those it reads: {e}")
+try:
+    next(cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=AYUV,width=8,height=8 ! decodebin"))
+    check(False, "a format none of those it reads, from decodebin (linked as it plays): no error")
+except cudavision.PipelineError as e:
+    check("formats cudavision reads" in str(e), f"a format none of those it reads, from decodebin (linked as it plays): {e}")
+with cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=8,height=8 ! appsink") as reader:
+    check(reader.sinks[0].get_property("caps") is None, "an appsink of the description's own: its caps left as they are")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
