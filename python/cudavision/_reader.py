@@ -130,6 +130,21 @@ def _link_hint(text, message):
     return _NOT_READABLE
 
 
+def _convert_hint(caps):
+    """What to do about a frame of @caps that the module does not read, where converting helps: a
+    video frame of system memory in a format it does not read, which comes through an appsink of
+    the user's own (the one the reader adds takes none such, and rgb=True takes none of the user's)
+    and videoconvert before it makes readable; nothing for other caps (audio, encoded video, CUDA
+    memory) nor for a format it reads (a frame that does not fit its caps)."""
+    if caps is None or caps.get_size() == 0:
+        return ""
+    structure = caps.get_structure(0)
+    if (structure.get_name() != "video/x-raw" or not caps.get_features(0).contains("memory:SystemMemory")
+            or structure.get_value("format") in _LAYOUTS):
+        return ""
+    return " (convert it before the appsink: ... ! videoconvert ! video/x-raw,format=RGBA ! appsink)"
+
+
 class Frames:
     """The frames of a pipeline, pulled from its appsinks in turn: an iterator and a context
     manager. Each item is a read-only `Frame` (cudavision.frame) with its `results` (every meta of
@@ -240,7 +255,7 @@ class Frames:
                         f = frame(sample)
                     except Unsupported as e:
                         self.close()
-                        raise Unsupported(f"{e} (frames (..., rgb=True) converts to RGBA)") from None
+                        raise Unsupported(f"{e}{_convert_hint(sample.get_caps())}") from None
                     f.__class__ = _ReaderFrame  # its results and buffer made when read
                     f._reader_sample, f.source = sample, name
                     return f

@@ -633,8 +633,8 @@ try:
         next(reader)
     check(False, "a format the module does not know, through frames (): no error")
 except cudavision.Unsupported as e:
-    check("rgb=True" in str(e) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
-          f"a format the module does not know, through frames (): the error names rgb=True, the pipeline stopped: {e}")
+    check("videoconvert" in str(e) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
+          f"a format the module does not know, through frames (): the error says to convert, the pipeline stopped: {e}")
 try:
     cudavision.frames("videotestsrc ! nosuchelement")
     check(False, "a pipeline that does not parse: no error")
@@ -839,6 +839,13 @@ except cudavision.PipelineError as e:
     check("formats cudavision reads" in str(e), f"a format none of those it reads, from decodebin (linked as it plays): {e}")
 with cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=8,height=8 ! appsink") as reader:
     check(reader.sinks[0].get_property("caps") is None, "an appsink of the description's own: its caps left as they are")
+# what to do is said where it helps: audio through an appsink of one's own is refused, no conversion hinted
+try:
+    next(cudavision.frames("audiotestsrc num-buffers=3 ! appsink"))
+    check(False, "audio through an appsink of the description's own: no error")
+except cudavision.Unsupported as e:
+    check("not caps of a video frame" in str(e) and "videoconvert" not in str(e) and "rgb=True" not in str(e),
+          f"audio through an appsink of the description's own: no conversion hinted: {e}")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
