@@ -161,6 +161,9 @@ class Frames:
 
     def __init__(self, source, rgb=False, max_buffers=4, messages=0):
         Gst.init(None)
+        if not isinstance(messages, int):  # a Gst.MessageType is an int
+            raise TypeError("messages is a Gst.MessageType mask (e.g. Gst.MessageType.ELEMENT | "
+                            f"Gst.MessageType.WARNING, or 0 for none), not {type(messages).__name__}")
         self._added = False  # whether the reader added the appsink (_ADDED)
         if isinstance(source, Gst.Pipeline):
             if rgb:
@@ -194,7 +197,7 @@ class Frames:
         self.bus = self.pipeline.get_bus()
         self._bus = hash(self.bus)  # the GstBus' address (PyGObject's hash of a GObject)
         self.messages = []
-        self._kept = Gst.MessageType(int(messages))
+        self._kept = Gst.MessageType(messages)
         self._popped = _ERROR | self._kept
         self._playing = False
         # the appsinks not at their end yet, with their names: a sink's name is fixed once it is in

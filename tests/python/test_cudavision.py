@@ -846,6 +846,10 @@ try:
 except cudavision.Unsupported as e:
     check("not caps of a video frame" in str(e) and "videoconvert" not in str(e) and "rgb=True" not in str(e),
           f"audio through an appsink of the description's own: no conversion hinted: {e}")
+# messages= is a Gst.MessageType mask: anything else is a TypeError that says so, before the pipeline is made
+for bad in ("x", None, 1.5):
+    type_error(f"messages={bad!r}", lambda: cudavision.frames("videotestsrc num-buffers=3", messages=bad),
+               "messages is a Gst.MessageType mask")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
