@@ -774,6 +774,7 @@ print(mode, pipeline.get_state(0)[1].value_nick)
 """
 
 import subprocess  # noqa: E402
+import time  # noqa: E402
 
 modes = ["drop"] * 20 + ["gc", "close"]
 runs = [subprocess.Popen([sys.executable, "-c", script, mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -850,6 +851,27 @@ except cudavision.Unsupported as e:
 for bad in ("x", None, 1.5):
     type_error(f"messages={bad!r}", lambda: cudavision.frames("videotestsrc num-buffers=3", messages=bad),
                "messages is a Gst.MessageType mask")
+# an error is raised at the next pull: frames still queued in the appsink then are dropped (the
+# appsink's 4th buffer reached it, so its 2nd at least is queued when the error is posted)
+pipeline = Gst.parse_launch("videotestsrc name=src num-buffers=10 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                            "appsink name=sink")
+reached = []
+pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER,
+                                                               lambda pad, info: reached.append(1) or Gst.PadProbeReturn.OK)
+reader = cudavision.frames(pipeline)
+seen = [next(reader).pts]
+end = time.monotonic() + 5
+while len(reached) < 4 and time.monotonic() < end:
+    time.sleep(0.005)
+src = pipeline.get_by_name("src")
+src.post_message(Gst.Message.new_error(src, GLib.Error.new_literal(Gst.CoreError.quark(), "broken on purpose",
+                                                                   Gst.CoreError.FAILED), "posted by the test"))
+try:
+    seen += [f.pts for f in reader]
+    check(False, f"an error posted while frames are queued: no error after {seen}")
+except cudavision.PipelineError as e:
+    check(seen == [0] and len(reached) >= 4 and e.element == "src" and pipeline.get_state(0)[1] == Gst.State.NULL,
+          f"an error posted while frames are queued: raised at the next pull, the queued ones dropped ({seen}, {e})")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
