@@ -293,8 +293,9 @@ class Frames:
 
 
 def frames(source, rgb=False, max_buffers=4, messages=0):
-    """The frames of @source, a gst-launch description (its appsinks, or one added at its end), a
-    URI (decoded by uridecodebin) or a Gst.Pipeline with appsinks; `rgb=True` converts them to
-    RGBA on the CPU first; @messages, a Gst.MessageType mask, the bus messages kept in the
-    reader's `messages`. See Frames."""
+    """The frames of @source, a gst-launch description (its appsinks, or one added at its end that
+    takes the formats the module reads), a URI or a file's path (decoded by uridecodebin) or a
+    Gst.Pipeline with appsinks; `rgb=True` converts them to RGBA on the CPU before the appsink
+    added; @messages, a Gst.MessageType mask, the bus messages kept in the reader's `messages`.
+    See Frames."""
     return Frames(source, rgb, max_buffers, messages)
