@@ -3,6 +3,8 @@
 import ctypes
 import functools
 import os
+import re
+import threading
 
 import gi
 
@@ -11,7 +13,7 @@ gi.require_version("GstApp", "1.0")
 from gi.repository import GLib, Gst, GstApp  # noqa: E402, F401 (GstApp: the appsink's methods)
 
 # the package's own, defined before it imports this module (cudavision/__init__.py, at its end)
-from . import Frame, Unsupported, frame  # noqa: E402
+from . import _LAYOUTS, Frame, Unsupported, frame  # noqa: E402
 from ._results import results  # noqa: E402
 
 # how long one pull waits before the bus is looked at again (nanoseconds)
@@ -24,6 +26,42 @@ _ERROR = Gst.MessageType.ERROR
 _libgst = ctypes.CDLL("libgstreamer-1.0.so.0")
 _have_pending = _libgst.gst_bus_have_pending
 _have_pending.argtypes, _have_pending.restype = [ctypes.c_void_p], ctypes.c_int
+
+# an appsink in a description: the element's name as a word, not a part of another (name=notappsink)
+_APPSINK = re.compile(r"(?:^|[\s!])appsink(?=$|[\s!])")
+
+# The appsink the reader adds takes the formats the module reads, in CUDA memory (first, as our
+# elements list theirs) and in system memory, so that negotiation picks one it can read rather than
+# what upstream likes best (videotestsrc's ABGR64_LE); an appsink of the user's own is left as it is.
+_FORMATS = ", ".join(_LAYOUTS)
+_ADDED = f' ! appsink caps="video/x-raw(memory:CUDAMemory),format={{{_FORMATS}}}; video/x-raw,format={{{_FORMATS}}}"'
+_NOT_READABLE = (f" (the appsink the reader adds takes video frames in the formats cudavision reads, {_FORMATS}: "
+                 "convert the video to one in the description (videoconvert), or with frames (..., rgb=True))")
+
+
+def _to_null(element, _data=None):
+    """Gst.Element.call_async's function: @element to NULL, on a thread of GStreamer's pool."""
+    element.set_state(Gst.State.NULL)
+
+
+def _stop(pipeline):
+    """Sets @pipeline to NULL: at once, or, from a thread that Python's threading did not start (a
+    GStreamer streaming thread: a pad probe, or the cyclic GC run inside one, dropping or closing a
+    reader), through Gst.Element.call_async, GStreamer's own way to change a state from a
+    streaming thread: there the state change would join the thread's own task, and GStreamer
+    aborts. The pipeline then stops shortly after (docs/python.md, "Reading frames")."""
+    if isinstance(threading.current_thread(), threading._DummyThread):
+        pipeline.call_async(_to_null, None)
+    else:
+        pipeline.set_state(Gst.State.NULL)
+
+
+def _adds_pads(element):
+    """Whether @element may add a source pad as it plays (a sometimes pad: decodebin's, a
+    demuxer's), which a description (gst-launch's delayed link) or its application links then: an
+    appsink not linked yet may be linked to it."""
+    return any(template.direction == Gst.PadDirection.SRC and template.presence == Gst.PadPresence.SOMETIMES
+               for template in element.get_pad_template_list())
 
 
 class _ReaderFrame(Frame):
@@ -51,22 +89,60 @@ class PipelineError(RuntimeError):
 
 
 def _description(source, rgb):
-    """A gst-launch description for @source: a pipeline's text as it is, or a URI (anything with
-    "://" and no "!", or the path of a file that exists) decoded by uridecodebin; an appsink added
-    where the text has none."""
+    """(a gst-launch description for @source, whether an appsink is to be added at its end): a
+    pipeline's text as it is, or a URI (anything with "://" and no "!", or the path of a file that
+    exists, whatever its characters) decoded by uridecodebin; an appsink to add where the text
+    ends in none."""
     text = source.strip()
-    if "!" not in text and "://" not in text and os.path.isfile(text):
-        text = Gst.filename_to_uri(os.path.abspath(text))
-    if "://" in text and "!" not in text:
+    uri = None
+    if os.path.isfile(text):
+        # a file's path first: a "!" in its name is the name's, not a link (its URI keeps it)
+        uri = Gst.filename_to_uri(os.path.abspath(text))
+    elif "://" in text and "!" not in text:
+        uri = text
+    if uri is not None:
         # its video only: streams the caps do not take are not exposed
-        text = f'uridecodebin uri="{text}" expose-all-streams=false caps="video/x-raw(ANY)"'
+        text = f'uridecodebin uri="{uri}" expose-all-streams=false caps="video/x-raw(ANY)"'
         if not rgb:
             text += " ! videoconvert"
+    elif rgb and _APPSINK.search(text):
+        # the conversion would follow it ("could not link appsink0 to videoconvert0")
+        raise TypeError("rgb=True converts to RGBA before the appsink the reader adds, and the description has "
+                        "an appsink of its own: leave it out (the reader adds one), or convert in the description "
+                        "(... ! videoconvert ! video/x-raw,format=RGBA ! appsink) without rgb=True")
     if rgb:
         text += " ! videoconvert ! video/x-raw,format=RGBA"
-    if "appsink" not in text.split("!")[-1]:
-        text += " ! appsink"
-    return text
+    return text, not _APPSINK.search(text.split("!")[-1])
+
+
+def _link_hint(text, message):
+    """What to do where @text (a description) did not link to the appsink the reader adds: the
+    text linked to a plain appsink says whether its caps (the formats the module reads) are why."""
+    if not message.startswith("could not link"):
+        return ""
+    try:
+        Gst.parse_launch(text + " ! appsink")
+    except GLib.Error as e:
+        # the text's own: its caps, that its elements refuse (GStreamer says so), or a sink at its end
+        if "can't handle caps" in e.message:
+            return ""
+        return " (the description ends in a sink: end it in appsink, or leave the sink out)"
+    return _NOT_READABLE
+
+
+def _convert_hint(caps):
+    """What to do about a frame of @caps that the module does not read, where converting helps: a
+    video frame of system memory in a format it does not read, which comes through an appsink of
+    the user's own (the one the reader adds takes none such, and rgb=True takes none of the user's)
+    and videoconvert before it makes readable; nothing for other caps (audio, encoded video, CUDA
+    memory) nor for a format it reads (a frame that does not fit its caps)."""
+    if caps is None or caps.get_size() == 0:
+        return ""
+    structure = caps.get_structure(0)
+    if (structure.get_name() != "video/x-raw" or not caps.get_features(0).contains("memory:SystemMemory")
+            or structure.get_value("format") in _LAYOUTS):
+        return ""
+    return " (convert it before the appsink: ... ! videoconvert ! video/x-raw,format=RGBA ! appsink)"
 
 
 class Frames:
@@ -85,22 +161,34 @@ class Frames:
 
     def __init__(self, source, rgb=False, max_buffers=4, messages=0):
         Gst.init(None)
+        if not isinstance(messages, int):  # a Gst.MessageType is an int
+            raise TypeError("messages is a Gst.MessageType mask (e.g. Gst.MessageType.ELEMENT | "
+                            f"Gst.MessageType.WARNING, or 0 for none), not {type(messages).__name__}")
+        self._added = False  # whether the reader added the appsink (_ADDED)
         if isinstance(source, Gst.Pipeline):
+            if rgb:
+                raise TypeError("rgb=True converts to RGBA before the appsink the reader adds to a description, "
+                                "and a Gst.Pipeline has its own: convert in it (videoconvert ! "
+                                "video/x-raw,format=RGBA before its appsink) without rgb=True")
             self.pipeline = source
         elif isinstance(source, str):
+            text, self._added = _description(source, rgb)
             try:
-                self.pipeline = Gst.parse_launch(_description(source, rgb))
+                self.pipeline = Gst.parse_launch(text + _ADDED if self._added else text)
             except GLib.Error as e:
-                hint = ""
-                if "could not link" in e.message and "appsink" in e.message:
-                    # the appsink added at the end met a sink of the user's own
-                    hint = " (the description ends in a sink: end it in appsink, or leave the sink out)"
-                raise PipelineError(e.message + hint) from None
+                raise PipelineError(e.message + (_link_hint(text, e.message) if self._added else "")) from None
         else:
             raise TypeError(f"frames () takes a pipeline's text, a URI or a Gst.Pipeline, not {type(source).__name__}")
-        self.sinks = [e for e in self._elements() if e.get_factory() and e.get_factory().get_name() == "appsink"]
+        elements = self._elements()
+        self.sinks = [e for e in elements if e.get_factory() and e.get_factory().get_name() == "appsink"]
         if not self.sinks:
             raise TypeError("the pipeline has no appsink to take frames from (add '! appsink' at its end)")
+        unlinked = [sink.get_name() for sink in self.sinks if not sink.get_static_pad("sink").is_linked()]
+        if unlinked and not any(map(_adds_pads, elements)):
+            # nothing reaches it, and it never ends: the loop would wait for it forever
+            are, it = ("is", "it") if len(unlinked) == 1 else ("are", "them")
+            raise TypeError(f"{', '.join(unlinked)} {are} not linked: no frame would reach {it} (link {it}, "
+                            f"or leave {it} out)")
         for sink in self.sinks:
             # the pipeline waits for the loop (no frame dropped), a few frames ahead
             sink.set_property("sync", False)
@@ -109,7 +197,7 @@ class Frames:
         self.bus = self.pipeline.get_bus()
         self._bus = hash(self.bus)  # the GstBus' address (PyGObject's hash of a GObject)
         self.messages = []
-        self._kept = Gst.MessageType(int(messages))
+        self._kept = Gst.MessageType(messages)
         self._popped = _ERROR | self._kept
         self._playing = False
         # the appsinks not at their end yet, with their names: a sink's name is fixed once it is in
@@ -138,7 +226,11 @@ class Frames:
             if msg.type == _ERROR:
                 err, debug = msg.parse_error()
                 self.close()
-                raise PipelineError(err.message, msg.src.get_name() if msg.src else None, debug)
+                # caps that the appsink added refuses: not negotiated, or not linked where decodebin's
+                # pad could not link to it
+                refused = self._added and ("not-negotiated" in (debug or "") or "not-linked" in (debug or ""))
+                hint = _NOT_READABLE if refused else ""
+                raise PipelineError(err.message + hint, msg.src.get_name() if msg.src else None, debug)
             if msg.type & self._kept:
                 self.messages.append(msg)
 
@@ -166,7 +258,7 @@ class Frames:
                         f = frame(sample)
                     except Unsupported as e:
                         self.close()
-                        raise Unsupported(f"{e} (frames (..., rgb=True) converts to RGBA)") from None
+                        raise Unsupported(f"{e}{_convert_hint(sample.get_caps())}") from None
                     f.__class__ = _ReaderFrame  # its results and buffer made when read
                     f._reader_sample, f.source = sample, name
                     return f
@@ -174,7 +266,8 @@ class Frames:
                     self._live = [entry for entry in self._live if entry[0] is not sink]
 
     def close(self):
-        """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after."""
+        """Sets the pipeline to NULL (at the loop's end, a break, or an error): nothing runs after;
+        from a streaming thread (a pad probe), shortly after (_stop)."""
         if self.pipeline is not None:
             # the messages asked for, posted since the last pull (an interval's last at EOS):
             # NULL flushes the bus
@@ -183,7 +276,7 @@ class Frames:
                 if msg is None:
                     break
                 self.messages.append(msg)
-            self.pipeline.set_state(Gst.State.NULL)
+            _stop(self.pipeline)
         self._live = []
 
     def __enter__(self):
@@ -193,14 +286,16 @@ class Frames:
         self.close()
 
     def __del__(self):
+        # on whichever thread drops the last reference: a streaming thread's too (_stop)
         pipeline = getattr(self, "pipeline", None)
         if pipeline is not None:
-            pipeline.set_state(Gst.State.NULL)
+            _stop(pipeline)
 
 
 def frames(source, rgb=False, max_buffers=4, messages=0):
-    """The frames of @source, a gst-launch description (its appsinks, or one added at its end), a
-    URI (decoded by uridecodebin) or a Gst.Pipeline with appsinks; `rgb=True` converts them to
-    RGBA on the CPU first; @messages, a Gst.MessageType mask, the bus messages kept in the
-    reader's `messages`. See Frames."""
+    """The frames of @source, a gst-launch description (its appsinks, or one added at its end that
+    takes the formats the module reads), a URI or a file's path (decoded by uridecodebin) or a
+    Gst.Pipeline with appsinks; `rgb=True` converts them to RGBA on the CPU before the appsink
+    added; @messages, a Gst.MessageType mask, the bus messages kept in the reader's `messages`.
+    See Frames."""
     return Frames(source, rgb, max_buffers, messages)

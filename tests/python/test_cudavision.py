@@ -716,12 +716,12 @@ try:
 except cudavision.PipelineError as e:
     check("ends in a sink" in str(e), f"a description that ends in a sink: the error says so: {e}")
 try:
-    with cudavision.frames("videotestsrc num-buffers=2 ! video/x-raw,format=AYUV,width=8,height=8") as reader:
+    with cudavision.frames("videotestsrc num-buffers=2 ! video/x-raw,format=AYUV,width=8,height=8 ! appsink") as reader:
         next(reader)
     check(False, "a format the module does not know, through frames (): no error")
 except cudavision.Unsupported as e:
-    check("rgb=True" in str(e) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
-          f"a format the module does not know, through frames (): the error names rgb=True, the pipeline stopped: {e}")
+    check("videoconvert" in str(e) and reader.pipeline.get_state(0)[1] == Gst.State.NULL,
+          f"a format the module does not know, through frames (): the error says to convert, the pipeline stopped: {e}")
 try:
     cudavision.frames("videotestsrc ! nosuchelement")
     check(False, "a pipeline that does not parse: no error")
@@ -817,6 +817,148 @@ for bad in (None, 3):
         check(False, f"frames ({bad!r}): no error")
     except TypeError as e:
         check("frames ()" in str(e), f"frames ({bad!r}): {e}")
+
+# a reader dropped or closed in a pad probe (a streaming thread of its pipeline, which cannot set
+# its own pipeline to NULL: GStreamer aborts; its warning made fatal here, so that every run says
+# it), 20 times over, each in a process of its own, and the cyclic GC collecting a reader there:
+# the pipeline NULL shortly after, the process alive (docs/python.md, "Reading frames")
+script = """
+import gc, sys, threading, time, gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+import cudavision
+mode = sys.argv[1]
+pipeline = Gst.parse_launch("videotestsrc is-live=true ! video/x-raw,format=GRAY8,width=16,height=16,framerate=300/1 ! "
+                            "identity name=i ! tee name=t t. ! queue leaky=downstream max-size-buffers=2 ! appsink "
+                            "t. ! queue ! fakesink")
+app, armed, done = {"reader": cudavision.frames(pipeline)}, [], threading.Event()
+def probe(pad, info):
+    if armed and not done.is_set():
+        done.set()
+        if mode == "drop":
+            app.clear()               # the reader's last reference
+        elif mode == "gc":
+            gc.collect()              # the cyclic GC, as it may run at any allocation
+        else:
+            app["reader"].close()
+    return Gst.PadProbeReturn.OK
+pipeline.get_by_name("i").get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, probe)
+for i, f in enumerate(app["reader"]):
+    if i == 3:
+        break                         # outside `with`: it plays on
+del f
+if mode == "gc":
+    app["reader"].cycle = app["reader"]
+    gc.disable()
+    app.clear()
+armed.append(True)
+done.wait(5)
+end = time.monotonic() + 5
+while pipeline.get_state(0)[1] != Gst.State.NULL and time.monotonic() < end:
+    time.sleep(0.005)
+print(mode, pipeline.get_state(0)[1].value_nick)
+"""
+
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+modes = ["drop"] * 20 + ["gc", "close"]
+runs = [subprocess.Popen([sys.executable, "-c", script, mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, G_DEBUG="fatal-warnings")) for mode in modes]
+ended = [(mode, run.communicate(timeout=60), run.returncode) for mode, run in zip(modes, runs)]
+bad = [(mode, code, err[-200:]) for mode, (out, err), code in ended if code != 0 or out.strip() != f"{mode} null"]
+check(not bad, f"a reader dropped (20 times), collected or closed in a pad probe: the pipeline NULL shortly after, "
+      f"{len(bad)} of {len(modes)} runs failed {bad[:2]}")
+# an appsink that is not linked (a chain of its own) is refused at once, named, rather than waited
+# for forever; one that an element which adds pads as it plays (decodebin) links then is taken
+type_error("an appsink not linked", lambda: cudavision.frames(
+    "videotestsrc num-buffers=3 ! video/x-raw,format=RGBA ! fakesink  appsink name=alone"), "alone is not linked")
+got = [f.format for f in cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                                           "decodebin ! appsink")]
+check(got == ["GRAY8"] * 3, f"an appsink that decodebin links as it plays: taken ({got})")
+# a file's path with a "!" in its name: the file, decoded, not a description
+with tempfile.TemporaryDirectory() as tmp:
+    clip = os.path.join(tmp, "wow!.mkv")
+    made = Gst.parse_launch(f'videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=32,height=16,framerate=30/1 ! '
+                            f'matroskamux ! filesink location="{clip}"')
+    made.set_state(Gst.State.PLAYING)
+    made.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    made.set_state(Gst.State.NULL)
+    try:
+        got = [(f.format, f.width) for f in cudavision.frames(clip)]
+    except cudavision.PipelineError as e:
+        got = e
+    check(got == [("I420", 32)] * 3, f"a file's path with a '!': its frames ({got})")
+# rgb=True converts before the appsink the reader adds: a description's own appsink, or a
+# Gst.Pipeline's, is refused with what to do; "appsink" within another word is no appsink
+type_error("rgb=True and an appsink of the description's", lambda: cudavision.frames(
+    "videotestsrc num-buffers=3 ! appsink", rgb=True), "leave it out (the reader adds one)")
+type_error("rgb=True and a Gst.Pipeline", lambda: cudavision.frames(
+    Gst.parse_launch("videotestsrc num-buffers=3 ! appsink"), rgb=True), "convert in it")
+got = [[f.format for f in cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                                            "identity name=notappsink", rgb=rgb)] for rgb in (False, True)]
+check(got == [["GRAY8"] * 3, ["RGBA"] * 3], f"a description ending in an element named notappsink: the appsink added, "
+      f"rgb=True taken ({got})")
+# the appsink the reader adds takes the formats the module reads, in CUDA or system memory, so that
+# negotiation picks one (videotestsrc alone: not its ABGR64_LE); a format fixed before it that is
+# none of them is refused with what to do; an appsink of the description's own is left as it is
+with cudavision.frames("videotestsrc num-buffers=3") as reader:
+    try:
+        got = [f.format for f in reader]
+    except cudavision.Unsupported as e:
+        got = e
+    added = reader.sinks[0].get_property("caps")
+added = added and [(list(added.get_structure(i).get_value("format").array), added.get_features(i).to_string())
+                   for i in range(added.get_size())]
+check(isinstance(got, list) and len(got) == 3 and got[0] in cudavision._LAYOUTS and
+      added == [(list(cudavision._LAYOUTS), "memory:CUDAMemory"), (list(cudavision._LAYOUTS), "memory:SystemMemory")],
+      f"frames (videotestsrc): a format the module reads, through the appsink it adds ({got}, {added})")
+try:
+    cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=AYUV,width=8,height=8")
+    check(False, "a format fixed before the appsink the reader adds, none of those it reads: no error")
+except cudavision.PipelineError as e:
+    check("formats cudavision reads, RGBA" in str(e) and "rgb=True" in str(e),
+          f"a format fixed before the appsink the reader adds, none of those it reads: {e}")
+try:
+    next(cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=AYUV,width=8,height=8 ! decodebin"))
+    check(False, "a format none of those it reads, from decodebin (linked as it plays): no error")
+except cudavision.PipelineError as e:
+    check("formats cudavision reads" in str(e), f"a format none of those it reads, from decodebin (linked as it plays): {e}")
+with cudavision.frames("videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=8,height=8 ! appsink") as reader:
+    check(reader.sinks[0].get_property("caps") is None, "an appsink of the description's own: its caps left as they are")
+# what to do is said where it helps: audio through an appsink of one's own is refused, no conversion hinted
+try:
+    next(cudavision.frames("audiotestsrc num-buffers=3 ! appsink"))
+    check(False, "audio through an appsink of the description's own: no error")
+except cudavision.Unsupported as e:
+    check("not caps of a video frame" in str(e) and "videoconvert" not in str(e) and "rgb=True" not in str(e),
+          f"audio through an appsink of the description's own: no conversion hinted: {e}")
+# messages= is a Gst.MessageType mask: anything else is a TypeError that says so, before the pipeline is made
+for bad in ("x", None, 1.5):
+    type_error(f"messages={bad!r}", lambda: cudavision.frames("videotestsrc num-buffers=3", messages=bad),
+               "messages is a Gst.MessageType mask")
+# an error is raised at the next pull: frames still queued in the appsink then are dropped (the
+# appsink's 4th buffer reached it, so its 2nd at least is queued when the error is posted)
+pipeline = Gst.parse_launch("videotestsrc name=src num-buffers=10 ! video/x-raw,format=GRAY8,width=16,height=16 ! "
+                            "appsink name=sink")
+reached = []
+pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER,
+                                                               lambda pad, info: reached.append(1) or Gst.PadProbeReturn.OK)
+reader = cudavision.frames(pipeline)
+seen = [next(reader).pts]
+end = time.monotonic() + 5
+while len(reached) < 4 and time.monotonic() < end:
+    time.sleep(0.005)
+src = pipeline.get_by_name("src")
+src.post_message(Gst.Message.new_error(src, GLib.Error.new_literal(Gst.CoreError.quark(), "broken on purpose",
+                                                                   Gst.CoreError.FAILED), "posted by the test"))
+try:
+    seen += [f.pts for f in reader]
+    check(False, f"an error posted while frames are queued: no error after {seen}")
+except cudavision.PipelineError as e:
+    check(seen == [0] and len(reached) >= 4 and e.element == "src" and pipeline.get_state(0)[1] == Gst.State.NULL,
+          f"an error posted while frames are queued: raised at the next pull, the queued ones dropped ({seen}, {e})")
 
 # in a process of its own, GStreamer's criticals fatal: a frame that is not writable says so
 # without a critical; 300 frames of one buffer make none; views alive at the interpreter's exit
