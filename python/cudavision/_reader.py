@@ -130,17 +130,22 @@ def _link_hint(text, message):
     return _NOT_READABLE
 
 
+@functools.lru_cache(maxsize=None)
+def _caps(text):
+    """@text's caps, made once (GStreamer is initialised by then: a reader runs)."""
+    return Gst.Caps.from_string(text)
+
+
 def _convert_hint(caps):
     """What to do about a frame of @caps that the module does not read, where converting helps: a
     video frame of system memory in a format it does not read, which comes through an appsink of
     the user's own (the one the reader adds takes none such, and rgb=True takes none of the user's)
     and videoconvert before it makes readable; nothing for other caps (audio, encoded video, CUDA
     memory) nor for a format it reads (a frame that does not fit its caps)."""
-    if caps is None or caps.get_size() == 0:
-        return ""
-    structure = caps.get_structure(0)
-    if (structure.get_name() != "video/x-raw" or not caps.get_features(0).contains("memory:SystemMemory")
-            or structure.get_value("format") in _LAYOUTS):
+    # caps compared with caps, not read through their structure: GStreamer 1.26's Python gives
+    # get_structure () a wrapper of its own, without the structure's methods
+    if (caps is None or caps.is_empty() or not caps.is_subset(_caps("video/x-raw"))  # system memory: no features
+            or caps.is_subset(_caps("video/x-raw,format={" + ",".join(_LAYOUTS) + "}"))):
         return ""
     return " (convert it before the appsink: ... ! videoconvert ! video/x-raw,format=RGBA ! appsink)"
 
