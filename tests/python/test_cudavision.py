@@ -690,13 +690,20 @@ check(len(got) == 12 and all(f.results["h"]["type"] == "cudahistogram" and f.sou
       [f.pts for f in got] == [i * Gst.SECOND // 30 for i in range(12)],
       f"frames (): every frame with its results and pts ({len(got)})")
 # a file's path, as PyAV's and decord's users give it: decoded as its URI
-with tempfile.TemporaryDirectory() as tmp:
-    clip = os.path.join(tmp, "clip.mkv")
-    made = Gst.parse_launch(f"videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=32,height=16,framerate=30/1 ! "
-                            f"matroskamux ! filesink location={clip}")
+
+
+def make_clip(clip, frames):
+    """A Matroska file of @frames I420 32x16 frames at @clip."""
+    made = Gst.parse_launch(f"videotestsrc num-buffers={frames} ! video/x-raw,format=I420,width=32,height=16,"
+                            f'framerate=30/1 ! matroskamux ! filesink location="{clip}"')
     made.set_state(Gst.State.PLAYING)
     made.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     made.set_state(Gst.State.NULL)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    clip = os.path.join(tmp, "clip.mkv")
+    make_clip(clip, 6)
     here = os.getcwd()
     os.chdir(tmp)
     try:
@@ -880,11 +887,7 @@ check(got == ["GRAY8"] * 3, f"an appsink that decodebin links as it plays: taken
 # a file's path with a "!" in its name: the file, decoded, not a description
 with tempfile.TemporaryDirectory() as tmp:
     clip = os.path.join(tmp, "wow!.mkv")
-    made = Gst.parse_launch(f'videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=32,height=16,framerate=30/1 ! '
-                            f'matroskamux ! filesink location="{clip}"')
-    made.set_state(Gst.State.PLAYING)
-    made.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    made.set_state(Gst.State.NULL)
+    make_clip(clip, 3)
     try:
         got = [(f.format, f.width) for f in cudavision.frames(clip)]
     except cudavision.PipelineError as e:
