@@ -226,11 +226,12 @@ class CudaPlane:
     `cupy.from_dlpack (plane)`) or the CUDA array interface (`cupy.asarray (plane)`,
     `torch.as_tensor (plane, device="cuda")`); what it makes keeps the frame mapped."""
 
-    def __init__(self, mapping, offset, shape, strides, dtype, writable, geometry=None, index=0, hold=None):
-        self._mapping, self._geometry, self._index, self._hold = mapping, geometry, index, hold
-        self.address, self.offset, self.device = mapping.address, offset, mapping.device
-        self.shape, self.strides, self.dtype, self.writable = shape, strides, dtype, writable
-        self.ptr = mapping.address + offset
+    def __init__(self, mapping, hold, geometry, index, writable):
+        """Plane @index of @geometry in @mapping; @hold: the frame's buffer, kept while this lives."""
+        self._mapping, self._hold, self._geometry, self._index = mapping, hold, geometry, index
+        self.offset, self.shape, self.strides, self.dtype = geometry.planes[index]
+        self.address, self.device, self.writable = mapping.address, mapping.device, writable
+        self.ptr = mapping.address + self.offset
 
     def __repr__(self):
         return f"<cudavision.CudaPlane {self.shape} {self.dtype} on cuda:{self.device}>"
@@ -248,11 +249,7 @@ class CudaPlane:
             raise BufferError("cudavision hands frames on without a copy: copy the consumer's tensor instead")
         if stream == 0:
             raise BufferError("stream 0 is ambiguous in DLPack: pass 1 (the legacy default stream) or a stream")
-        geometry = self._geometry
-        if geometry is not None:
-            layout = geometry.layouts[self._index] or geometry.dlpack_layout(self._index)
-        else:
-            layout = _dlpack.layout(self.shape, self.strides, self.dtype)
+        layout = self._geometry.layouts[self._index] or self._geometry.dlpack_layout(self._index)
         return self._mapping.export(self, self.offset, layout, _cuda.CU_STREAM_LEGACY if stream is None else stream,
                                     max_version is not None and max_version[0] >= 1)
 
@@ -415,10 +412,8 @@ class Frame:
                 planes = [np.ndarray(shape, dtype, whole, offset, strides)
                           for offset, shape, strides, dtype in self._geometry.planes]
             else:
-                geometry = self._geometry
-                hold = self._hold
-                planes = [CudaPlane(mapping, offset, shape, strides, dtype, writable, geometry, i, hold)
-                          for i, (offset, shape, strides, dtype) in enumerate(geometry.planes)]
+                geometry, hold = self._geometry, self._hold
+                planes = [CudaPlane(mapping, hold, geometry, i, writable) for i in range(len(geometry.planes))]
             self._planes = planes
         return planes
 

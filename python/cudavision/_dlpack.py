@@ -12,24 +12,15 @@ kDLCUDA = 2
 # _native.cpp's Layout: the dimensions, the element's bits, the shape and the strides in elements
 _LAYOUT = struct.Struct("=iI3q3q")
 
-# a plane's packed layout: (shape, byte strides, dtype) -> bytes
-_layouts = {}
-
 
 def layout(shape, strides, dtype):
-    """The packed layout of a plane of @shape, @strides (bytes) and @dtype (an unsigned integer)."""
-    key = (shape, strides, dtype)
-    packed = _layouts.get(key)
-    if packed is None:
-        if dtype.kind != "u" or dtype.byteorder == ">":
-            raise BufferError(f"no DLPack type for {dtype}")
-        itemsize = dtype.itemsize
-        if any(s % itemsize for s in strides):
-            raise BufferError(f"a stride of {strides} is not a whole number of {dtype} elements")
-        ndim = len(shape)
-        packed = _LAYOUT.pack(ndim, itemsize * 8, *shape, *(0,) * (3 - ndim),
-                              *(s // itemsize for s in strides), *(0,) * (3 - ndim))
-        if len(_layouts) >= 64:
-            _layouts.clear()
-        _layouts[key] = packed
-    return packed
+    """The packed layout of a plane of @shape, @strides (bytes) and @dtype (an unsigned integer),
+    made once a plane of a geometry (_Geometry.dlpack_layout keeps it)."""
+    if dtype.kind != "u" or dtype.byteorder == ">":
+        raise BufferError(f"no DLPack type for {dtype}")
+    itemsize = dtype.itemsize
+    if any(s % itemsize for s in strides):
+        raise BufferError(f"a stride of {strides} is not a whole number of {dtype} elements")
+    ndim = len(shape)
+    return _LAYOUT.pack(ndim, itemsize * 8, *shape, *(0,) * (3 - ndim),
+                        *(s // itemsize for s in strides), *(0,) * (3 - ndim))

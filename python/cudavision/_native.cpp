@@ -447,17 +447,6 @@ order_after_writer (Mapping *self, uintptr_t stream)
   return ok;
 }
 
-PyObject *
-mapping_order_after_writer (PyObject *self, PyObject *arg)
-{
-  unsigned long long stream = PyLong_AsUnsignedLongLong (arg);
-  if (PyErr_Occurred ())
-    return nullptr;
-  if (!order_after_writer ((Mapping *) self, stream))
-    return nullptr;
-  Py_RETURN_NONE;
-}
-
 /* The frame's writer is done: the host waits for it (the CUDA array interface, whose stream a
  * consumer reads in its own context, gets no stream of another context). */
 PyObject *
@@ -713,9 +702,6 @@ mapping_get_event (PyObject *self, void *)
 }
 
 PyMethodDef mapping_methods[] = {
-  { "order_after_writer", mapping_order_after_writer, METH_O,
-    "order_after_writer (stream): @stream (a CUstream, or 1 and 2: the default streams) waits on the GPU for "
-    "the frame's writer" },
   { "finish_on_host", mapping_finish_on_host, METH_NOARGS, "finish_on_host (): the host waits for the frame's writer" },
   { "export", mapping_export, METH_VARARGS,
     "export (plane, offset, layout, stream, versioned): a plane's DLPack capsule, @stream (-1: none) ordered "
